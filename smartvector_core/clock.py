@@ -1,0 +1,85 @@
+"""Time at the edges: the one place that reads the wall clock and normalises datetimes.
+
+Everything below the CLI and the pages takes ``as_of`` as a parameter. All datetimes inside
+the engine are timezone-aware UTC; a time written without a zone is read as UTC.
+Inside arrays and tables, times are int64 microseconds since the epoch (UTC).
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, date, datetime
+
+import numpy as np
+from dateutil import parser as _dateparser
+
+from .errors import InputError
+
+UTC = UTC
+_ISO_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}")
+US_PER_DAY = 86_400 * 1_000_000
+
+
+def now() -> datetime:
+    """The current moment, UTC. Only the CLI, the pages and ingest defaults may call this."""
+    return datetime.now(UTC)
+
+
+def ensure_utc(moment: datetime) -> datetime:
+    """Make ``moment`` timezone-aware UTC (a naive datetime is taken to be UTC)."""
+    if moment.tzinfo is None:
+        return moment.replace(tzinfo=UTC)
+    return moment.astimezone(UTC)
+
+
+def parse_time(value: object, *, field: str = "time") -> datetime:
+    """Parse an ISO-8601 string (or datetime/date) into an aware UTC datetime.
+
+    Accepts ``2026-06-01``, ``2026-06-01T12:00:00Z``, ``2026-06-01 12:00+02:00``.
+    Raises :class:`InputError` naming ``field`` when the value cannot be read.
+    """
+    if isinstance(value, datetime):
+        return ensure_utc(value)
+    if isinstance(value, date):
+        return datetime(value.year, value.month, value.day, tzinfo=UTC)
+    if not isinstance(value, str) or not value.strip():
+        raise InputError(f"expected an ISO-8601 time, found {value!r}", field=field)
+    text = value.strip()
+    if not _ISO_DATE.match(text):
+        raise InputError(f"expected an ISO-8601 time like 2026-06-01T12:00:00Z, found {text!r}",
+                         field=field)
+    try:
+        parsed = datetime.fromisoformat(text.replace("Z", "+00:00").replace("z", "+00:00"))
+    except ValueError:
+        try:
+            parsed = _dateparser.isoparse(text)
+        except (ValueError, OverflowError) as exc:
+            raise InputError(f"cannot read time {text!r} ({exc})", field=field) from None
+    return ensure_utc(parsed)
+
+
+def to_us(moment: datetime | None) -> int | None:
+    """Aware datetime -> int microseconds since the epoch (None stays None)."""
+    if moment is None:
+        return None
+    delta = ensure_utc(moment) - datetime(1970, 1, 1, tzinfo=UTC)
+    return (delta.days * 86_400 + delta.seconds) * 1_000_000 + delta.microseconds
+
+
+def from_us(micros: int | None) -> datetime | None:
+    """int microseconds since the epoch -> aware UTC datetime."""
+    if micros is None:
+        return None
+    return datetime(1970, 1, 1, tzinfo=UTC) + np.timedelta64(int(micros), "us").item()
+
+
+def iso(moment: datetime | None) -> str | None:
+    """Format as ISO-8601 with a trailing Z (None stays None)."""
+    if moment is None:
+        return None
+    return ensure_utc(moment).isoformat().replace("+00:00", "Z")
+
+
+def days_between(earlier_us: np.ndarray | int, later_us: np.ndarray | int) -> np.ndarray:
+    """(later - earlier) in days, as float64, element-wise."""
+    return (np.asarray(later_us, dtype=np.int64) - np.asarray(earlier_us, dtype=np.int64)) / US_PER_DAY

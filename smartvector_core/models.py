@@ -1,0 +1,243 @@
+"""Records and vocabularies of the engine.
+
+Two time axes (as in temporal knowledge graphs): *valid time* (``valid_from``/``valid_until``:
+when the content is true) and *record time* (``created_at``: when this version was written;
+``ingested_at``: when we stored it). Enums turn strings into choices and list the valid ones
+when a string is wrong.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from datetime import datetime
+from enum import Enum
+from typing import Any
+
+from .errors import InputError
+
+
+class _Choice(str, Enum):
+    """A string enum whose ``parse`` lists the valid values in its error."""
+
+    @classmethod
+    def parse(cls, value: object, *, field_name: str | None = None):
+        if isinstance(value, cls):
+            return value
+        text = str(value).strip().upper() if value is not None else ""
+        try:
+            return cls(text)
+        except ValueError:
+            valid = ", ".join(m.value for m in cls)
+            raise InputError(f"expected one of {valid}, found {value!r}",
+                             field=field_name or cls.__name__) from None
+
+    def __str__(self) -> str:  # print as the bare value
+        return self.value
+
+
+class DocumentKind(_Choice):
+    """What sort of truth a document carries (temporal-rag blog, "Axis 2: Document Kind")."""
+
+    STATIC = "STATIC"        # timeless fact: definitions, maths, reference
+    VERSIONED = "VERSIONED"  # replaced by newer information: policies, tutorials, specs
+    EVENT = "EVENT"          # true only within a time window: announcements, outages
+
+
+class ValidityState(_Choice):
+    """Whether a document is true at ``as_of`` (blog, "Axis 1: Validity State").
+
+    NOT_YET_VALID is ours: ``valid_from`` lies after ``as_of``.
+    """
+
+    EXPIRED = "EXPIRED"
+    VALID = "VALID"
+    TEMPORAL = "TEMPORAL"
+    NOT_YET_VALID = "NOT_YET_VALID"
+
+
+class Lifecycle(_Choice):
+    """SmartVector's five-stage lifecycle, stored states (paper, section 2.2)."""
+
+    UNCONSOLIDATED = "UNCONSOLIDATED"
+    ACTIVE = "ACTIVE"
+    DORMANT = "DORMANT"
+    ARCHIVED = "ARCHIVED"
+
+
+class EdgeType(_Choice):
+    """Relations between document versions (paper: supersedes, depends_on, contradicts)."""
+
+    SUPERSEDES = "SUPERSEDES"    # src replaces dst
+    DEPENDS_ON = "DEPENDS_ON"    # src relies on dst (dst is "depended_by" src)
+    CONTRADICTS = "CONTRADICTS"  # src and dst disagree (review queue)
+
+
+class EventType(_Choice):
+    """Rows of the append-only ``events`` table."""
+
+    INGEST = "INGEST"
+    UPDATE = "UPDATE"
+    ACCESS = "ACCESS"
+    FEEDBACK_ACCEPT = "FEEDBACK_ACCEPT"
+    FEEDBACK_CORRECT = "FEEDBACK_CORRECT"
+    LIFECYCLE = "LIFECYCLE"
+    RIPPLE = "RIPPLE"
+    CONTRADICTION = "CONTRADICTION"
+    REVIEW = "REVIEW"
+    REEMBED = "REEMBED"
+    RESTORE = "RESTORE"
+
+
+class RejectionCode(_Choice):
+    """Why a candidate was not returned (blog, "Knowing why something was rejected")."""
+
+    EXPIRED_VERSIONED_DOC = "EXPIRED_VERSIONED_DOC"
+    STALE_STATIC_DOC = "STALE_STATIC_DOC"
+    HARD_EXPIRED_EVENT = "HARD_EXPIRED_EVENT"
+    BELOW_RELEVANCE_GATE = "BELOW_RELEVANCE_GATE"
+    OUT_OF_TIME_RANGE = "OUT_OF_TIME_RANGE"
+    PAIR_PARTNER_NOT_FOUND = "PAIR_PARTNER_NOT_FOUND"
+    SUPERSEDED_IN_CHAIN = "SUPERSEDED_IN_CHAIN"
+    NOT_YET_VALID = "NOT_YET_VALID"
+    EXPIRED_DOC = "EXPIRED_DOC"
+    VERSION_MISMATCH = "VERSION_MISMATCH"
+    DUPLICATE_CHUNK = "DUPLICATE_CHUNK"
+
+
+class ConfidenceTier(_Choice):
+    HIGH = "HIGH"
+    MEDIUM = "MEDIUM"
+    LOW = "LOW"
+
+
+class Action(_Choice):
+    """What to do with a result (blog, SOLO / PAIR / DROP)."""
+
+    SOLO = "SOLO"
+    PAIR = "PAIR"
+    DROP = "DROP"
+
+
+@dataclass(frozen=True)
+class Document:
+    """One document version as given by the user, validated and normalised.
+
+    Times are aware UTC. ``created_at`` is never None after validation: when the file gives
+    none it is the ingest moment and ``dated`` is False (an undated document is not treated
+    as brand new by the temporal signals).
+    """
+
+    id: str
+    text: str
+    created_at: datetime
+    title: str = ""
+    dated: bool = True
+    valid_from: datetime | None = None
+    valid_until: datetime | None = None
+    kind: DocumentKind | None = None          # None: to be inferred
+    doc_type: str | None = None               # None: to be inferred
+    version: str = ""
+    supersedes: tuple[str, ...] = ()
+    depends_on: tuple[str, ...] = ()
+    source: str = ""
+    authority: float | None = None
+    metadata: dict[str, Any] = field(default_factory=dict)
+    origin: str = ""                           # FILE:LINE it came from
+
+    def metadata_json(self) -> str:
+        return json.dumps(self.metadata, sort_keys=True, ensure_ascii=False)
+
+
+@dataclass(frozen=True)
+class Chunk:
+    """A span of a document's text, with character offsets into that text."""
+
+    doc_id: str
+    ordinal: int
+    text: str
+    char_start: int
+    char_end: int
+    content_hash: str
+
+    @property
+    def chunk_id(self) -> str:
+        return f"{self.doc_id}#{self.ordinal}:{self.content_hash[:12]}"
+
+
+@dataclass(frozen=True)
+class Signal:
+    """One part of a score: ``contribution`` is what it added to the final score."""
+
+    value: float
+    weight: float
+    contribution: float
+
+    def to_dict(self) -> dict[str, float]:
+        return {"value": round(float(self.value), 6), "weight": round(float(self.weight), 6),
+                "contribution": round(float(self.contribution), 6)}
+
+
+@dataclass
+class Rejection:
+    id: str
+    code: RejectionCode
+    reason: str
+    chunk_id: str = ""
+
+    def to_dict(self) -> dict[str, str]:
+        out = {"id": self.id, "code": self.code.value, "reason": self.reason}
+        if self.chunk_id:
+            out["chunk_id"] = self.chunk_id
+        return out
+
+
+@dataclass
+class Result:
+    id: str
+    chunk_id: str
+    text: str
+    rank: int
+    score: float
+    confidence: float
+    confidence_tier: ConfidenceTier
+    validity_state: ValidityState
+    kind: DocumentKind
+    signals: dict[str, Signal]
+    reasons: list[str]
+    title: str = ""
+    doc_type: str = ""
+    action: Action = Action.SOLO
+    lifecycle: str = ""
+    created_at: str | None = None
+    paired_with: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.id, "chunk_id": self.chunk_id, "text": self.text, "rank": self.rank,
+            "score": round(float(self.score), 6), "confidence": round(float(self.confidence), 6),
+            "confidence_tier": self.confidence_tier.value,
+            "validity_state": self.validity_state.value, "kind": self.kind.value,
+            "signals": {name: s.to_dict() for name, s in self.signals.items()},
+            "reasons": list(self.reasons), "title": self.title, "doc_type": self.doc_type,
+            "action": self.action.value, "lifecycle": self.lifecycle,
+            "created_at": self.created_at, "paired_with": self.paired_with,
+        }
+
+
+@dataclass
+class QueryResponse:
+    query_id: str
+    query: str
+    as_of: str
+    profile: str
+    results: list[Result]
+    rejections: list[Rejection]
+    intent: dict[str, Any] = field(default_factory=dict)
+    timings_ms: dict[str, float] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"query_id": self.query_id, "query": self.query, "as_of": self.as_of,
+                "profile": self.profile, "results": [r.to_dict() for r in self.results],
+                "rejections": [r.to_dict() for r in self.rejections], "intent": self.intent,
+                "timings_ms": {k: round(v, 3) for k, v in self.timings_ms.items()}}
