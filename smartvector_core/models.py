@@ -11,13 +11,13 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from datetime import datetime
-from enum import Enum
+from enum import StrEnum
 from typing import Any
 
 from .errors import InputError
 
 
-class _Choice(str, Enum):
+class _Choice(StrEnum):
     """A string enum whose ``parse`` lists the valid values in its error."""
 
     @classmethod
