@@ -1,0 +1,114 @@
+"""Thresholds and constants of the temporal layer, with the temporal-rag blog's values as defaults.
+
+Every number here is either quoted from ``seeds/temporal-rag-blog.txt`` (section named beside
+it) or is our choice, marked "ours" with the reason. Configs are frozen; derive a variant with
+``dataclasses.replace(DEFAULT_TEMPORAL.freshness, pair_below=0.4)``, never mutate a preset.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+# --- validity (blog, "The Scoring Formula": validity_multiplier) ----------------------------
+MULTIPLIER_EXPIRED = 0.0
+MULTIPLIER_VALID = 1.0
+MULTIPLIER_TEMPORAL = 1.2
+MULTIPLIER_NOT_YET_VALID = 0.0   # ours: not yet true is as unusable as no longer true
+
+# --- decay (blog, "Not All Content Decays at the Same Rate") --------------------------------
+UNDATED_DECAY = 0.5      # ours: neutral, so an undated document is neither fresh nor stale
+UNDATED_RECENCY = 0.5
+
+# --- kinds (blog, "Axis 2: Document Kind"; ours: how short an EVENT window is) --------------
+EVENT_MAX_WINDOW_DAYS = 31.0
+
+# --- recency intent (blog, "When the query tells you how much recency should matter") -------
+RECENCY_STRONG = 0.70
+RECENCY_MEDIUM = 0.55
+RECENCY_ADVISORY = 0.45
+RECENCY_BASELINE = 0.20
+
+# --- conflicts (blog, "When the fact changed significantly between versions") ---------------
+CONFLICT_BOOST_PER_SEVERITY = 0.2       # '100' -> '5000': severity 0.980, boost +0.196
+CONFLICT_PENALTY_PER_SEVERITY = 0.1     # ... confidence penalty -0.098
+
+# --- freshness (blog, "When a document is too old to stand alone ..." and freshness report) --
+GRADE_THRESHOLDS = (0.85, 0.70, 0.50, 0.30)   # ours: A, B, C, D lower bounds; below -> F
+DROP_BELOW = 0.15        # blog: decay 0.100 -> DO NOT RETRIEVE
+PAIR_BELOW = 0.50        # blog: decay 0.351 -> PAIR; decay 0.891 -> RETRIEVE
+MIN_PAIRING_GAIN = 0.10  # ours: a partner must be clearly fresher (blog example gain +0.540)
+CLOSING_SOON_HOURS = 48.0  # ours: blog's live notice had 42h left and was "closes soon"
+
+# --- confidence tiers (blog, "When the score looks good but the answer isn't certain") ------
+TIER_HIGH = 0.72         # blog: 0.7485 -> HIGH, 0.6992 -> MEDIUM
+TIER_MEDIUM = 0.45       # blog: 0.4727 (with conflict) -> LOW only because of the conflict
+TIER_MIN_MARGIN = 0.02   # blog: 0.73 vs 0.72 is a close race -> LOW
+
+
+@dataclass(frozen=True)
+class ValidityConfig:
+    """Multiplier per validity state, and what makes an EVENT window "short"."""
+
+    expired: float = MULTIPLIER_EXPIRED
+    valid: float = MULTIPLIER_VALID
+    temporal: float = MULTIPLIER_TEMPORAL
+    not_yet_valid: float = MULTIPLIER_NOT_YET_VALID
+    event_max_window_days: float = EVENT_MAX_WINDOW_DAYS
+
+
+@dataclass(frozen=True)
+class DecayConfig:
+    undated_decay: float = UNDATED_DECAY
+    undated_recency: float = UNDATED_RECENCY
+
+
+@dataclass(frozen=True)
+class IntentConfig:
+    """Recency weight per signal phrase; the query's weight is the max over matched phrases."""
+
+    strong: float = RECENCY_STRONG
+    medium: float = RECENCY_MEDIUM
+    advisory: float = RECENCY_ADVISORY
+    baseline: float = RECENCY_BASELINE
+    strong_words: tuple[str, ...] = ("current", "currently", "latest", "now", "right now", "today",
+                                     "as of now", "up to date", "up-to-date", "newest", "still")
+    medium_words: tuple[str, ...] = ("recent", "recently", "this week", "this month", "lately",
+                                     "new", "changed", "updated")
+    advisory_words: tuple[str, ...] = ("should i", "do i need")
+
+
+@dataclass(frozen=True)
+class ConflictConfig:
+    boost_per_severity: float = CONFLICT_BOOST_PER_SEVERITY
+    penalty_per_severity: float = CONFLICT_PENALTY_PER_SEVERITY
+
+
+@dataclass(frozen=True)
+class FreshnessConfig:
+    """Grades (A >= 0.85, B >= 0.70, C >= 0.50, D >= 0.30, else F) and SOLO/PAIR/DROP cuts."""
+
+    grade_thresholds: tuple[float, float, float, float] = GRADE_THRESHOLDS
+    drop_below: float = DROP_BELOW
+    pair_below: float = PAIR_BELOW
+    min_pairing_gain: float = MIN_PAIRING_GAIN
+    closing_soon_hours: float = CLOSING_SOON_HOURS
+
+
+@dataclass(frozen=True)
+class TierConfig:
+    high: float = TIER_HIGH
+    medium: float = TIER_MEDIUM
+    min_margin: float = TIER_MIN_MARGIN
+
+
+@dataclass(frozen=True)
+class TemporalConfig:
+    validity: ValidityConfig = field(default_factory=ValidityConfig)
+    decay: DecayConfig = field(default_factory=DecayConfig)
+    intent: IntentConfig = field(default_factory=IntentConfig)
+    conflict: ConflictConfig = field(default_factory=ConflictConfig)
+    freshness: FreshnessConfig = field(default_factory=FreshnessConfig)
+    tiers: TierConfig = field(default_factory=TierConfig)
+
+
+DEFAULT_TEMPORAL = TemporalConfig()
