@@ -1,0 +1,49 @@
+"""SmartVector's memory, the pure parts: confidence, relations graph, contradictions,
+lifecycle planning and surgical re-embedding. No store, no UI, no wall clock: every time is
+an argument (``as_of_us``, int64 microseconds since the epoch, UTC)."""
+
+from .confidence import (
+    NO_ACCESS_US,
+    EventAggregates,
+    aggregate_events,
+    decayed_base,
+    initial_confidence,
+    live_confidence,
+)
+from .contradictions import (
+    DEFAULT_CONTRADICTION,
+    Contradiction,
+    ContradictionConfig,
+    find_contradiction,
+    find_contradictions,
+)
+from .graph import (
+    DEFAULT_RELATIONAL,
+    DEFAULT_RIPPLE,
+    KnowledgeGraph,
+    RelationalConfig,
+    RippleConfig,
+    RippleStep,
+)
+from .lifecycle import (
+    DEFAULT_LIFECYCLE,
+    TRANSITIONS,
+    IllegalTransition,
+    LifecycleConfig,
+    Move,
+    check_move,
+    make_move,
+    plan_lifecycle,
+    wake_on_access,
+)
+from .surgical import ChunkDiff, ChunkRef, diff_chunks, reembed_fraction
+
+__all__ = [
+    "DEFAULT_CONTRADICTION", "DEFAULT_LIFECYCLE", "DEFAULT_RELATIONAL", "DEFAULT_RIPPLE",
+    "NO_ACCESS_US", "TRANSITIONS", "ChunkDiff", "ChunkRef", "Contradiction", "ContradictionConfig",
+    "EventAggregates", "IllegalTransition", "KnowledgeGraph", "LifecycleConfig", "Move",
+    "RelationalConfig", "RippleConfig", "RippleStep", "aggregate_events", "check_move",
+    "decayed_base", "diff_chunks", "find_contradiction", "find_contradictions",
+    "initial_confidence", "live_confidence", "make_move", "plan_lifecycle", "reembed_fraction",
+    "wake_on_access",
+]

@@ -1,0 +1,189 @@
+"""The closed-form ConfidenceEngine of SmartVector, vectorised over documents.
+
+Source: SmartVector paper (``seeds/smartvector-paper-summary-zh.txt``, section 2.4
+"ConfidenceEngine"; the review's "confidence follows a closed-form function of exponential
+decay, user feedback, and access reinforcement")::
+
+    C(t) = clamp( C0 · 2^(−age/H)                 Ebbinghaus-style decay of the source's trust
+                  + Σ feedback deltas             reconsolidation: accept +0.03, correct −0.08
+                  + access_gain · ln(1 + n)       logarithmic access reinforcement
+                  + Σ penalty deltas,             ripple / contradiction penalties (≤ 0)
+                  floor, ceiling )
+
+with C0 the initial (authority) confidence, ``age`` = as_of − created in days, ``H`` the
+document's half-life in days, ``n`` the number of ACCESS events so far, floor 0.01 and
+ceiling 1.0 (:class:`~smartvector_core.config.ConfidenceConfig`).
+
+Choice (the paper leaves it open): **only the base decays.** Feedback, access reinforcement
+and penalties do not fade: an explicit judgement ("this is wrong", "this is right") is a fact
+about the document, not a memory trace, so a correction made a year ago still counts in full.
+Penalty events always lower confidence: their delta is taken as −|delta| whatever sign the
+writer used. Every sum counts only events with ``at_us <= as_of_us``, so the confidence at a
+past moment can be reproduced after later feedback was appended.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..clock import US_PER_DAY
+from ..config import DEFAULT_CONFIDENCE, ConfidenceConfig
+from ..errors import InputError
+from ..models import EventType
+
+#: ``last_access_us`` of a document that was never accessed (before ``as_of``).
+NO_ACCESS_US = np.iinfo(np.int64).min
+
+FEEDBACK_EVENTS = (EventType.FEEDBACK_ACCEPT.value, EventType.FEEDBACK_CORRECT.value)
+PENALTY_EVENTS = (EventType.RIPPLE.value, EventType.CONTRADICTION.value)
+ACCESS_EVENTS = (EventType.ACCESS.value,)
+_REQUIRED_COLUMNS = ("doc_id", "event_type", "at_us", "delta")
+
+
+@dataclass(frozen=True)
+class EventAggregates:
+    """Per-document sums of the event table up to ``as_of_us``, aligned with ``doc_ids``.
+
+    ``feedback_sum``: Σ delta of FEEDBACK_ACCEPT / FEEDBACK_CORRECT events.
+    ``penalty_sum``: Σ −|delta| of RIPPLE / CONTRADICTION events (≤ 0).
+    ``access_count``: number of ACCESS events.
+    ``last_access_us``: time of the latest ACCESS event, :data:`NO_ACCESS_US` when none.
+    """
+
+    doc_ids: np.ndarray
+    feedback_sum: np.ndarray
+    penalty_sum: np.ndarray
+    access_count: np.ndarray
+    last_access_us: np.ndarray
+    as_of_us: int
+
+    @classmethod
+    def empty(cls, doc_ids: np.ndarray | list[str], as_of_us: int) -> EventAggregates:
+        ids = np.asarray(doc_ids, dtype=object)
+        n = len(ids)
+        return cls(ids, np.zeros(n), np.zeros(n), np.zeros(n, dtype=np.int64),
+                   np.full(n, NO_ACCESS_US, dtype=np.int64), int(as_of_us))
+
+    def __len__(self) -> int:
+        return len(self.doc_ids)
+
+
+def _column(events: pd.DataFrame | Mapping[str, Any], name: str) -> np.ndarray:
+    return np.asarray(events[name])
+
+
+def _times_us(values: np.ndarray) -> np.ndarray:
+    """int64 microseconds from an int or datetime64 column."""
+    if np.issubdtype(values.dtype, np.datetime64):
+        return values.astype("datetime64[us]").astype(np.int64)
+    return values.astype(np.int64, copy=False)
+
+
+def aggregate_events(events: pd.DataFrame | Mapping[str, Any] | None,
+                     doc_ids: np.ndarray | list[str], as_of_us: int) -> EventAggregates:
+    """Sum the event table per document, counting only events with ``at_us <= as_of_us``.
+
+    ``events``: a DataFrame or a mapping of equal-length arrays with columns ``doc_id``,
+    ``event_type`` (EventType values), ``at_us`` (int64 µs or datetime64) and ``delta``.
+    Events of documents outside ``doc_ids`` and of other event types are ignored; a NaN
+    delta counts as 0. One hash lookup per event and ``np.bincount``: no Python loop.
+    """
+    ids = np.asarray(doc_ids, dtype=object)
+    index = pd.Index(ids)
+    if not index.is_unique:
+        dupes = sorted(map(str, index[index.duplicated()].unique()))[:5]
+        raise InputError(f"expected unique doc ids, found duplicates {dupes}", field="doc_ids")
+    if events is None:
+        return EventAggregates.empty(ids, as_of_us)
+    missing = [c for c in _REQUIRED_COLUMNS if c not in events]
+    if missing:
+        raise InputError(f"expected event columns {list(_REQUIRED_COLUMNS)}, missing {missing}",
+                         field="events")
+    at_us = _times_us(_column(events, "at_us"))
+    if len(at_us) == 0:
+        return EventAggregates.empty(ids, as_of_us)
+    position = index.get_indexer(_column(events, "doc_id"))
+    keep = (position >= 0) & (at_us <= int(as_of_us))
+    position, at_us = position[keep], at_us[keep]
+    kind = pd.Series(_column(events, "event_type")[keep], dtype=object)
+    delta = np.nan_to_num(_column(events, "delta")[keep].astype(np.float64), nan=0.0)
+    n = len(ids)
+
+    def total(mask: np.ndarray, weights: np.ndarray | None) -> np.ndarray:
+        return np.bincount(position[mask], weights=None if weights is None else weights[mask],
+                           minlength=n)
+
+    is_feedback = kind.isin(FEEDBACK_EVENTS).to_numpy()
+    is_penalty = kind.isin(PENALTY_EVENTS).to_numpy()
+    is_access = kind.isin(ACCESS_EVENTS).to_numpy()
+    last_access = np.full(n, NO_ACCESS_US, dtype=np.int64)
+    np.maximum.at(last_access, position[is_access], at_us[is_access])
+    return EventAggregates(
+        doc_ids=ids,
+        feedback_sum=total(is_feedback, delta).astype(np.float64),
+        penalty_sum=-total(is_penalty, np.abs(delta)).astype(np.float64),
+        access_count=total(is_access, None).astype(np.int64),
+        last_access_us=last_access,
+        as_of_us=int(as_of_us),
+    )
+
+
+def initial_confidence(authority: float | None = None, source: str | None = None,
+                       config: ConfidenceConfig = DEFAULT_CONFIDENCE) -> float:
+    """C0: the document's own ``authority`` if given, else its source's, else the default.
+
+    ``source`` is looked up case-insensitively in ``config.source_authority``
+    (paper: "initial source authority"); the result is clamped to [floor, ceiling].
+    """
+    if authority is not None and not (isinstance(authority, float) and math.isnan(authority)):
+        value = float(authority)
+    elif source and source.strip().lower() in config.source_authority:
+        value = float(config.source_authority[source.strip().lower()])
+    else:
+        value = float(config.default_authority)
+    return min(max(value, config.floor), config.ceiling)
+
+
+def decayed_base(c0: np.ndarray | float, created_us: np.ndarray | int,
+                 half_life_days: np.ndarray | float, as_of_us: int) -> np.ndarray:
+    """C0 · 2^(−age/H), age in days, clipped at 0 for documents created after ``as_of``.
+
+    ``half_life_days`` must be > 0; ``inf`` means no decay.
+    """
+    half_life = np.asarray(half_life_days, dtype=np.float64)
+    if np.any(~(half_life > 0)):
+        raise InputError(f"expected half-lives > 0 days, found {half_life[~(half_life > 0)][:5]}",
+                         field="half_life_days")
+    age_days = np.maximum(int(as_of_us) - np.asarray(created_us, dtype=np.int64), 0) / US_PER_DAY
+    return np.asarray(c0, dtype=np.float64) * np.exp2(-age_days / half_life)
+
+
+def live_confidence(authority: np.ndarray, created_us: np.ndarray, half_life_days: np.ndarray | float,
+                    as_of_us: int, aggregates: EventAggregates,
+                    config: ConfidenceConfig = DEFAULT_CONFIDENCE) -> np.ndarray:
+    """Live confidence C(as_of) per document, in [config.floor, config.ceiling].
+
+    C = clamp(C0·2^(−age/H) + feedback_sum + access_gain·ln(1+n_access) + penalty_sum,
+    floor, ceiling) (paper, section 2.4; see the module docstring for what fades).
+    ``authority`` is C0 per document (see :func:`initial_confidence`); NaN means
+    ``config.default_authority``. Arrays are aligned with ``aggregates.doc_ids``.
+    """
+    c0 = np.asarray(authority, dtype=np.float64)
+    c0 = np.where(np.isnan(c0), config.default_authority, c0)
+    if c0.shape != (len(aggregates),):
+        raise InputError(f"expected {len(aggregates)} authorities (one per aggregated doc), "
+                         f"found shape {c0.shape}", field="authority")
+    if int(as_of_us) != aggregates.as_of_us:
+        raise InputError(f"expected aggregates built at as_of_us={int(as_of_us)}, "
+                         f"found {aggregates.as_of_us}", field="aggregates")
+    raw = (decayed_base(c0, created_us, half_life_days, as_of_us)
+           + aggregates.feedback_sum
+           + config.access_gain * np.log1p(aggregates.access_count)
+           + aggregates.penalty_sum)
+    return np.clip(raw, config.floor, config.ceiling)
