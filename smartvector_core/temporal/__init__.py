@@ -21,12 +21,13 @@ from .codes import (
     state_names,
 )
 from .decay import decay_scores, floors_for, half_lives_for, recency_scores, temporal_weights_for
+from .intent import OPEN_START, QueryIntent, parse_intent, period_bounds
 from .settings import DEFAULT_TEMPORAL, TemporalConfig
 from .validity import remaining_window_hours, validity_multiplier, validity_states
 
 __all__ = [
     "DEFAULT_TEMPORAL", "KIND_CODES", "KIND_EVENT", "KIND_STATIC", "KIND_VERSIONED", "NO_END",
-    "NO_START", "STATE_CODES", "STATE_EXPIRED", "STATE_NOT_YET_VALID", "STATE_TEMPORAL",
+    "NO_START", "OPEN_START", "QueryIntent", "parse_intent", "period_bounds", "STATE_CODES", "STATE_EXPIRED", "STATE_NOT_YET_VALID", "STATE_TEMPORAL",
     "STATE_VALID", "TemporalConfig", "decay_scores", "encode_kinds", "floors_for",
     "half_lives_for", "kind_names", "recency_scores", "remaining_window_hours", "state_names",
     "temporal_weights_for", "validity_multiplier", "validity_states",

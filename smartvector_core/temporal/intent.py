@@ -1,0 +1,393 @@
+"""What a query says about time (blog, "When the user specifies a time range" and "When the
+query tells you how much recency should matter").
+
+:func:`parse_intent` reads, from the query text alone and the ``as_of`` moment:
+
+- a **time range** the user asked for ("in 2019", "2021-2023", "since 2022", "last 30 days",
+  "this week", "Q1 2025", "March 2024", "2024-03-15"), as a half-open ``[start, end)``;
+- a **judgement moment** ("as of 2024-03-15", "in effect on March 1, 2024", "as at 2023"):
+  the moment at which the user wants facts judged, *not* a range;
+- a **version** ("in Node.js 20.19.0", "v3.5", "version 5.3.2") and a **version rank**
+  ("the oldest version", "the latest release");
+- a **recency weight** from signal words (blog: "current" 0.70, "recently" 0.55, baseline 0.20).
+
+The parser is total: it never raises on any text, it just finds nothing. It steps aside when
+unsure (blog: "I did not want it to guess"): only 4-digit years 1900–2100 standing alone
+count as years, so "Node.js 20.19.0", "1000 requests" and "2000 requests" are not years, and
+month names need a year ("May I ..." is not a month).
+
+How consumers should use the range (our advice, documented here because the blog is silent):
+keep a document when its time span ``[valid_from or created_at, valid_until)`` overlaps the
+range, rather than when ``created_at`` falls inside it; otherwise "today" would keep only
+documents written today. Inside a range, recency decay should step aside (blog: "Temporal decay
+made it worse, ranking newer documents higher when older ones were exactly what was asked for").
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from dateutil.relativedelta import relativedelta
+
+from ..clock import ensure_utc, iso, to_us
+from .codes import NO_START
+from .settings import DEFAULT_TEMPORAL, IntentConfig
+
+OPEN_START = datetime.min.replace(tzinfo=UTC)   # "before 2020": no lower bound
+_ONE_US = timedelta(microseconds=1)
+
+_MONTHS = {"jan": 1, "feb": 2, "mar": 3, "apr": 4, "may": 5, "jun": 6, "jul": 7, "aug": 8,
+           "sep": 9, "oct": 10, "nov": 11, "dec": 12}
+_MONTH = (r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?"
+          r"|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)")
+_YEAR = r"(?:19\d\d|20\d\d|2100)"
+_UNIT_AFTER = (r"requests?|req|calls?|tokens?|users?|items?|rows?|ms|seconds?|secs?|minutes?|mins?"
+               r"|hours?|days?|words?|characters?|chars|bytes?|kb|mb|gb|tb|times|people|employees"
+               r"|dollars|euros|per|x")
+# A standalone year: not glued to letters, digits, dots, currency, and not a count of something.
+_YEAR_ALONE = (rf"(?<![\w.$€£/:]){_YEAR}(?!\w|\.\d|,\d|/\w|\s*%|\s+(?:{_UNIT_AFTER})\b)")
+_DAY = r"(?:[12]\d|3[01]|0?[1-9])(?:st|nd|rd|th)?"
+_PERIOD_FORMS = (
+    ("day", rf"(?P<y>{_YEAR})-(?P<m>\d\d)-(?P<d>\d\d)(?!\d)"),
+    ("month", rf"(?P<y>{_YEAR})-(?P<m>\d\d)(?![\d-])"),
+    ("quarter", rf"(?P<y>{_YEAR})\s*-?\s*q(?P<q>[1-4])\b"),
+    ("quarter", rf"\bq(?P<q>[1-4])\s*[-,]?\s*(?P<y>{_YEAR})(?!\w)"),
+    ("day", rf"\b(?P<mn>{_MONTH})\.?\s+(?P<d>{_DAY}),?\s+(?P<y>{_YEAR})(?!\w)"),
+    ("day", rf"\b(?P<d>{_DAY})\s+(?:of\s+)?(?P<mn>{_MONTH})\.?,?\s+(?P<y>{_YEAR})(?!\w)"),
+    ("month", rf"\b(?P<mn>{_MONTH})\.?,?\s+(?P<y>{_YEAR})(?!\w)"),
+    ("decade", r"(?<![\w.$])(?P<y>(?:19|20)\d0)'?s\b"),
+    ("year", rf"(?P<y>{_YEAR_ALONE})"),
+)
+_FORM_RES = [(kind, re.compile(pattern, re.I)) for kind, pattern in _PERIOD_FORMS]
+# One alternation that finds a period anywhere (groups stripped of names).
+_P = "(?:" + "|".join(re.sub(r"\(\?P<\w+>", "(?:", p) for _, p in _PERIOD_FORMS) + ")"
+
+_RANGE_TWO = [
+    re.compile(rf"\bbetween\s+(?P<a>{_P})\s+and\s+(?P<b>{_P})", re.I),
+    re.compile(rf"\bfrom\s+(?P<a>{_P})\s*(?:[-–—]|\b(?:to|until|till|through|thru)\b)\s*(?P<b>{_P})", re.I),
+    re.compile(rf"(?P<a>{_P})(?:\s*[-–—]\s*|\s+(?:to|until|till|through|thru)\s+)(?P<b>{_P})", re.I),
+]
+_SINCE = re.compile(rf"\b(?P<w>since|after|starting(?:\s+(?:in|from))?|later\s+than)\s+(?P<a>{_P})", re.I)
+_BEFORE = re.compile(rf"\b(?P<w>before|prior\s+to|earlier\s+than|until|up\s+to|through)\s+(?P<a>{_P})", re.I)
+_WORD_NUMBERS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
+                 "seven": 7, "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12}
+_UNIT = r"(?P<unit>hour|day|week|month|quarter|year|decade)s?\b"
+_LAST_N = re.compile(rf"\b(?:last|past|previous)\s+(?P<n>\d{{1,4}}|{'|'.join(_WORD_NUMBERS)})\s+{_UNIT}", re.I)
+_LAST_ONE = re.compile(rf"\b(?P<the>the\s+)?(?P<w>last|past|previous)\s+{_UNIT}", re.I)
+_CALENDAR = re.compile(r"\b(?:(?P<day>today|yesterday)|this\s+(?P<unit>week|month|quarter|year))\b", re.I)
+
+_JUDGED = re.compile(rf"\b(?:as\s+(?:of|at)|in\s+effect\s+(?:on|in|at|during)|effective(?:\s+(?:on|as\s+of))?)"
+                     rf"\s+(?:the\s+)?(?P<a>{_P}|yesterday)", re.I)
+_JUDGED_ON = re.compile(rf"\bon\s+(?:the\s+)?(?P<a>{_P})", re.I)   # "on" only with a day
+_NOT_A_RANGE = re.compile(r"\bas\s+(?:of|at)\s+(?:right\s+)?(?:now|today)\b", re.I)
+
+_VERSION_RES = [
+    re.compile(r"\b(?:version|release|ver\.?)\s+v?(?P<v>\d+(?:\.\d+)*(?:[-+][\w.]+)?)", re.I),
+    re.compile(r"(?<![\w.])v(?P<v>\d+(?:\.\d+)*)(?![\w.]*\d)", re.I),
+    re.compile(r"(?<![\w.])(?P<v>\d+\.\d+\.\d+(?:\.\d+)*)(?![\w.]*\d)"),
+    re.compile(r"\b(?:in|for|on|with|using|of|under)\s+[A-Z][\w.+#-]*\s+(?P<v>\d+\.\d+)(?![\w.]*\d)"),
+]
+_RANK_NOUN = r"(?:\w+\s+)?(?:version|release|edition|revision|draft)s?\b"
+_OLDEST = re.compile(rf"\b(?:oldest|first|original|earliest|initial)\s+{_RANK_NOUN}", re.I)
+_LATEST = re.compile(rf"\b(?:latest|newest|current|most\s+recent|last)\s+{_RANK_NOUN}", re.I)
+
+
+@dataclass(frozen=True)
+class QueryIntent:
+    """The time-related meaning of one query; see :func:`parse_intent`.
+
+    ``time_range`` is half-open ``[start, end)`` with aware UTC datetimes; ``start`` is
+    :data:`OPEN_START` when unbounded below ("before 2020"). ``judged_at`` is None when the
+    query judges facts at ``as_of`` itself.
+    """
+
+    time_range: tuple[datetime, datetime] | None = None
+    range_text: str = ""
+    judged_at: datetime | None = None
+    judged_text: str = ""
+    version: str | None = None
+    version_rank: str | None = None   # 'oldest' | 'latest' | None
+    recency_weight: float = DEFAULT_TEMPORAL.intent.baseline
+    recency_words: tuple[str, ...] = ()
+
+    @property
+    def time_range_us(self) -> tuple[int, int] | None:
+        """``time_range`` in int64 microseconds, with :data:`NO_START` for an open start."""
+        if self.time_range is None:
+            return None
+        start, end = self.time_range
+        return (NO_START if start == OPEN_START else to_us(start)), to_us(end)
+
+    def to_dict(self) -> dict[str, Any]:
+        rng = None
+        if self.time_range is not None:
+            rng = [None if self.time_range[0] == OPEN_START else iso(self.time_range[0]),
+                   iso(self.time_range[1])]
+        return {"time_range": rng, "range_text": self.range_text, "judged_at": iso(self.judged_at),
+                "judged_text": self.judged_text, "version": self.version,
+                "version_rank": self.version_rank, "recency_weight": self.recency_weight,
+                "recency_words": list(self.recency_words)}
+
+
+def parse_intent(text: object, as_of: datetime, config: IntentConfig = DEFAULT_TEMPORAL.intent) -> QueryIntent:
+    """Read time range, judgement moment, version and recency weight from a query.
+
+    Recency weight (blog, "When the query tells you how much recency should matter"):
+    ``max(baseline, max weight of the matched signal phrases)``; phrases match whole words,
+    case-insensitively, so "Should I ..." matches (the blog lower-cased the query and then
+    looked for "should I", which never matched). Defaults: strong 0.70 ("current", "latest",
+    "now", ...), medium 0.55 ("recently", "changed", ...), advisory 0.45 ("should I",
+    "do I need"), baseline 0.20.
+
+    Time range precedence: two-ended ("between A and B", "from A to B", "A-B") > one-ended
+    ("since A" -> [start A, as_of], "after A" -> [end A, as_of], "before A" -> [-inf, start A))
+    > rolling ("last/past N days|weeks|months|years" -> [as_of − N, as_of]; "the last/past year"
+    is rolling, bare "last year|month|week|quarter" is the previous calendar one) > calendar
+    ("today", "yesterday", "this week" from Monday 00:00 UTC, "this month|quarter|year") >
+    a single period anywhere ("in 2019", "March 2024", "Q1 2025", "2025-Q1", "2024-03-15",
+    "the 2010s"). Ends at ``as_of`` are stored as ``as_of + 1 µs`` so the half-open range
+    contains ``as_of``.
+
+    Judgement moment: "as of / as at / in effect on / effective <period>" and "on <day>".
+    It is the last microsecond of that period, or ``as_of`` when the period contains ``as_of``
+    ("as of 2026" asked in 2026 means now). Its text is removed before the range is parsed,
+    so "the rate limit as of 2023" has no range. Versions are removed too, so "20.19.0" is
+    never read as a date.
+    """
+    text = text if isinstance(text, str) else ("" if text is None else str(text))
+    as_of = ensure_utc(as_of)
+    scratch = text
+    judged_at, judged_text, scratch = _judged(scratch, as_of)
+    version, scratch = _version(scratch)
+    scratch = _blank(scratch, [m.span() for m in _NOT_A_RANGE.finditer(scratch)])
+    time_range, range_text = _time_range(scratch, as_of)
+    weight, words = _recency(text, config)
+    return QueryIntent(time_range=time_range, range_text=text[range_text[0]:range_text[1]].strip()
+                       if range_text else "", judged_at=judged_at, judged_text=judged_text,
+                       version=version, version_rank=_version_rank(text), recency_weight=weight,
+                       recency_words=words)
+
+
+# --- periods ------------------------------------------------------------------------------
+def period_bounds(period_text: str) -> tuple[datetime, datetime] | None:
+    """``[start, end)`` of one written period ("2019", "March 2024", "Q1 2025", "2024-03-15",
+    "the 2010s"), or None when it is not a real date (e.g. "2024-02-30")."""
+    body = re.sub(r"^the\s+", "", period_text.strip(), flags=re.I)
+    for kind, form in _FORM_RES:
+        m = form.fullmatch(body)
+        if m is None:
+            continue
+        try:
+            return _bounds(kind, m)
+        except (ValueError, OverflowError):
+            return None
+    return None
+
+
+def _bounds(kind: str, m: re.Match[str]) -> tuple[datetime, datetime]:
+    year = int(m.group("y"))
+    if kind == "year":
+        start = datetime(year, 1, 1, tzinfo=UTC)
+        return start, start + relativedelta(years=1)
+    if kind == "decade":
+        start = datetime(year, 1, 1, tzinfo=UTC)
+        return start, start + relativedelta(years=10)
+    if kind == "quarter":
+        start = datetime(year, 3 * int(m.group("q")) - 2, 1, tzinfo=UTC)
+        return start, start + relativedelta(months=3)
+    groups = m.groupdict()
+    month = int(groups["m"]) if groups.get("m") else _MONTHS[groups["mn"][:3].lower()]
+    if kind == "month":
+        start = datetime(year, month, 1, tzinfo=UTC)
+        return start, start + relativedelta(months=1)
+    day = int(re.match(r"\d+", groups["d"]).group())
+    start = datetime(year, month, day, tzinfo=UTC)
+    return start, start + timedelta(days=1)
+
+
+def _blank(text: str, spans: list[tuple[int, int]]) -> str:
+    """Replace each span by spaces (offsets stay valid for the original text)."""
+    for a, b in spans:
+        text = text[:a] + " " * (b - a) + text[b:]
+    return text
+
+
+def _plus_us(moment: datetime) -> datetime:
+    try:
+        return moment + _ONE_US
+    except OverflowError:
+        return moment
+
+
+def _judged(text: str, as_of: datetime) -> tuple[datetime | None, str, str]:
+    candidates = []
+    for regex in (_JUDGED, _JUDGED_ON):
+        for m in regex.finditer(text):
+            phrase = m.group("a")
+            if phrase.lower() == "yesterday":
+                midnight = as_of.replace(hour=0, minute=0, second=0, microsecond=0)
+                bounds = (midnight - timedelta(days=1), midnight)
+            else:
+                bounds = period_bounds(phrase)
+                if bounds is None or (regex is _JUDGED_ON and not _is_day(phrase)):
+                    continue
+            candidates.append((m.start(), m.span(), bounds))
+    if not candidates:
+        return None, "", text
+    _, span, (start, end) = min(candidates)
+    moment = as_of if start <= as_of < end else end - _ONE_US
+    return moment, text[span[0]:span[1]].strip(), _blank(text, [c[1] for c in candidates])
+
+
+def _is_day(phrase: str) -> bool:
+    bounds = period_bounds(phrase)
+    return bounds is not None and bounds[1] - bounds[0] == timedelta(days=1)
+
+
+def _version(text: str) -> tuple[str | None, str]:
+    found = [(m.start("v"), m.group("v"), m.span()) for regex in _VERSION_RES for m in regex.finditer(text)]
+    if not found:
+        return None, text
+    _, version, _ = min(found, key=lambda f: f[0])
+    return version, _blank(text, [f[2] for f in found])
+
+
+def _version_rank(text: str) -> str | None:
+    oldest, latest = _OLDEST.search(text), _LATEST.search(text)
+    if oldest and (not latest or oldest.start() < latest.start()):
+        return "oldest"
+    return "latest" if latest else None
+
+
+# --- time ranges --------------------------------------------------------------------------
+def _time_range(text: str, as_of: datetime) -> tuple[tuple[datetime, datetime] | None, tuple[int, int] | None]:
+    for finder in (_two_ended, _one_ended, _rolling, _calendar, _single):
+        found = finder(text, as_of)
+        if found is not None:
+            return found
+    return None, None
+
+
+def _two_ended(text: str, as_of: datetime):
+    for regex in _RANGE_TWO:
+        for m in regex.finditer(text):
+            a, b = period_bounds(m.group("a")), period_bounds(m.group("b"))
+            if a and b:
+                return (min(a[0], b[0]), max(a[1], b[1])), m.span()
+    return None
+
+
+def _one_ended(text: str, as_of: datetime):
+    hits = []
+    for m in _SINCE.finditer(text):
+        bounds = period_bounds(m.group("a"))
+        if bounds:
+            start = bounds[0] if m.group("w").lower().startswith(("since", "starting")) else bounds[1]
+            hits.append((m.start(), (start, max(start, _plus_us(as_of))), m.span()))
+    for m in _BEFORE.finditer(text):
+        bounds = period_bounds(m.group("a"))
+        if bounds:
+            inclusive = m.group("w").lower() in ("until", "through") or m.group("w").lower().startswith("up")
+            hits.append((m.start(), (OPEN_START, bounds[1] if inclusive else bounds[0]), m.span()))
+    if not hits:
+        return None
+    _, rng, span = min(hits, key=lambda h: h[0])
+    return rng, span
+
+
+def _step(unit: str, n: int) -> relativedelta:
+    unit = unit.lower()
+    if unit == "decade":
+        return relativedelta(years=10 * n)
+    if unit == "quarter":
+        return relativedelta(months=3 * n)
+    return relativedelta(**{unit + "s": n})
+
+
+def _minus(moment: datetime, delta: relativedelta) -> datetime:
+    try:
+        return moment - delta
+    except (OverflowError, ValueError):
+        return OPEN_START
+
+
+def _rolling(text: str, as_of: datetime):
+    m = _LAST_N.search(text)
+    if m:
+        raw = m.group("n").lower()
+        n = _WORD_NUMBERS.get(raw) or int(raw)
+        return (_minus(as_of, _step(m.group("unit"), n)), _plus_us(as_of)), m.span()
+    m = _LAST_ONE.search(text)
+    if not m:
+        return None
+    unit = m.group("unit").lower()
+    if m.group("the") or m.group("w").lower() == "past" or unit in ("hour", "day", "decade"):
+        return (_minus(as_of, _step(unit, 1)), _plus_us(as_of)), m.span()
+    start, _ = _calendar_period(unit, as_of)          # previous calendar week/month/quarter/year
+    return (_minus(start, _step(unit, 1)), start), m.span()
+
+
+def _calendar_period(unit: str, as_of: datetime) -> tuple[datetime, datetime]:
+    midnight = as_of.replace(hour=0, minute=0, second=0, microsecond=0)
+    if unit == "week":
+        start = midnight - timedelta(days=midnight.weekday())
+    elif unit == "month":
+        start = midnight.replace(day=1)
+    elif unit == "quarter":
+        start = midnight.replace(day=1, month=3 * ((midnight.month - 1) // 3) + 1)
+    else:
+        start = midnight.replace(day=1, month=1)
+    return start, start + _step(unit, 1)
+
+
+def _calendar(text: str, as_of: datetime):
+    m = _CALENDAR.search(text)
+    if not m:
+        return None
+    if m.group("day"):
+        midnight = as_of.replace(hour=0, minute=0, second=0, microsecond=0)
+        if m.group("day").lower() == "yesterday":
+            return (midnight - timedelta(days=1), midnight), m.span()
+        return (midnight, midnight + timedelta(days=1)), m.span()
+    return _calendar_period(m.group("unit").lower(), as_of), m.span()
+
+
+def _single(text: str, as_of: datetime):
+    for m in re.finditer(_P, text, re.I):
+        bounds = period_bounds(m.group())
+        if bounds:
+            return bounds, m.span()
+    return None
+
+
+# --- recency ------------------------------------------------------------------------------
+_RECENCY_CACHE: dict[IntentConfig, tuple[re.Pattern[str], dict[str, float]]] = {}
+
+
+def _recency_matcher(config: IntentConfig) -> tuple[re.Pattern[str], dict[str, float]]:
+    cached = _RECENCY_CACHE.get(config)
+    if cached is None:
+        weights: dict[str, float] = {}
+        for words, weight in ((config.advisory_words, config.advisory), (config.medium_words, config.medium),
+                              (config.strong_words, config.strong)):
+            for word in words:
+                weights[_norm(word)] = max(weight, weights.get(_norm(word), 0.0))
+        phrases = sorted(weights, key=len, reverse=True)
+        alternation = "|".join(r"\s+".join(map(re.escape, p.split())) for p in phrases) or r"(?!)"
+        cached = (re.compile(rf"(?<![\w-])(?:{alternation})(?![\w-])", re.I), weights)
+        _RECENCY_CACHE[config] = cached
+    return cached
+
+
+def _norm(phrase: str) -> str:
+    return " ".join(phrase.lower().split())
+
+
+def _recency(text: str, config: IntentConfig) -> tuple[float, tuple[str, ...]]:
+    regex, weights = _recency_matcher(config)
+    words = tuple(dict.fromkeys(_norm(m.group()) for m in regex.finditer(text)))
+    weight = max([config.baseline, *(weights[w] for w in words)])
+    return weight, words

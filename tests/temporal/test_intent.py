@@ -1,0 +1,224 @@
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from smartvector_core.temporal import NO_START, OPEN_START, QueryIntent, parse_intent, period_bounds
+from smartvector_core.temporal.settings import IntentConfig
+
+AS_OF = datetime(2026, 6, 15, 12, 0, tzinfo=UTC)   # a Monday
+US = timedelta(microseconds=1)
+
+
+def d(*args):
+    return datetime(*args, tzinfo=UTC)
+
+
+def rng(text):
+    return parse_intent(text, AS_OF).time_range
+
+
+# --- the blog's examples ------------------------------------------------------------------
+def test_blog_time_ranges():
+    assert rng("Show me research from 2021-2023") == (d(2021, 1, 1), d(2024, 1, 1))
+    assert rng("What were the findings in 2019?") == (d(2019, 1, 1), d(2020, 1, 1))
+    assert rng("Latest embeddings research") is None
+
+
+@pytest.mark.parametrize(("query", "weight"), [
+    ("What is the current rate limit?", 0.70),
+    ("Has the rate limit changed recently?", 0.55),
+    ("How does cosine similarity work?", 0.20),
+    ("Should I rotate my keys?", 0.45),          # the blog's "should I" never matched
+    ("should i rotate my keys", 0.45),
+    ("Do I need a token?", 0.45),
+    ("Is this still supported right now?", 0.70),
+    ("What's new lately?", 0.55),
+    ("Is the doc up-to-date?", 0.70),
+    ("Any currency conversion tips?", 0.20),      # "current" only as a whole word
+    ("The newest and the updated one", 0.70),     # max over matches
+])
+def test_recency_weights(query, weight):
+    assert parse_intent(query, AS_OF).recency_weight == pytest.approx(weight)
+
+
+def test_recency_words_reported():
+    intent = parse_intent("Has it CHANGED recently, right now?", AS_OF)
+    assert intent.recency_words == ("changed", "recently", "right now")
+    custom = IntentConfig(strong_words=("asap",), medium_words=(), advisory_words=(), baseline=0.1)
+    assert parse_intent("answer asap", AS_OF, custom).recency_weight == 0.70
+    assert parse_intent("answer now", AS_OF, custom).recency_weight == 0.1
+
+
+# --- ranges ---------------------------------------------------------------------------------
+@pytest.mark.parametrize(("query", "expected"), [
+    ("research 2021 to 2023", (d(2021, 1, 1), d(2024, 1, 1))),
+    ("research from 2021 to 2023", (d(2021, 1, 1), d(2024, 1, 1))),
+    ("between 2021 and 2023", (d(2021, 1, 1), d(2024, 1, 1))),
+    ("papers 2023–2021", (d(2021, 1, 1), d(2024, 1, 1))),            # en dash, reversed
+    ("from March 2023 to June 2024", (d(2023, 3, 1), d(2024, 7, 1))),
+    ("since 2022", (d(2022, 1, 1), AS_OF + US)),
+    ("after 2022", (d(2023, 1, 1), AS_OF + US)),
+    ("before 2020", (OPEN_START, d(2020, 1, 1))),
+    ("up to 2020", (OPEN_START, d(2021, 1, 1))),
+    ("news from March 2024", (d(2024, 3, 1), d(2024, 4, 1))),
+    ("Mar. 2024", (d(2024, 3, 1), d(2024, 4, 1))),
+    ("Q1 2025 results", (d(2025, 1, 1), d(2025, 4, 1))),
+    ("2025-Q4 results", (d(2025, 10, 1), d(2026, 1, 1))),
+    ("what happened on the 2024-03-15 release? no: 2024-03-15", (d(2024, 3, 15), d(2024, 3, 16))),
+    ("March 15, 2024 outage", (d(2024, 3, 15), d(2024, 3, 16))),
+    ("15th March 2024 outage", (d(2024, 3, 15), d(2024, 3, 16))),
+    ("2024-02 invoices", (d(2024, 2, 1), d(2024, 3, 1))),
+    ("music of the 1990s", (d(1990, 1, 1), d(2000, 1, 1))),
+    ("last 7 days", (AS_OF - timedelta(days=7), AS_OF + US)),
+    ("past 2 weeks", (AS_OF - timedelta(days=14), AS_OF + US)),
+    ("in the last three months", (d(2026, 3, 15, 12), AS_OF + US)),
+    ("past 1 year", (d(2025, 6, 15, 12), AS_OF + US)),
+    ("the past year", (d(2025, 6, 15, 12), AS_OF + US)),
+    ("what changed last year", (d(2025, 1, 1), d(2026, 1, 1))),       # previous calendar year
+    ("what changed last month", (d(2026, 5, 1), d(2026, 6, 1))),
+    ("last week", (d(2026, 6, 8), d(2026, 6, 15))),
+    ("this week", (d(2026, 6, 15), d(2026, 6, 22))),                 # Monday 00:00 UTC
+    ("this month", (d(2026, 6, 1), d(2026, 7, 1))),
+    ("this quarter", (d(2026, 4, 1), d(2026, 7, 1))),
+    ("this year", (d(2026, 1, 1), d(2027, 1, 1))),
+    ("today", (d(2026, 6, 15), d(2026, 6, 16))),
+    ("yesterday's incident", (d(2026, 6, 14), d(2026, 6, 15))),
+])
+def test_ranges(query, expected):
+    assert rng(query) == expected
+
+
+def test_this_week_on_a_sunday():
+    sunday = d(2026, 6, 21, 23, 59)
+    assert parse_intent("outages this week", sunday).time_range == (d(2026, 6, 15), d(2026, 6, 22))
+
+
+@pytest.mark.parametrize("query", [
+    "What changed in Node.js 20.19.0?",
+    "Is the limit 1000 requests per minute?",
+    "Is the limit 2000 requests per minute?",
+    "We have 2048 tokens of context",
+    "it costs $2019",
+    "May I ask a question?",
+    "march forward",
+    "error 1999x on port 2020/tcp",
+    "10:2020",
+    "What is 19.99 + 2020.5?",
+])
+def test_not_a_range(query):
+    assert rng(query) is None
+
+
+def test_range_text_and_us():
+    intent = parse_intent("Show me research from 2021-2023", AS_OF)
+    assert intent.range_text == "from 2021-2023"
+    start_us, end_us = intent.time_range_us
+    assert end_us - start_us == (d(2024, 1, 1) - d(2021, 1, 1)) // US
+    assert parse_intent("before 2020", AS_OF).time_range_us[0] == NO_START
+    assert parse_intent("hello", AS_OF).time_range_us is None
+
+
+def test_period_bounds_rejects_impossible_dates():
+    assert period_bounds("2024-02-30") is None
+    assert period_bounds("2024-13") is None
+    assert period_bounds("2024-02-29") == (d(2024, 2, 29), d(2024, 3, 1))
+
+
+# --- judgement moment -------------------------------------------------------------------------
+@pytest.mark.parametrize(("query", "judged"), [
+    ("What was the rate limit as of 2023?", d(2024, 1, 1) - US),
+    ("policy in effect on 2024-03-15", d(2024, 3, 16) - US),
+    ("terms as at March 2024", d(2024, 4, 1) - US),
+    ("limits on March 1, 2024", d(2024, 3, 2) - US),
+    ("effective 2025-01-01", d(2025, 1, 2) - US),
+    ("rate limit as of 2026", AS_OF),                # the period contains as_of
+    ("rate limit as of yesterday", d(2026, 6, 15) - US),
+])
+def test_judged_at(query, judged):
+    intent = parse_intent(query, AS_OF)
+    assert intent.judged_at == judged
+    assert intent.time_range is None                 # a judged year is not a range
+
+
+def test_judged_and_range_together():
+    intent = parse_intent("research from 2019 to 2020 as of 2024-01-01", AS_OF)
+    assert intent.time_range == (d(2019, 1, 1), d(2021, 1, 1))
+    assert intent.judged_at == d(2024, 1, 2) - US
+    assert intent.judged_text == "as of 2024-01-01"
+
+
+def test_as_of_now_is_recency_not_range():
+    intent = parse_intent("What is the limit as of now?", AS_OF)
+    assert intent.time_range is None and intent.judged_at is None
+    assert intent.recency_weight == 0.70
+    assert parse_intent("the limit as of today", AS_OF).time_range is None
+
+
+def test_on_needs_a_day():
+    intent = parse_intent("a report on 2019 elections", AS_OF)
+    assert intent.judged_at is None
+    assert intent.time_range == (d(2019, 1, 1), d(2020, 1, 1))
+
+
+# --- versions -----------------------------------------------------------------------------------
+@pytest.mark.parametrize(("query", "version"), [
+    ("What changed in Node.js 20.19.0?", "20.19.0"),
+    ("Is this fixed in v3.5?", "3.5"),
+    ("docs for version 5.3.2", "5.3.2"),
+    ("release 2.0 notes", "2.0"),
+    ("asyncio in Python 3.12", "3.12"),
+    ("What is 1.5 times 2?", None),
+    ("the limit is 100 requests", None),
+])
+def test_versions(query, version):
+    assert parse_intent(query, AS_OF).version == version
+
+
+@pytest.mark.parametrize(("query", "rank"), [
+    ("Show me the oldest version of the policy", "oldest"),
+    ("what did the first release say", "oldest"),
+    ("the original version", "oldest"),
+    ("the latest version of the policy", "latest"),
+    ("newest release", "latest"),
+    ("the current stable version", "latest"),
+    ("the policy", None),
+])
+def test_version_rank(query, rank):
+    assert parse_intent(query, AS_OF).version_rank == rank
+
+
+def test_intent_is_frozen_and_serialisable():
+    intent = parse_intent("since 2022, latest v2.1", AS_OF)
+    assert isinstance(intent, QueryIntent)
+    with pytest.raises(AttributeError):
+        intent.version = "x"  # type: ignore[misc]
+    out = intent.to_dict()
+    assert out["time_range"] == ["2022-01-01T00:00:00Z", "2026-06-15T12:00:00.000001Z"]
+    assert out["version"] == "2.1" and out["recency_words"] == ["latest"]
+
+
+def test_non_text_input():
+    assert parse_intent(None, AS_OF).recency_weight == 0.20
+    assert parse_intent(2019, AS_OF).time_range == (d(2019, 1, 1), d(2020, 1, 1))
+    assert parse_intent("since 2022", datetime(2026, 6, 15, 12)).time_range[1] == AS_OF + US
+
+
+# --- properties -----------------------------------------------------------------------------------
+_pieces = st.sampled_from(["in", "since", "before", "between", "and", "from", "to", "-", "–", "Q1",
+                           "2025-Q3", "March", "May", "2019", "2100", "1899", "20.19.0", "v3", "as of",
+                           "on", "last", "past", "99999", "years", "this", "week", "today", "now",
+                           "should I", "2024-02-30", "the", "1990s", ",", "15th", "0", "latest version"])
+_queries = st.one_of(st.text(max_size=80), st.lists(_pieces, max_size=12).map(" ".join))
+
+
+@settings(max_examples=400, deadline=None)
+@given(_queries, st.datetimes(min_value=datetime(1950, 1, 1), max_value=datetime(2090, 1, 1)))
+def test_parser_is_total_and_ranges_are_ordered(query, moment):
+    intent = parse_intent(query, moment)
+    assert 0.0 <= intent.recency_weight <= 1.0
+    if intent.time_range is not None:
+        start, end = intent.time_range
+        assert start <= end and start.tzinfo is not None and end.tzinfo is not None
+    assert intent.version_rank in (None, "oldest", "latest")
