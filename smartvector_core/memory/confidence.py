@@ -78,6 +78,25 @@ def _column(events: pd.DataFrame | Mapping[str, Any], name: str) -> np.ndarray:
     return np.asarray(events[name])
 
 
+_FEEDBACK, _PENALTY, _ACCESS = 0, 1, 2
+
+
+def _event_category(uniques: Any) -> np.ndarray:
+    """0 feedback, 1 penalty, 2 access, −1 other, per distinct event type."""
+    category = {**dict.fromkeys(FEEDBACK_EVENTS, _FEEDBACK), **dict.fromkeys(PENALTY_EVENTS, _PENALTY),
+                **dict.fromkeys(ACCESS_EVENTS, _ACCESS)}
+    return np.asarray([category.get(str(u), -1) for u in uniques], dtype=np.int64)
+
+
+def _lookup(values: Any, per_unique: Any) -> np.ndarray:
+    """Apply ``per_unique`` (distinct values -> int array) to every value; −1 for missing."""
+    codes, uniques = pd.factorize(values if isinstance(values, pd.Series) else np.asarray(values))
+    if len(uniques) == 0:
+        return np.full(len(codes), -1, dtype=np.int64)
+    mapped = np.asarray(per_unique(uniques), dtype=np.int64)
+    return np.where(codes >= 0, mapped[np.maximum(codes, 0)], -1)
+
+
 def _times_us(values: np.ndarray) -> np.ndarray:
     """int64 microseconds from an int or datetime64 column."""
     if np.issubdtype(values.dtype, np.datetime64):
@@ -108,10 +127,11 @@ def aggregate_events(events: pd.DataFrame | Mapping[str, Any] | None,
     at_us = _times_us(_column(events, "at_us"))
     if len(at_us) == 0:
         return EventAggregates.empty(ids, as_of_us)
-    position = index.get_indexer(_column(events, "doc_id"))
-    keep = (position >= 0) & (at_us <= int(as_of_us))
-    position, at_us = position[keep], at_us[keep]
-    kind = pd.Series(_column(events, "event_type")[keep], dtype=object)
+    # factorize first: a hash pass over the events, then lookups among the few distinct values
+    position = _lookup(events["doc_id"], lambda uniques: index.get_indexer(uniques))
+    category = _lookup(events["event_type"], _event_category)
+    keep = (position >= 0) & (at_us <= int(as_of_us)) & (category >= 0)
+    position, at_us, category = position[keep], at_us[keep], category[keep]
     delta = np.nan_to_num(_column(events, "delta")[keep].astype(np.float64), nan=0.0)
     n = len(ids)
 
@@ -119,9 +139,7 @@ def aggregate_events(events: pd.DataFrame | Mapping[str, Any] | None,
         return np.bincount(position[mask], weights=None if weights is None else weights[mask],
                            minlength=n)
 
-    is_feedback = kind.isin(FEEDBACK_EVENTS).to_numpy()
-    is_penalty = kind.isin(PENALTY_EVENTS).to_numpy()
-    is_access = kind.isin(ACCESS_EVENTS).to_numpy()
+    is_feedback, is_penalty, is_access = category == _FEEDBACK, category == _PENALTY, category == _ACCESS
     last_access = np.full(n, NO_ACCESS_US, dtype=np.int64)
     np.maximum.at(last_access, position[is_access], at_us[is_access])
     return EventAggregates(
