@@ -63,7 +63,7 @@ _PERIOD_FORMS = (
 )
 _FORM_RES = [(kind, re.compile(pattern, re.I)) for kind, pattern in _PERIOD_FORMS]
 # One alternation that finds a period anywhere (groups stripped of names).
-_P = "(?:" + "|".join(re.sub(r"\(\?P<\w+>", "(?:", p) for _, p in _PERIOD_FORMS) + ")"
+PERIOD_PATTERN = _P = "(?:" + "|".join(re.sub(r"\(\?P<\w+>", "(?:", p) for _, p in _PERIOD_FORMS) + ")"
 
 _RANGE_TWO = [
     re.compile(rf"\bbetween\s+(?P<a>{_P})\s+and\s+(?P<b>{_P})", re.I),
