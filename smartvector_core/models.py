@@ -159,10 +159,12 @@ class Chunk:
     char_start: int
     char_end: int
     content_hash: str
+    occurrence: int = 0   # n-th chunk of this document with the same text
 
     @property
     def chunk_id(self) -> str:
-        return f"{self.doc_id}#{self.ordinal}:{self.content_hash[:12]}"
+        """Stable across edits elsewhere in the document: keyed by content, not position."""
+        return f"{self.doc_id}:{self.content_hash[:16]}:{self.occurrence}"
 
 
 @dataclass(frozen=True)

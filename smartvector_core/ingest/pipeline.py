@@ -1,0 +1,181 @@
+"""Ingest: validated documents -> chunks -> embeddings (reused by content hash) -> one commit.
+
+Re-ingesting an id updates it surgically: chunks whose text is unchanged keep their rows and
+vectors; only new or edited chunks are embedded; chunks that disappeared are retired
+(``current = false``, ``retired_at`` set), never deleted. Each batch of documents is written
+in a single ``merge_insert`` commit, so a document is either whole in the store or absent.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+
+import numpy as np
+import pyarrow as pa
+
+from ..models import Document, EdgeType, EventType, Lifecycle
+from ..store import Store, chunks_schema
+from .chunking import chunk_document
+from .classify import classify
+
+DOC_BATCH = 2000
+
+
+@dataclass
+class IngestReport:
+    documents: int = 0
+    chunks: int = 0
+    chunks_embedded: int = 0
+    chunks_reused: int = 0
+    added: list[str] = field(default_factory=list)
+    updated: list[str] = field(default_factory=list)
+    unchanged: list[str] = field(default_factory=list)
+    chunks_retired: int = 0
+    encode_seconds: float = 0.0
+    warnings: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict:
+        return {"documents": self.documents, "chunks": self.chunks,
+                "chunks_embedded": self.chunks_embedded, "chunks_reused": self.chunks_reused,
+                "added": len(self.added), "updated": len(self.updated),
+                "unchanged": len(self.unchanged), "chunks_retired": self.chunks_retired,
+                "warnings": self.warnings}
+
+
+def doc_fingerprint(doc: Document) -> str:
+    """Hash of everything stored about a version: unchanged fingerprint -> nothing to write."""
+    payload = json.dumps({
+        "text": doc.text, "title": doc.title, "created_at": doc.created_at.isoformat() if doc.dated else None,
+        "valid_from": doc.valid_from.isoformat() if doc.valid_from else None,
+        "valid_until": doc.valid_until.isoformat() if doc.valid_until else None,
+        "kind": doc.kind.value if doc.kind else None, "doc_type": doc.doc_type, "version": doc.version,
+        "supersedes": list(doc.supersedes), "depends_on": list(doc.depends_on), "source": doc.source,
+        "authority": doc.authority, "metadata": doc.metadata,
+    }, sort_keys=True, ensure_ascii=False, default=str)
+    return hashlib.sha256(payload.encode()).hexdigest()
+
+
+def _previous(store: Store, doc_ids: Sequence[str]) -> tuple[dict[str, dict], dict[str, list[dict]]]:
+    """Per doc id: its stored document fields, and its stored current chunk rows (with vectors)."""
+    rows = store.chunks_for_docs(list(doc_ids), current_only=True, with_vectors=True).to_pylist()
+    docs: dict[str, dict] = {}
+    chunks: dict[str, list[dict]] = {}
+    for row in rows:
+        docs.setdefault(row["doc_id"], row)
+        chunks.setdefault(row["doc_id"], []).append(row)
+    return docs, chunks
+
+
+def ingest_documents(store: Store, embedder, docs: Sequence[Document], *, now: datetime,
+                     progress: Callable[[int, int], None] | None = None,
+                     actor: str = "cli") -> IngestReport:
+    """Write ``docs`` into ``store``; ``now`` is the ingest moment (record time)."""
+    import time
+
+    report = IngestReport(documents=len(docs))
+    known_hashes: set[str] | None = None
+    for start in range(0, len(docs), DOC_BATCH):
+        batch = list(docs[start:start + DOC_BATCH])
+        old_docs, old_chunks = _previous(store, [d.id for d in batch])
+        rows: list[dict] = []
+        pending: list[tuple[dict, str]] = []  # (row, text) awaiting a vector
+        events: list[dict] = []
+        edges: list[dict] = []
+        for doc in batch:
+            fingerprint = doc_fingerprint(doc)
+            previous = old_docs.get(doc.id)
+            if previous is not None and previous["doc_hash"] == fingerprint:
+                report.unchanged.append(doc.id)
+                report.chunks += len(old_chunks[doc.id])
+                report.chunks_reused += len(old_chunks[doc.id])
+                continue
+            new_chunks = chunk_document(doc.id, doc.text)
+            kind, kind_reason, doc_type, doc_type_reason = classify(doc)
+            lifecycle = Lifecycle.UNCONSOLIDATED.value
+            superseded_at = previous["superseded_at"] if previous else None
+            fields = {
+                "doc_id": doc.id, "title": doc.title, "source": doc.source, "created_at": doc.created_at,
+                "dated": doc.dated, "valid_from": doc.valid_from, "valid_until": doc.valid_until,
+                "kind": kind.value, "kind_reason": kind_reason, "doc_type": doc_type,
+                "doc_type_reason": doc_type_reason, "version": doc.version,
+                "supersedes": list(doc.supersedes), "depends_on": list(doc.depends_on),
+                "authority": doc.authority if doc.authority is not None else float("nan"),
+                "metadata": doc.metadata_json(), "lifecycle": lifecycle,
+                "superseded_at": superseded_at, "current": True, "ingested_at": now,
+                "retired_at": None, "doc_hash": fingerprint,
+            }
+            by_id = {row["chunk_id"]: row for row in old_chunks.get(doc.id, [])}
+            keep_ids = set()
+            for chunk in new_chunks:
+                row = {**fields, "chunk_id": chunk.chunk_id, "ordinal": chunk.ordinal, "text": chunk.text,
+                       "char_start": chunk.char_start, "char_end": chunk.char_end,
+                       "content_hash": chunk.content_hash}
+                old = by_id.get(chunk.chunk_id)
+                keep_ids.add(chunk.chunk_id)
+                if old is not None:
+                    row["vector"] = old["vector"]
+                    row["ingested_at"] = old["ingested_at"]
+                    report.chunks_reused += 1
+                    rows.append(row)
+                else:
+                    pending.append((row, chunk.text))
+            retired = [r for cid, r in by_id.items() if cid not in keep_ids]
+            for old in retired:
+                rows.append({**old, "current": False, "retired_at": now})
+            report.chunks_retired += len(retired)
+            report.chunks += len(new_chunks)
+            (report.updated if previous is not None else report.added).append(doc.id)
+            events.append({"doc_id": doc.id, "event_type": (EventType.UPDATE if previous else EventType.INGEST).value,
+                           "at": now, "actor": actor,
+                           "detail": {"chunks": len(new_chunks), "retired": len(retired), "origin": doc.origin}})
+            for target in doc.supersedes:
+                edges.append({"src": doc.id, "dst": target, "edge_type": EdgeType.SUPERSEDES.value,
+                              "origin": "declared", "evidence": "supersedes field", "created_at": now})
+            for target in doc.depends_on:
+                edges.append({"src": doc.id, "dst": target, "edge_type": EdgeType.DEPENDS_ON.value,
+                              "origin": "declared", "evidence": "depends_on field", "created_at": now})
+
+        if pending:
+            if known_hashes is None:
+                known_hashes = store.content_hashes()
+            wanted = [row["content_hash"] for row, _ in pending if row["content_hash"] in known_hashes]
+            stored = store.vectors_for_hashes(wanted) if wanted else {}
+            to_encode: dict[str, str] = {}
+            for row, text in pending:
+                if row["content_hash"] not in stored:
+                    to_encode.setdefault(row["content_hash"], text)
+            t0 = time.perf_counter()
+            vectors = embedder.encode(list(to_encode.values())) if to_encode else np.zeros((0, store.dim))
+            report.encode_seconds += time.perf_counter() - t0
+            fresh = dict(zip(to_encode, vectors, strict=True))
+            report.chunks_embedded += len(fresh)
+            # a chunk counts as reused unless its text was encoded for it in this call
+            report.chunks_reused += len(pending) - len(fresh)
+            for row, _ in pending:
+                row["vector"] = fresh.get(row["content_hash"], stored.get(row["content_hash"]))
+                rows.append(row)
+            known_hashes.update(fresh)
+        if rows:
+            store.upsert_chunks(_to_table(rows, store.dim))
+        store.upsert_edges(edges)
+        store.append_events(events)
+        if progress:
+            progress(min(start + DOC_BATCH, len(docs)), len(docs))
+    return report
+
+
+def _to_table(rows: list[dict], dim: int) -> pa.Table:
+    schema = chunks_schema(dim)
+    columns = {}
+    for name in schema.names:
+        values = [r.get(name) for r in rows]
+        if name == "vector":
+            flat = np.asarray(np.stack([np.asarray(v, dtype=np.float32) for v in values]), dtype=np.float32)
+            columns[name] = pa.FixedSizeListArray.from_arrays(pa.array(flat.reshape(-1)), dim)
+        else:
+            columns[name] = pa.array(values, type=schema.field(name).type)
+    return pa.table(columns, schema=schema)

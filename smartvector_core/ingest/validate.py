@@ -1,0 +1,189 @@
+"""Validation of raw corpus records into :class:`~smartvector_core.models.Document`.
+
+Every record of a call is validated before anything is written; the first problem found is
+raised as one :class:`InputError` ``FILE:LINE: field: what is wrong``. Choices made here:
+
+- ``created_at`` absent: the ingest moment, and ``dated = False`` (the temporal signals give
+  an undated document neutral freshness instead of treating it as brand new).
+- Unknown top-level fields are kept in ``metadata`` (corpora come from many exporters).
+- Control characters are removed from ``text`` and ``title``; in an ``id`` they are an error.
+- ``supersedes`` / ``depends_on`` may be a string or a list of strings; a reference to an id
+  that is neither in the call nor in the store is accepted (it may arrive later).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterable
+from datetime import datetime
+from typing import Any
+
+from ..clock import parse_time
+from ..errors import InputError
+from ..models import Document, DocumentKind
+from .parse import strip_control
+
+KNOWN_FIELDS = {"id", "text", "title", "created_at", "valid_from", "valid_until", "kind", "doc_type",
+                "version", "supersedes", "depends_on", "source", "authority", "metadata"}
+_ID_BAD = re.compile(r"[\x00-\x1f\x7f]")
+MAX_ID_CHARS = 512
+
+
+def _where(origin: str) -> tuple[str | None, int | None]:
+    if not origin:
+        return None, None
+    name, _, line = origin.rpartition(":")
+    return (name or origin), (int(line) if line.isdigit() else None)
+
+
+def _fail(origin: str, field: str, message: str) -> InputError:
+    file, line = _where(origin)
+    return InputError(message, file=file, line=line, field=field)
+
+
+def _optional_time(record: dict[str, Any], name: str, origin: str) -> datetime | None:
+    value = record.get(name)
+    if value is None or value == "":
+        return None
+    try:
+        return parse_time(value, field=name)
+    except InputError as exc:
+        raise _fail(origin, name, exc.message) from None
+
+
+def _id_list(record: dict[str, Any], name: str, origin: str, own_id: str) -> tuple[str, ...]:
+    value = record.get(name)
+    if value is None or value == "":
+        return ()
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, list) or not all(isinstance(v, str) and v.strip() for v in value):
+        raise _fail(origin, name, f"expected an id or a list of ids, found {value!r}")
+    ids = tuple(dict.fromkeys(v.strip() for v in value))
+    if own_id in ids:
+        raise _fail(origin, name, f"document {own_id!r} cannot refer to itself")
+    return ids
+
+
+def _text_field(record: dict[str, Any], name: str, origin: str) -> str:
+    value = record.get(name)
+    if value is None:
+        return ""
+    if not isinstance(value, str | int | float) or isinstance(value, bool):
+        raise _fail(origin, name, f"expected a string, found {type(value).__name__}")
+    return strip_control(str(value)).strip()
+
+
+def validate_record(record: dict[str, Any], *, ingest_time: datetime) -> Document:
+    """One raw record -> a :class:`Document`, or :class:`InputError` naming file, line and field."""
+    origin = str(record.get("_origin", ""))
+    raw_id = record.get("id")
+    if raw_id is None or (isinstance(raw_id, str) and not raw_id.strip()):
+        raise _fail(origin, "id", "missing or empty: every document version needs an id")
+    if not isinstance(raw_id, str | int) or isinstance(raw_id, bool):
+        raise _fail(origin, "id", f"expected a string, found {type(raw_id).__name__}")
+    doc_id = str(raw_id).strip()
+    if _ID_BAD.search(doc_id):
+        raise _fail(origin, "id", "contains control characters")
+    if len(doc_id) > MAX_ID_CHARS:
+        raise _fail(origin, "id", f"longer than {MAX_ID_CHARS} characters")
+    text = record.get("text")
+    if not isinstance(text, str):
+        raise _fail(origin, "text", "missing: expected the document's text as a string"
+                    if text is None else f"expected a string, found {type(text).__name__}")
+    text = strip_control(text)
+    if not text.strip():
+        raise _fail(origin, "text", "empty: the document has no text")
+
+    created = _optional_time(record, "created_at", origin)
+    valid_from = _optional_time(record, "valid_from", origin)
+    valid_until = _optional_time(record, "valid_until", origin)
+    if valid_from and valid_until and valid_until <= valid_from:
+        raise _fail(origin, "valid_until", f"{valid_until.isoformat()} is not after valid_from "
+                    f"{valid_from.isoformat()}")
+
+    kind = None
+    if record.get("kind") not in (None, ""):
+        try:
+            kind = DocumentKind.parse(record["kind"], field_name="kind")
+        except InputError as exc:
+            raise _fail(origin, "kind", exc.message) from None
+
+    doc_type = record.get("doc_type")
+    if doc_type in (None, ""):
+        doc_type = None
+    elif not isinstance(doc_type, str):
+        raise _fail(origin, "doc_type", f"expected a profile name string, found {doc_type!r}")
+    else:
+        doc_type = doc_type.strip().lower()
+
+    authority = record.get("authority")
+    if authority is not None:
+        if isinstance(authority, bool) or not isinstance(authority, int | float) or not math.isfinite(authority):
+            raise _fail(origin, "authority", f"expected a number in [0, 1], found {authority!r}")
+        if not 0.0 <= float(authority) <= 1.0:
+            raise _fail(origin, "authority", f"expected a number in [0, 1], found {authority}")
+        authority = float(authority)
+
+    metadata = record.get("metadata") or {}
+    if not isinstance(metadata, dict):
+        raise _fail(origin, "metadata", f"expected a JSON object, found {type(metadata).__name__}")
+    extra = {k: v for k, v in record.items() if k not in KNOWN_FIELDS and not k.startswith("_")}
+    if extra:
+        metadata = {**metadata, **{k: v for k, v in extra.items() if k not in metadata}}
+
+    return Document(
+        id=doc_id, text=text, created_at=created or ingest_time, title=_text_field(record, "title", origin),
+        dated=created is not None, valid_from=valid_from, valid_until=valid_until, kind=kind,
+        doc_type=doc_type, version=_text_field(record, "version", origin),
+        supersedes=_id_list(record, "supersedes", origin, doc_id),
+        depends_on=_id_list(record, "depends_on", origin, doc_id),
+        source=_text_field(record, "source", origin), authority=authority, metadata=metadata,
+        origin=origin)
+
+
+def _find_cycle(graph: dict[str, tuple[str, ...]]) -> list[str] | None:
+    """A cycle in the ``supersedes`` relation, as a list of ids, or None (iterative DFS)."""
+    state: dict[str, int] = {}
+    for root in graph:
+        if state.get(root):
+            continue
+        stack = [(root, iter(graph.get(root, ())))]
+        path = [root]
+        state[root] = 1
+        while stack:
+            node, children = stack[-1]
+            child = next(children, None)
+            if child is None:
+                stack.pop()
+                path.pop()
+                state[node] = 2
+                continue
+            if state.get(child) == 1:
+                return path[path.index(child):] + [child]
+            if child in graph and not state.get(child):
+                state[child] = 1
+                path.append(child)
+                stack.append((child, iter(graph.get(child, ()))))
+    return None
+
+
+def validate_records(records: Iterable[dict[str, Any]], *, ingest_time: datetime,
+                     known_supersedes: dict[str, tuple[str, ...]] | None = None) -> list[Document]:
+    """Validate a whole call: each record, duplicate ids, and ``supersedes`` cycles."""
+    docs: list[Document] = []
+    seen: dict[str, str] = {}
+    for record in records:
+        doc = validate_record(record, ingest_time=ingest_time)
+        if doc.id in seen:
+            raise _fail(doc.origin, "id", f"duplicate id {doc.id!r} (first at {seen[doc.id]})")
+        seen[doc.id] = doc.origin
+        docs.append(doc)
+    graph = dict(known_supersedes or {})
+    graph.update({d.id: d.supersedes for d in docs if d.supersedes})
+    cycle = _find_cycle(graph)
+    if cycle:
+        origin = next((d.origin for d in docs if d.id in cycle), "")
+        raise _fail(origin, "supersedes", "cycle: " + " -> ".join(cycle))
+    return docs

@@ -1,0 +1,51 @@
+"""Scoring profiles: named presets (constants). Derive variants with ``dataclasses.replace``.
+
+- ``naive``: cosine similarity only (what plain RAG does).
+- ``temporal``: the temporal layer of the blog (gates, chains, the blended temporal score).
+- ``smartvector``: the paper's four-signal score 0.35·semantic + 0.25·temporal + 0.25·confidence
+  + 0.15·relational.
+- ``default``: the project's best configuration (see README for how it was chosen).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..config import PAPER_WEIGHTS, SignalWeights
+from ..errors import InputError
+
+
+@dataclass(frozen=True)
+class Profile:
+    name: str
+    description: str
+    scorer: str = "cosine"             # cosine | temporal | four_signal | default
+    gates: bool = False                # validity, time range, relevance gates with rejections
+    chains: bool = False               # one answer per version chain
+    pairing: bool = False              # SOLO / PAIR / DROP by freshness
+    weights: SignalWeights = field(default_factory=SignalWeights)
+    use_intent: bool = False           # parse time range / as-of / version / recency words
+    consolidated: bool = True          # use consolidation's inferred edges (ablation switch)
+    ripple: bool = True                # apply ripple penalties to confidence (ablation switch)
+
+
+NAIVE = Profile("naive", "cosine similarity only")
+TEMPORAL = Profile("temporal", "the temporal layer: validity gates, decay, recency, chains, pairing",
+                   scorer="temporal", gates=True, chains=True, pairing=True, use_intent=True)
+SMARTVECTOR = Profile("smartvector", "the paper's four-signal score", scorer="four_signal",
+                      weights=PAPER_WEIGHTS)
+DEFAULT = Profile("default", "temporal gates and chains with the four-signal score",
+                  scorer="four_signal", gates=True, chains=True, pairing=True, use_intent=True,
+                  weights=PAPER_WEIGHTS)
+
+PROFILES: dict[str, Profile] = {p.name: p for p in (NAIVE, TEMPORAL, SMARTVECTOR, DEFAULT)}
+
+
+def get_profile(name: str | Profile) -> Profile:
+    if isinstance(name, Profile):
+        return name
+    try:
+        return PROFILES[str(name).strip().lower()]
+    except KeyError:
+        raise InputError(f"unknown profile {name!r}: expected one of {', '.join(PROFILES)}",
+                         field="profile") from None

@@ -1,0 +1,404 @@
+"""The LanceDB store: the only module that talks to LanceDB.
+
+Tables (one database directory or object-store prefix):
+
+- ``chunks``: one row per chunk of a document version, with the vector, the text, its source
+  offsets and content hash, and the document's fields repeated (so a search hit carries all a
+  reranker needs). A chunk replaced by an edit keeps its row with ``current = false`` and
+  ``retired_at`` set: nothing is deleted.
+- ``edges``: supersedes / depends_on / contradicts, declared or inferred, with evidence and a
+  review ``status`` for contradictions.
+- ``events``: append-only audit (ingest, access, feedback, lifecycle, ripple, re-embed, restore).
+- ``queries``: the query log with results, rejections and intent, keyed by ``query_id``.
+
+Writes are serialised per store by a file lock (two processes ``merge_insert``-ing the same new
+keys at once would otherwise create duplicate rows, see FACTS.md). Filters are built with
+``lancedb.expr`` (values escaped), never by pasting text into SQL.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+import time
+from collections.abc import Iterable, Sequence
+from contextlib import contextmanager
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+
+from .clock import ensure_utc
+from .errors import StoreError
+from .settings import Settings
+
+os.environ.setdefault("LANCEDB_LOG", "error")
+import lancedb  # noqa: E402
+from lancedb.expr import col, lit  # noqa: E402
+
+SCHEMA_VERSION = "1"
+TS = pa.timestamp("us", tz="UTC")
+_META = {b"smartvector.schema_version": SCHEMA_VERSION.encode()}
+
+
+def chunks_schema(dim: int) -> pa.Schema:
+    return pa.schema([
+        pa.field("chunk_id", pa.string(), nullable=False),
+        pa.field("doc_id", pa.string(), nullable=False),
+        pa.field("ordinal", pa.int32()),
+        pa.field("text", pa.string()),
+        pa.field("char_start", pa.int32()),
+        pa.field("char_end", pa.int32()),
+        pa.field("content_hash", pa.string()),
+        pa.field("vector", pa.list_(pa.float32(), dim)),
+        pa.field("title", pa.string()),
+        pa.field("source", pa.string()),
+        pa.field("created_at", TS),
+        pa.field("dated", pa.bool_()),
+        pa.field("valid_from", TS),
+        pa.field("valid_until", TS),
+        pa.field("kind", pa.string()),
+        pa.field("kind_reason", pa.string()),
+        pa.field("doc_type", pa.string()),
+        pa.field("doc_type_reason", pa.string()),
+        pa.field("version", pa.string()),
+        pa.field("supersedes", pa.list_(pa.string())),
+        pa.field("depends_on", pa.list_(pa.string())),
+        pa.field("authority", pa.float32()),
+        pa.field("metadata", pa.string()),
+        pa.field("lifecycle", pa.string()),
+        pa.field("superseded_at", TS),
+        pa.field("current", pa.bool_()),
+        pa.field("ingested_at", TS),
+        pa.field("retired_at", TS),
+        pa.field("doc_hash", pa.string()),
+    ], metadata=_META)
+
+
+EDGES_SCHEMA = pa.schema([
+    pa.field("edge_id", pa.string(), nullable=False),
+    pa.field("src", pa.string()),
+    pa.field("dst", pa.string()),
+    pa.field("edge_type", pa.string()),
+    pa.field("origin", pa.string()),
+    pa.field("evidence", pa.string()),
+    pa.field("status", pa.string()),
+    pa.field("created_at", TS),
+], metadata=_META)
+
+EVENTS_SCHEMA = pa.schema([
+    pa.field("event_id", pa.string(), nullable=False),
+    pa.field("doc_id", pa.string()),
+    pa.field("event_type", pa.string()),
+    pa.field("at", TS),
+    pa.field("delta", pa.float64()),
+    pa.field("query_id", pa.string()),
+    pa.field("actor", pa.string()),
+    pa.field("detail", pa.string()),
+], metadata=_META)
+
+QUERIES_SCHEMA = pa.schema([
+    pa.field("query_id", pa.string(), nullable=False),
+    pa.field("query", pa.string()),
+    pa.field("profile", pa.string()),
+    pa.field("as_of", TS),
+    pa.field("asked_at", TS),
+    pa.field("result_ids", pa.list_(pa.string())),
+    pa.field("rejection_ids", pa.list_(pa.string())),
+    pa.field("rejection_codes", pa.list_(pa.string())),
+    pa.field("response", pa.string()),
+], metadata=_META)
+
+DOC_COLUMNS = ["doc_id", "title", "source", "created_at", "dated", "valid_from", "valid_until",
+               "kind", "kind_reason", "doc_type", "doc_type_reason", "version", "supersedes",
+               "depends_on", "authority", "metadata", "lifecycle", "superseded_at", "ingested_at",
+               "doc_hash"]
+
+
+def edge_id(src: str, edge_type: str, dst: str) -> str:
+    return hashlib.blake2b(f"{src}\x1f{edge_type}\x1f{dst}".encode(), digest_size=12).hexdigest()
+
+
+def _lock_path(uri: str) -> Path:
+    if "://" not in uri:
+        Path(uri).mkdir(parents=True, exist_ok=True)
+        return Path(uri) / ".write.lock"
+    digest = hashlib.sha1(uri.encode()).hexdigest()[:16]
+    return Path(tempfile.gettempdir()) / f"smartvector-{digest}.lock"
+
+
+class Store:
+    """A SmartVector store over one LanceDB database."""
+
+    def __init__(self, settings: Settings, dim: int, *, read_consistency_s: float | None = 0.0) -> None:
+        from datetime import timedelta
+
+        from filelock import FileLock
+
+        self.settings = settings
+        self.uri = settings.store_uri
+        self.dim = dim
+        interval = None if read_consistency_s is None else timedelta(seconds=read_consistency_s)
+        try:
+            self.db = lancedb.connect(self.uri, storage_options=settings.storage_options or None,
+                                      read_consistency_interval=interval)
+        except Exception as exc:  # pragma: no cover - depends on the URI
+            raise StoreError(f"cannot open store {self.uri}: {exc}") from exc
+        self._lock = FileLock(str(_lock_path(self.uri)), timeout=120)
+        self._tables: dict[str, Any] = {}
+        self._ensure_tables()
+
+    # ----------------------------------------------------------------------------- set-up
+    def _ensure_tables(self) -> None:
+        wanted = {"chunks": chunks_schema(self.dim), "edges": EDGES_SCHEMA,
+                  "events": EVENTS_SCHEMA, "queries": QUERIES_SCHEMA}
+        existing = set(self.db.list_tables().tables)
+        missing = [name for name in wanted if name not in existing]
+        if missing:
+            with self.write_lock():
+                existing = set(self.db.list_tables().tables)
+                for name in missing:
+                    if name not in existing:
+                        self.db.create_table(name, schema=wanted[name], exist_ok=True)
+        for name in wanted:
+            self._tables[name] = self.db.open_table(name)
+        stored_dim = self._tables["chunks"].schema.field("vector").type.list_size
+        if stored_dim != self.dim:
+            raise StoreError(f"store {self.uri} holds {stored_dim}-d vectors, the model makes "
+                             f"{self.dim}-d ones: use the model the store was built with")
+        version = (self._tables["chunks"].schema.metadata or {}).get(b"smartvector.schema_version")
+        if version and version.decode() != SCHEMA_VERSION:
+            raise StoreError(f"store {self.uri} has schema version {version.decode()}, "
+                             f"this code reads {SCHEMA_VERSION}")
+
+    def table(self, name: str):
+        return self._tables[name]
+
+    @contextmanager
+    def write_lock(self):
+        """Serialise writers of this store across threads and processes."""
+        with self._lock:
+            yield
+
+    def _retry(self, fn, attempts: int = 6):
+        """Run a write, retrying commit conflicts with exponential backoff."""
+        delay = 0.05
+        for attempt in range(attempts):
+            try:
+                return fn()
+            except Exception as exc:  # lance raises plain errors on commit conflicts
+                if attempt == attempts - 1 or "conflict" not in str(exc).lower():
+                    raise
+                time.sleep(delay)
+                delay *= 2
+        return None  # pragma: no cover
+
+    # ------------------------------------------------------------------------------ chunks
+    def count_chunks(self, *, current_only: bool = True) -> int:
+        tbl = self._tables["chunks"]
+        return tbl.count_rows((col("current") == lit(True)).to_sql()) if current_only else tbl.count_rows()
+
+    def content_hashes(self) -> set[str]:
+        """Every content hash already embedded in the store."""
+        tbl = self._tables["chunks"]
+        rows = tbl.search().select(["content_hash"]).limit(max(1, tbl.count_rows())).to_arrow()
+        return set(rows.column("content_hash").to_pylist())
+
+    def vectors_for_hashes(self, hashes: Sequence[str]) -> dict[str, np.ndarray]:
+        """Stored vectors keyed by content hash (for embedding reuse)."""
+        out: dict[str, np.ndarray] = {}
+        unique = list(dict.fromkeys(hashes))
+        for start in range(0, len(unique), 2000):
+            part = unique[start:start + 2000]
+            rows = (self._tables["chunks"].search().where(col("content_hash").isin(part))
+                    .select(["content_hash", "vector"]).limit(len(part) * 50).to_arrow())
+            if rows.num_rows == 0:
+                continue
+            vectors = rows.column("vector").combine_chunks().flatten().to_numpy(zero_copy_only=False)
+            vectors = vectors.reshape(rows.num_rows, self.dim)
+            for i, h in enumerate(rows.column("content_hash").to_pylist()):
+                out.setdefault(h, vectors[i])
+        return out
+
+    def chunks_for_docs(self, doc_ids: Sequence[str], *, current_only: bool = True,
+                        with_vectors: bool = False) -> pa.Table:
+        if not doc_ids:
+            return chunks_schema(self.dim).empty_table()
+        cond = col("doc_id").isin(list(doc_ids))
+        if current_only:
+            cond = cond & (col("current") == lit(True))
+        q = self._tables["chunks"].search().where(cond)
+        if not with_vectors:
+            q = q.select([f.name for f in chunks_schema(self.dim) if f.name != "vector"])
+        return q.limit(max(1, self.count_chunks(current_only=False))).to_arrow()
+
+    def upsert_chunks(self, rows: pa.Table) -> None:
+        """Insert new chunk rows and update existing ones (by ``chunk_id``) in one commit."""
+        if rows.num_rows == 0:
+            return
+        rows = rows.select(chunks_schema(self.dim).names).cast(chunks_schema(self.dim))
+        tbl = self._tables["chunks"]
+        with self.write_lock():
+            self._retry(lambda: tbl.merge_insert("chunk_id").when_matched_update_all()
+                        .when_not_matched_insert_all().execute(rows))
+
+    def update_doc_fields(self, updates: Sequence[dict[str, Any]]) -> int:
+        """Set document-level fields (e.g. ``lifecycle``, ``superseded_at``) on all rows of each doc.
+
+        ``updates``: dicts with ``doc_id`` and the fields to set. One commit for the lot.
+        """
+        if not updates:
+            return 0
+        by_doc = {u["doc_id"]: u for u in updates}
+        fields = sorted({k for u in updates for k in u if k != "doc_id"})
+        rows = self.chunks_for_docs(list(by_doc), current_only=False)
+        if rows.num_rows == 0:
+            return 0
+        schema = chunks_schema(self.dim)
+        cols: dict[str, list] = {"chunk_id": rows.column("chunk_id").to_pylist()}
+        doc_ids = rows.column("doc_id").to_pylist()
+        for name in fields:
+            old = rows.column(name).to_pylist()
+            cols[name] = [by_doc[d].get(name, old[i]) for i, d in enumerate(doc_ids)]
+        table = pa.table({k: pa.array(v, type=schema.field(k).type) for k, v in cols.items()})
+        tbl = self._tables["chunks"]
+        with self.write_lock():
+            self._retry(lambda: tbl.merge_insert("chunk_id").when_matched_update_all().execute(table))
+        return len(by_doc)
+
+    def documents(self, *, include_retired: bool = False) -> pa.Table:
+        """One row per document (its first current chunk), without vectors or text."""
+        tbl = self._tables["chunks"]
+        q = tbl.search()
+        if not include_retired:
+            q = q.where(col("current") == lit(True))
+        rows = q.select(DOC_COLUMNS + ["ordinal", "chunk_id"]).limit(max(1, tbl.count_rows())).to_arrow()
+        if rows.num_rows == 0:
+            return rows
+        ids = rows.column("doc_id").to_numpy(zero_copy_only=False)
+        ordinals = rows.column("ordinal").to_numpy(zero_copy_only=False)
+        order = np.lexsort((ordinals, ids))
+        first = order[np.r_[True, ids[order][1:] != ids[order][:-1]]]
+        return rows.take(pa.array(np.sort(first)))
+
+    def search(self, vector: np.ndarray, *, as_of: datetime, limit: int,
+               columns: Sequence[str] | None = None, extra: Any = None) -> pa.Table:
+        """Nearest current chunks that existed at ``as_of`` (prefiltered), cosine distance."""
+        cond = (col("current") == lit(True)) & (col("created_at") <= lit(ensure_utc(as_of)))
+        if extra is not None:
+            cond = cond & extra
+        q = (self._tables["chunks"].search(np.asarray(vector, dtype=np.float32), vector_column_name="vector")
+             .distance_type("cosine").where(cond, prefilter=True).limit(limit))
+        if columns:
+            q = q.select(list(columns))
+        return q.to_arrow()
+
+    # ------------------------------------------------------------------------------ edges
+    def upsert_edges(self, rows: Iterable[dict[str, Any]]) -> int:
+        rows = list(rows)
+        if not rows:
+            return 0
+        for r in rows:
+            r.setdefault("edge_id", edge_id(r["src"], r["edge_type"], r["dst"]))
+            r.setdefault("status", "")
+            r.setdefault("evidence", "")
+        table = pa.Table.from_pylist(rows, schema=EDGES_SCHEMA)
+        tbl = self._tables["edges"]
+        with self.write_lock():
+            self._retry(lambda: tbl.merge_insert("edge_id").when_matched_update_all()
+                        .when_not_matched_insert_all().execute(table))
+        return len(rows)
+
+    def edges(self) -> pa.Table:
+        tbl = self._tables["edges"]
+        return tbl.search().limit(max(1, tbl.count_rows())).to_arrow()
+
+    # ----------------------------------------------------------------------------- events
+    def append_events(self, rows: Iterable[dict[str, Any]]) -> int:
+        rows = list(rows)
+        if not rows:
+            return 0
+        for r in rows:
+            r.setdefault("event_id", os.urandom(12).hex())
+            r.setdefault("delta", 0.0)
+            r.setdefault("query_id", "")
+            r.setdefault("actor", "")
+            r.setdefault("detail", "")
+            if isinstance(r["detail"], dict):
+                r["detail"] = json.dumps(r["detail"], sort_keys=True, default=str)
+        table = pa.Table.from_pylist(rows, schema=EVENTS_SCHEMA)
+        tbl = self._tables["events"]
+        with self.write_lock():
+            self._retry(lambda: tbl.add(table))
+        return len(rows)
+
+    def events(self, doc_ids: Sequence[str] | None = None) -> pa.Table:
+        tbl = self._tables["events"]
+        q = tbl.search()
+        if doc_ids is not None:
+            q = q.where(col("doc_id").isin(list(doc_ids)))
+        return q.limit(max(1, tbl.count_rows())).to_arrow()
+
+    # ---------------------------------------------------------------------------- queries
+    def log_queries(self, rows: Iterable[dict[str, Any]]) -> int:
+        rows = list(rows)
+        if not rows:
+            return 0
+        table = pa.Table.from_pylist(rows, schema=QUERIES_SCHEMA)
+        tbl = self._tables["queries"]
+        with self.write_lock():
+            self._retry(lambda: tbl.add(table))
+        return len(rows)
+
+    def queries(self, query_ids: Sequence[str] | None = None) -> pa.Table:
+        tbl = self._tables["queries"]
+        q = tbl.search()
+        if query_ids is not None:
+            q = q.where(col("query_id").isin(list(query_ids)))
+        return q.limit(max(1, tbl.count_rows())).to_arrow()
+
+    # -------------------------------------------------------------------- versions & upkeep
+    def table_versions(self) -> dict[str, int]:
+        return {name: int(t.version) for name, t in self._tables.items()}
+
+    def tag(self, label: str) -> dict[str, int]:
+        """Tag the current version of every table with ``label`` (kept by cleanup)."""
+        versions = {}
+        with self.write_lock():
+            for name, t in self._tables.items():
+                if label in t.tags.list():
+                    t.tags.update(label, t.version)
+                else:
+                    t.tags.create(label, t.version)
+                versions[name] = int(t.version)
+        return versions
+
+    def tags(self) -> dict[str, dict[str, Any]]:
+        return {name: t.tags.list() for name, t in self._tables.items()}
+
+    def restore(self, *, tag: str | None = None, versions: dict[str, int] | None = None) -> dict[str, int]:
+        """Make an earlier version current again (a new version: history is kept)."""
+        restored = {}
+        with self.write_lock():
+            for name, t in self._tables.items():
+                target: int | str | None = tag if tag is not None else (versions or {}).get(name)
+                if target is None:
+                    continue
+                t.checkout(target)
+                t.restore()
+                restored[name] = int(t.version)
+        return restored
+
+    def optimize(self, *, cleanup_older_than_days: float | None = None) -> None:
+        from datetime import timedelta
+
+        with self.write_lock():
+            for t in self._tables.values():
+                kwargs = {}
+                if cleanup_older_than_days is not None:
+                    kwargs["cleanup_older_than"] = timedelta(days=cleanup_older_than_days)
+                t.optimize(**kwargs)
