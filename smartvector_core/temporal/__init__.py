@@ -30,11 +30,13 @@ from .conflicts import (
 )
 from .decay import decay_scores, floors_for, half_lives_for, recency_scores, temporal_weights_for
 from .intent import OPEN_START, QueryIntent, parse_intent, period_bounds
+from .kinds import infer_doc_type, infer_kind
 from .settings import DEFAULT_TEMPORAL, TemporalConfig
+from .tiers import confidence_tiers
 from .validity import remaining_window_hours, validity_multiplier, validity_states
 
 __all__ = [
-    "Conflict", "DEFAULT_TEMPORAL", "Quantity", "QuantityChange", "conflict_severity", "extract_quantities", "negation_conflict", "KIND_CODES", "KIND_EVENT", "KIND_STATIC", "KIND_VERSIONED", "NO_END",
+    "Conflict", "confidence_tiers", "infer_doc_type", "infer_kind", "DEFAULT_TEMPORAL", "Quantity", "QuantityChange", "conflict_severity", "extract_quantities", "negation_conflict", "KIND_CODES", "KIND_EVENT", "KIND_STATIC", "KIND_VERSIONED", "NO_END",
     "NO_START", "OPEN_START", "QueryIntent", "parse_intent", "period_bounds", "STATE_CODES", "STATE_EXPIRED", "STATE_NOT_YET_VALID", "STATE_TEMPORAL",
     "STATE_VALID", "TemporalConfig", "decay_scores", "encode_kinds", "floors_for",
     "half_lives_for", "kind_names", "recency_scores", "remaining_window_hours", "state_names",
