@@ -78,8 +78,14 @@ class SentenceEmbedder:
 
 
 @lru_cache(maxsize=4)
-def get_embedder(model_name: str = DEFAULT_MODEL_NAME) -> SentenceEmbedder:
-    """The process-wide model for ``model_name`` (loaded on first use)."""
+def get_embedder(model_name: str = DEFAULT_MODEL_NAME):
+    """The process-wide model for ``model_name`` (loaded on first use).
+
+    ``hashing`` or ``hashing-<dim>`` selects :class:`HashingEmbedder` (tests and dry runs).
+    """
+    if model_name.startswith("hashing"):
+        dim = model_name.partition("-")[2]
+        return HashingEmbedder(int(dim) if dim.isdigit() else EMBEDDING_DIM)
     threads = int(os.environ.get("SMARTVECTOR_TORCH_THREADS", "0")) or None
     return SentenceEmbedder(model_name, threads=threads)
 

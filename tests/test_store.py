@@ -1,0 +1,58 @@
+"""The store: filters never widened by hostile ids, time prefilter, naive query shape."""
+
+from __future__ import annotations
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from smartvector_core.clock import parse_time
+
+from .conftest import NOW
+
+HOSTILE = ["x' OR '1'='1", "a\\' OR 1=1 --", "'); DROP TABLE chunks; --", 'quote"double', "ünïcødé ✓", "back\\slash"]
+
+
+def _docs(ids):
+    return [{"id": i, "text": f"document number {n} about topic {n}", "kind": "STATIC", "doc_type": "reference",
+             "created_at": "2024-01-01"} for n, i in enumerate(ids)]
+
+
+def test_hostile_ids_round_trip_and_never_widen_filters(fake_app):
+    ids = HOSTILE + ["plain"]
+    fake_app.ingest_records(_docs(ids), now=NOW)
+    stored = set(fake_app.store.documents().column("doc_id").to_pylist())
+    assert stored == set(ids)
+    for doc_id in ids:
+        rows = fake_app.store.chunks_for_docs([doc_id]).column("doc_id").to_pylist()
+        assert rows == [doc_id]
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(probe=st.text(min_size=1, max_size=30))
+def test_property_any_id_filter_matches_only_itself(fake_app, probe):
+    if not fake_app.store.count_chunks():
+        fake_app.ingest_records(_docs(HOSTILE), now=NOW)
+    rows = fake_app.store.chunks_for_docs([probe]).column("doc_id").to_pylist()
+    assert rows == ([probe] if probe in HOSTILE else [])
+
+
+def test_documents_created_after_as_of_do_not_exist(fake_app):
+    fake_app.ingest_records([
+        {"id": "old", "text": "rate limit policy", "created_at": "2024-01-01", "kind": "STATIC", "doc_type": "policy"},
+        {"id": "new", "text": "rate limit policy", "created_at": "2026-01-01", "kind": "STATIC", "doc_type": "policy"},
+    ], now=NOW)
+    past = fake_app.query("rate limit policy", as_of=parse_time("2025-01-01"), profile="naive")
+    assert [r.id for r in past.results] == ["old"]
+    now = fake_app.query("rate limit policy", as_of=NOW, profile="naive")
+    assert {r.id for r in now.results} == {"old", "new"}
+
+
+def test_naive_result_shape_matches_contract(fake_app):
+    fake_app.ingest_records(_docs(["a", "b"]), now=NOW)
+    out = fake_app.query("topic 1", as_of=NOW, profile="naive", k=2).to_dict()
+    assert set(out) >= {"query_id", "query", "as_of", "profile", "results", "rejections"}
+    r = out["results"][0]
+    assert set(r) >= {"id", "chunk_id", "text", "rank", "score", "confidence", "confidence_tier",
+                      "validity_state", "kind", "signals", "reasons"}
+    assert set(r["signals"]["semantic"]) == {"value", "weight", "contribution"}
+    assert 0.0 <= r["confidence"] <= 1.0
