@@ -29,8 +29,8 @@ _DOC_TYPE_RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("mathematics", re.compile(r"\b(?:theorem|proofs?|lemma|corollary|axioms?|conjecture|q\.e\.d)\b", re.I)),
     ("breaking_news", re.compile(r"\b(?:breaking|outages?|incidents?|service\s+disruption|down\s+right\s+now)\b",
                                  re.I)),
-    ("legal", re.compile(r"\b(?:regulations?|regulatory|statutes?|compliance|legislation|legal|gdpr|hipaa|court"
-                         r"|jurisdiction|(?:privacy|data\s+protection|tax|labou?r|employment|copyright)\s+laws?)\b"
+    ("legal", re.compile(r"(?i:\b(?:regulations?|regulatory|statutes?|compliance|legislation|legal|gdpr|hipaa|court"
+                         r"|jurisdiction|(?:privacy|data\s+protection|tax|labou?r|employment|copyright)\s+laws?)\b)"
                          r"|\b[A-Z]\w*\s+Act\b")),
     ("policy", re.compile(r"\b(?:polic(?:y|ies)|terms\s+(?:of\s+(?:service|use)|and\s+conditions)|rate[\s-]limits?|sla|quotas?"
                           r"|service\s+level)\b", re.I)),
