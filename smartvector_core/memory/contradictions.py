@@ -186,6 +186,11 @@ def _read_unit(rest: str) -> tuple[str, float, str]:
         return canon, factor, rest[:match.end("u1")]
     if u1 in _STOPWORDS or u1 in _NEGATORS or len(u1) < 2:
         return "", 1.0, ""
+    # a count of things: the unit is the noun counted. "5 paid seats", "1,000 API calls": a
+    # singular word then a plural one -> the plural one is the head noun.
+    if (u2 and u2 not in _STOPWORDS and u2 not in _UNITS and u2.endswith("s")
+            and not u1.endswith("s") and _stem(u2) != u2):
+        return "n:" + _stem(u2), 1.0, rest[:match.end("u2")]
     return "n:" + _stem(u1), 1.0, rest[:match.end("u1")]
 
 
@@ -231,10 +236,13 @@ def _quantities(clause: str, config: ContradictionConfig) -> list[_Quantity]:
         right_limit = found[i + 1][0] if i + 1 < len(found) else len(clause)
         left = " ".join(clause[left_limit:start].split()[-config.left_window_words:])
         right = " ".join(clause[end:right_limit].split()[:config.right_window_words])
-        unit_words = frozenset(w.lower() for w in _WORD.findall(surface))
+        unit_words = [w.lower() for w in _WORD.findall(surface)]
+        if unit.startswith("n:"):  # a counted noun's modifier is a subject word ("login attempts")
+            unit_words = unit_words[-1:]
         qualifiers = frozenset(w.lower() for w in _WORD.findall(left)) & _QUALIFIERS
         out.append(_Quantity(value, unit, surface,
-                             frozenset(_subject_terms(f"{left} {right}", unit_words)), qualifiers,
+                             frozenset(_subject_terms(f"{left} {right} {surface}", frozenset(unit_words))),
+                             qualifiers,
                              clause))
     return out
 

@@ -15,7 +15,9 @@ NUMERIC = [
     ("Refunds are accepted within 30 days", "within 14 days", "30 days vs 14 days"),
     ("The refund window is 30 days.", "Refund window: 60 days.", "30 days vs 60 days"),
     ("The plan includes 1,000 API calls per month.", "The plan includes 500 API calls per month.",
-     "1,000 API vs 500 API"),
+     "1,000 API calls vs 500 API calls"),
+    ("The plan includes 5 paid seats.", "The plan includes 9 seats.", "5 paid seats vs 9 seats"),
+    ("Max 3 login attempts per hour.", "Max 5 login attempts per hour.", "3 login attempts vs 5 login attempts"),
     ("The late fee is $50 per order.", "The late fee is $75 per order.", "$50 vs $75"),
     ("Students get a discount of 10%.", "Students get a discount of 15 percent.", "10% vs 15 percent"),
     ("Delivery takes 3-5 days.", "Delivery takes 7 days.", "3-5 days vs 7 days"),
@@ -29,6 +31,8 @@ NUMERIC = [
 NOT_NUMERIC = [
     ("Shipping takes 14 days.", "Refunds are issued within 30 days."),           # different subjects
     ("The team has 5 engineers.", "The team has 7 servers."),                     # different nouns
+    ("A team of 5 engineers builds it.", "A team of 7 testers builds it."),
+    ("Max 3 login attempts.", "Max 5 retry attempts."),
     ("Node 20.19.0 is required.", "Node 22.1.0 is required."),                    # versions
     ("The policy was adopted in 2019.", "The policy was adopted in 2024."),        # years
     ("Released in March 2024 with 3 features.", "Released in March 2023 with 3 features."),
