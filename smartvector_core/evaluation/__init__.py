@@ -17,11 +17,10 @@ from .metrics import (
     stale_at_1,
     top1_accuracy,
 )
-
-# from .paper_suite import Suite, generate_paper_suite, write_jsonl
+from .paper_suite import Suite, generate_paper_suite, write_jsonl, write_suite
 
 __all__ = [
-    "evaluate", "expected_calibration_error", "fixed_recency",
+    "Suite", "evaluate", "expected_calibration_error", "fixed_recency", "generate_paper_suite",
     "langchain_time_weighted", "llamaindex_time_weighted", "mrr", "recall_at_k", "rrf_fuse",
-    "stale_at_1", "top1_accuracy",
+    "stale_at_1", "top1_accuracy", "write_jsonl", "write_suite",
 ]
