@@ -8,14 +8,16 @@ Two kinds, each conservative (a missed contradiction costs a review; a false one
 
 - ``numeric``: the same kind of quantity with different values, about the same subject —
   "Refunds are accepted within 30 days" vs "Refunds are accepted within 14 days" gives
-  "30 days vs 14 days". Units are normalised (days/day/d-a-y-s, %/percent, $/USD ...); time
+  "30 days vs 14 days". Units are normalised (day/days, %/percent, $/USD ...); time
   lengths from seconds to weeks are converted exactly ("2 weeks" equals "14 days"); months and
   years are not converted (their length varies). A quantity is compared only with quantities of
   the same unit whose nearby words (the words since the previous quantity of its sentence,
   plus a few after it) share a subject word. A number with no unit is compared only when two
   subject words are shared. Years (1900–2100 with no unit), version numbers (20.19.0),
   dates, times, ordinals and labelled numbers ("section 4") are not quantities; "1,000" reads
-  as 1000.
+  as 1000. Not handled yet: the "per minute" of a rate is ignored (100 requests per minute
+  equals 100 requests per hour) and scale words are read as the unit ("2 million" is 2 of
+  "million", never equal to 2,000,000).
 - ``negation``: the same predicate with opposite polarity (allowed vs not allowed, permitted vs
   prohibited, required vs optional, enabled vs disabled, can vs cannot, supported vs
   unsupported) in two sentences sharing at least half of the smaller sentence's subject
