@@ -13,12 +13,16 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from .clock import parse_time
+import numpy as np
+import pandas as pd
+
+from .clock import parse_time, to_us
 from .errors import InputError
 from .ingest import IngestReport, ingest_documents, read_records, validate_records
-from .models import QueryResponse
+from .knowledge import KnowledgeCache
+from .models import EdgeType, EventType, QueryResponse
 from .retrieval import QueryRequest, get_profile, run_query
-from .settings import Settings, load_settings
+from .settings import DEMO_CORPUS, Settings, load_settings
 from .store import Store
 
 
@@ -87,6 +91,7 @@ class SmartVector:
         self.settings = settings or load_settings()
         self._embedder = embedder
         self._store: Store | None = None
+        self._knowledge: KnowledgeCache | None = None
 
     @property
     def embedder(self):
@@ -101,6 +106,12 @@ class SmartVector:
         if self._store is None:
             self._store = Store(self.settings, self.embedder.dim)
         return self._store
+
+    @property
+    def knowledge(self) -> KnowledgeCache:
+        if self._knowledge is None:
+            self._knowledge = KnowledgeCache(self.store)
+        return self._knowledge
 
     # ------------------------------------------------------------------------------ ingest
     def load_records(self, paths: Iterable[str | Path]) -> list[dict[str, Any]]:
@@ -128,6 +139,128 @@ class SmartVector:
             raise InputError(f"expected k >= 1, found {k}", field="k")
         request = QueryRequest(text.strip(), as_of, get_profile(profile), k, query_id)
         return run_query(self.store, self.embedder, request)
+
+    def load_demo(self, *, now: datetime, if_empty: bool = True) -> IngestReport | None:
+        """Load the demo corpus (only into an empty store when ``if_empty``)."""
+        if if_empty and self.store.count_chunks() > 0:
+            return None
+        return self.ingest_paths([DEMO_CORPUS], now=now, actor="demo")
+
+    # ---------------------------------------------------------------------------- feedback
+    def feedback(self, doc_id: str, verdict: str, *, now: datetime, query_id: str = "",
+                 actor: str = "operator") -> dict[str, Any]:
+        """Record accept/correct on a document version; a correction ripples to its dependents."""
+        from .config import DEFAULT_CONFIDENCE
+
+        verdict = str(verdict).strip().lower()
+        if verdict not in ("accept", "correct"):
+            raise InputError(f"expected accept or correct, found {verdict!r}", field="verdict")
+        if not self.store.chunks_for_docs([doc_id]).num_rows:
+            raise InputError(f"no document with id {doc_id!r} in the store", field="id")
+        before = self.confidence_of([doc_id], as_of=now)[doc_id]
+        delta = DEFAULT_CONFIDENCE.accept_delta if verdict == "accept" else DEFAULT_CONFIDENCE.correct_delta
+        etype = EventType.FEEDBACK_ACCEPT if verdict == "accept" else EventType.FEEDBACK_CORRECT
+        rows = [{"doc_id": doc_id, "event_type": etype.value, "at": now, "delta": delta,
+                 "query_id": query_id, "actor": actor, "detail": {"verdict": verdict}}]
+        ripple = self.ripple_preview(doc_id) if verdict == "correct" else []
+        rows += [{"doc_id": step["doc_id"], "event_type": EventType.RIPPLE.value, "at": now,
+                  "delta": -step["penalty"], "query_id": query_id, "actor": actor,
+                  "detail": {"source": doc_id, "hop": step["hop"], "via": step["via"]}} for step in ripple]
+        self.knowledge.record_events(rows)
+        after = self.confidence_of([doc_id], as_of=now)[doc_id]
+        return {"id": doc_id, "verdict": verdict, "confidence_before": before, "confidence_after": after,
+                "rippled": ripple, "query_id": query_id}
+
+    def ripple_preview(self, doc_id: str) -> list[dict[str, Any]]:
+        """The documents a correction of ``doc_id`` would reach, with hop and penalty."""
+        graph = self.knowledge.get().graph
+        if doc_id not in graph.graph:
+            return []
+        return [{"doc_id": s.doc_id, "hop": s.hop, "penalty": s.penalty, "via": s.via}
+                for s in graph.ripple_plan(doc_id)]
+
+    def confidence_of(self, doc_ids: Sequence[str], *, as_of: datetime) -> dict[str, float]:
+        """Live confidence at ``as_of`` of each document."""
+        from .config import decay_profile
+
+        docs = self.store.documents()
+        frame = docs.to_pandas().set_index("doc_id") if docs.num_rows else pd.DataFrame()
+        ids = [d for d in doc_ids if d in frame.index]
+        if not ids:
+            return {}
+        sub = frame.loc[ids]
+        created = sub["created_at"].astype("datetime64[us, UTC]").astype("int64").to_numpy()
+        half = np.array([decay_profile(t).half_life_days for t in sub["doc_type"]])
+        values = self.knowledge.get().confidence(np.asarray(ids, dtype=object), sub["authority"].to_numpy(float),
+                                                 created, half, to_us(as_of))
+        return dict(zip(ids, map(float, values), strict=True))
+
+    # ------------------------------------------------------------------------------ frames
+    def documents_frame(self, *, as_of: datetime) -> pd.DataFrame:
+        """One row per document version with its live confidence and validity at ``as_of``."""
+        docs = self.store.documents()
+        if not docs.num_rows:
+            return pd.DataFrame(columns=["id", "title", "kind", "doc_type", "lifecycle", "confidence"])
+        frame = docs.to_pandas().rename(columns={"doc_id": "id"}).drop(columns=["ordinal", "chunk_id"])
+        conf = self.confidence_of(frame["id"].tolist(), as_of=as_of)
+        frame["confidence"] = frame["id"].map(conf)
+        return frame
+
+    def events_frame(self, doc_id: str | None = None) -> pd.DataFrame:
+        events = self.store.events([doc_id] if doc_id else None).to_pandas()
+        return events.sort_values("at", ascending=False, ignore_index=True) if len(events) else events
+
+    def edges_frame(self) -> pd.DataFrame:
+        return self.store.edges().to_pandas()
+
+    def review_queue(self) -> pd.DataFrame:
+        """Open contradictions awaiting an operator's decision."""
+        edges = self.edges_frame()
+        if not len(edges):
+            return edges
+        mask = (edges["edge_type"] == EdgeType.CONTRADICTS.value) & (edges["status"].isin(["", "open"]))
+        return edges[mask].reset_index(drop=True)
+
+    def query_log(self) -> pd.DataFrame:
+        log = self.store.queries().to_pandas()
+        return log.sort_values("asked_at", ascending=False, ignore_index=True) if len(log) else log
+
+    def rejections_frame(self) -> pd.DataFrame:
+        """One row per rejection of every logged query: query_id, asked_at, id, code, reason."""
+        rows = []
+        for rec in self.store.queries().to_pylist():
+            response = json.loads(rec["response"] or "{}")
+            for rej in response.get("rejections", []):
+                rows.append({"query_id": rec["query_id"], "query": rec["query"], "profile": rec["profile"],
+                             "asked_at": rec["asked_at"], "as_of": rec["as_of"], **rej})
+        return pd.DataFrame(rows, columns=["query_id", "query", "profile", "asked_at", "as_of", "id", "code",
+                                           "reason"] if not rows else None)
+
+    def confidence_history(self, doc_id: str, *, until: datetime, points: int = 60) -> pd.DataFrame:
+        """Confidence of ``doc_id`` over time, evaluated at its events and evenly in between."""
+        docs = self.store.chunks_for_docs([doc_id])
+        if not docs.num_rows:
+            raise InputError(f"no document with id {doc_id!r} in the store", field="id")
+        start = to_us(docs.column("created_at")[0].as_py())
+        end = to_us(until)
+        events = self.knowledge.get().events
+        times = set(np.linspace(start, max(start, end), points).astype(np.int64).tolist())
+        times.update(int(t) for t in events.loc[events["doc_id"] == doc_id, "at_us"] if start <= t <= end)
+        from .clock import from_us
+
+        series = [(from_us(t), self.confidence_of([doc_id], as_of=from_us(t))[doc_id]) for t in sorted(times)]
+        return pd.DataFrame(series, columns=["at", "confidence"])
+
+    # ---------------------------------------------------------------------- versions & audit
+    def tag(self, label: str) -> dict[str, int]:
+        return self.store.tag(label)
+
+    def restore(self, *, tag: str | None = None, versions: dict[str, int] | None = None,
+                now: datetime) -> dict[str, int]:
+        restored = self.store.restore(tag=tag, versions=versions)
+        self.store.append_events([{"doc_id": "", "event_type": EventType.RESTORE.value, "at": now,
+                                   "detail": {"tag": tag, "versions": versions, "restored": restored}}])
+        return restored
 
     # ------------------------------------------------------------------------------- stats
     def stats(self) -> dict[str, Any]:
