@@ -29,6 +29,7 @@ from .conflicts import (
     negation_conflict,
 )
 from .decay import decay_scores, floors_for, half_lives_for, recency_scores, temporal_weights_for
+from .freshness import advice, freshness_grades, freshness_report, pairing_action, pairing_partners
 from .intent import OPEN_START, QueryIntent, parse_intent, period_bounds
 from .kinds import infer_doc_type, infer_kind
 from .settings import DEFAULT_TEMPORAL, TemporalConfig
@@ -36,7 +37,7 @@ from .tiers import confidence_tiers
 from .validity import remaining_window_hours, validity_multiplier, validity_states
 
 __all__ = [
-    "Conflict", "confidence_tiers", "infer_doc_type", "infer_kind", "DEFAULT_TEMPORAL", "Quantity", "QuantityChange", "conflict_severity", "extract_quantities", "negation_conflict", "KIND_CODES", "KIND_EVENT", "KIND_STATIC", "KIND_VERSIONED", "NO_END",
+    "Conflict", "advice", "freshness_grades", "freshness_report", "pairing_action", "pairing_partners", "confidence_tiers", "infer_doc_type", "infer_kind", "DEFAULT_TEMPORAL", "Quantity", "QuantityChange", "conflict_severity", "extract_quantities", "negation_conflict", "KIND_CODES", "KIND_EVENT", "KIND_STATIC", "KIND_VERSIONED", "NO_END",
     "NO_START", "OPEN_START", "QueryIntent", "parse_intent", "period_bounds", "STATE_CODES", "STATE_EXPIRED", "STATE_NOT_YET_VALID", "STATE_TEMPORAL",
     "STATE_VALID", "TemporalConfig", "decay_scores", "encode_kinds", "floors_for",
     "half_lives_for", "kind_names", "recency_scores", "remaining_window_hours", "state_names",
