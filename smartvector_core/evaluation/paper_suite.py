@@ -130,7 +130,8 @@ class _Subject:
 
     @property
     def title(self) -> str:
-        return f"{self.product} {self.fact.name.title()} Policy"
+        words = " ".join(w if w.isupper() else w.capitalize() for w in self.fact.name.split())
+        return f"{self.product} {words} Policy"
 
 
 @dataclass(frozen=True)
