@@ -41,14 +41,13 @@ def encode_kinds(kinds: Iterable[object]) -> np.ndarray:
     metadata ("documents without any metadata fall back to STATIC/VALID"). An unknown name
     raises :class:`~smartvector_core.errors.InputError` listing the valid ones.
     """
-    values = np.asarray(list(kinds) if not isinstance(kinds, np.ndarray) else kinds, dtype=object)
+    values = np.asarray(list(kinds) if not isinstance(kinds, np.ndarray) else kinds, dtype=object).ravel()
     if values.size == 0:
         return np.zeros(0, dtype=np.int8)
-    values = np.where(pd.isna(values), "", values).astype(str)
-    uniques, inverse = np.unique(values, return_inverse=True)
-    table = np.array([KIND_CODES[DocumentKind.parse(u, field_name="kind")] if u.strip() else KIND_STATIC
-                      for u in uniques], dtype=np.int8)
-    return table[inverse.reshape(values.shape)]
+    codes, uniques = pd.factorize(values, use_na_sentinel=True)
+    table = np.array([KIND_CODES[DocumentKind.parse(u, field_name="kind")] if str(u).strip() else KIND_STATIC
+                      for u in uniques] + [KIND_STATIC], dtype=np.int8)
+    return table[np.where(codes < 0, len(uniques), codes)]
 
 
 def kind_names(codes: np.ndarray) -> np.ndarray:

@@ -70,14 +70,16 @@ def recency_scores(created_us: np.ndarray, dated: np.ndarray | bool = True, *, t
 
 
 def _unique_doc_types(doc_types: Sequence[object] | np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Normalised unique doc types and the inverse index (missing -> the default doc type)."""
+    """Normalised unique doc types and the index of each input into them (hash-based, O(n)).
+
+    Missing doc types (None / NaN) map to the default doc type.
+    """
     values = np.asarray(doc_types, dtype=object).ravel()
     if values.size == 0:
         return np.array([], dtype=str), np.zeros(0, dtype=np.intp)
-    values = np.where(pd.isna(values), "", values).astype(str)
-    uniques, inverse = np.unique(values, return_inverse=True)
-    names = np.array([u.strip().lower() or DEFAULT_DOC_TYPE for u in uniques])
-    return names, inverse.ravel()
+    codes, uniques = pd.factorize(values, use_na_sentinel=True)
+    names = np.array([str(u).strip().lower() or DEFAULT_DOC_TYPE for u in uniques] + [DEFAULT_DOC_TYPE])
+    return names, np.where(codes < 0, len(uniques), codes).astype(np.intp)
 
 
 def half_lives_for(doc_types: Sequence[object] | np.ndarray) -> np.ndarray:
@@ -97,7 +99,7 @@ def temporal_weights_for(doc_types: Sequence[object] | np.ndarray) -> np.ndarray
 def floors_for(doc_types: Sequence[object] | np.ndarray, kind_codes: np.ndarray) -> np.ndarray:
     """Decay floor per (doc type, kind) (blog DECAY_FLOORS; pairs without an entry -> 0.0).
 
-    Built as a (unique doc types × 3 kinds) table indexed by the inverse and the kind code.
+    Built as a (distinct doc types × 3 kinds) table indexed by the inverse and the kind code.
     """
     names, inverse = _unique_doc_types(doc_types)
     if not names.size:
