@@ -37,9 +37,13 @@ from .tiers import confidence_tiers
 from .validity import remaining_window_hours, validity_multiplier, validity_states
 
 __all__ = [
-    "Conflict", "advice", "freshness_grades", "freshness_report", "pairing_action", "pairing_partners", "confidence_tiers", "infer_doc_type", "infer_kind", "DEFAULT_TEMPORAL", "Quantity", "QuantityChange", "conflict_severity", "extract_quantities", "negation_conflict", "KIND_CODES", "KIND_EVENT", "KIND_STATIC", "KIND_VERSIONED", "NO_END",
-    "NO_START", "OPEN_START", "QueryIntent", "parse_intent", "period_bounds", "STATE_CODES", "STATE_EXPIRED", "STATE_NOT_YET_VALID", "STATE_TEMPORAL",
-    "STATE_VALID", "TemporalConfig", "decay_scores", "encode_kinds", "floors_for",
-    "half_lives_for", "kind_names", "recency_scores", "remaining_window_hours", "state_names",
-    "temporal_weights_for", "validity_multiplier", "validity_states",
+    "advice", "confidence_tiers", "Conflict", "conflict_severity", "decay_scores",
+    "DEFAULT_TEMPORAL", "encode_kinds", "extract_quantities", "floors_for", "freshness_grades",
+    "freshness_report", "half_lives_for", "infer_doc_type", "infer_kind", "KIND_CODES",
+    "KIND_EVENT", "kind_names", "KIND_STATIC", "KIND_VERSIONED", "negation_conflict", "NO_END",
+    "NO_START", "OPEN_START", "pairing_action", "pairing_partners", "parse_intent", "period_bounds",
+    "Quantity", "QuantityChange", "QueryIntent", "recency_scores", "remaining_window_hours",
+    "STATE_CODES", "STATE_EXPIRED", "state_names", "STATE_NOT_YET_VALID", "STATE_TEMPORAL",
+    "STATE_VALID", "temporal_weights_for", "TemporalConfig", "validity_multiplier",
+    "validity_states",
 ]
