@@ -81,9 +81,13 @@ def cmd_query(app: SmartVector, args) -> int:
         if args.text:
             raise InputError("give either TEXT or --batch FILE, not both", field="query")
         specs = read_queries(args.batch, now=clock.now(), warn=lambda m: _eprint(f"warning: {m}"))
-        for spec in specs:
-            resp = app.query(spec.text, as_of=spec.as_of, profile=args.profile, k=args.k, query_id=spec.id)
-            _print_response(resp, args.json)
+        app.batching = True
+        try:
+            for spec in specs:
+                resp = app.query(spec.text, as_of=spec.as_of, profile=args.profile, k=args.k, query_id=spec.id)
+                _print_response(resp, args.json)
+        finally:
+            app.flush()
         return 0
     if not args.text:
         raise InputError("missing: give the question TEXT or --batch FILE", field="query")

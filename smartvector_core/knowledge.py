@@ -43,17 +43,25 @@ class KnowledgeState:
     events: pd.DataFrame
     edges: pd.DataFrame
     graph: KnowledgeGraph
-    chain_of: dict[str, str] = field(default_factory=dict)
+    docs: pa.Table | None = None
+    _indexes: dict[bool, DocIndex] = field(default_factory=dict)
+
+    def doc_index(self, *, with_inferred: bool = True) -> DocIndex:
+        """Chains and supersession over every document (built once per state)."""
+        if with_inferred not in self._indexes:
+            self._indexes[with_inferred] = DocIndex.build(self.docs, self.edges, self.graph,
+                                                          with_inferred=with_inferred)
+        return self._indexes[with_inferred]
 
     @classmethod
     def load(cls, store) -> KnowledgeState:
         edges = store.edges().to_pandas()
         if len(edges):
             edges = edges[edges["status"].fillna("") != "rejected"]
-        doc_ids = set(edges["src"]).union(edges["dst"]) if len(edges) else set()
-        graph = KnowledgeGraph.from_edges(edges, doc_ids) if len(edges) else KnowledgeGraph([])
-        return cls(events=_events_frame(store.events()), edges=edges, graph=graph,
-                   chain_of=graph.version_chains())
+        docs = store.documents()
+        doc_ids = docs.column("doc_id").to_pylist() if docs.num_rows else []
+        graph = KnowledgeGraph.from_edges(edges if len(edges) else None, doc_ids)
+        return cls(events=_events_frame(store.events()), edges=edges, graph=graph, docs=docs)
 
     def confidence(self, doc_ids: np.ndarray, authority: np.ndarray, created_us: np.ndarray,
                    half_life_days: np.ndarray, as_of_us: int, *, ripple: bool = True) -> np.ndarray:
@@ -79,11 +87,12 @@ class KnowledgeCache:
 
     def __init__(self, store) -> None:
         self.store = store
-        self._key: tuple[int, int] | None = None
+        self._key: tuple[int, int, int] | None = None
         self._state: KnowledgeState | None = None
 
-    def _versions(self) -> tuple[int, int]:
-        return (int(self.store.table("events").version), int(self.store.table("edges").version))
+    def _versions(self) -> tuple[int, int, int]:
+        return (int(self.store.table("events").version), int(self.store.table("edges").version),
+                int(self.store.table("chunks").version))
 
     def get(self) -> KnowledgeState:
         key = self._versions()
@@ -107,3 +116,88 @@ class KnowledgeCache:
                 "detail": [r.get("detail", "") for r in rows]})
             self._state.events = pd.concat([self._state.events, new], ignore_index=True)
             self._key = self._versions()
+
+
+_TITLE_NORM = __import__("re").compile(r"[^a-z0-9]+")
+
+
+def normalise_title(title: str) -> str:
+    """Lower-case, punctuation to single spaces: 'API Rate-Limits' -> 'api rate limits'."""
+    return _TITLE_NORM.sub(" ", (title or "").lower()).strip()
+
+
+@dataclass
+class DocIndex:
+    """Document-level arrays over the whole store, for version chains and supersession.
+
+    ``effective_us``: when a version takes effect (``valid_from``, else ``created_at``).
+    ``chain``: version-chain key: connected components of SUPERSEDES edges (declared, plus
+    inferred ones when ``with_inferred``), joined with VERSIONED documents that share a
+    normalised title (the implicit chain of the temporal layer).
+    ``superseded_us``: the moment a newer member of the chain took effect (NO_END: never).
+    ``relational``: the paper's relational importance over live documents (0 where no edges).
+    """
+
+    ids: np.ndarray
+    position: pd.Index
+    effective_us: np.ndarray
+    chain: np.ndarray
+    superseded_us: np.ndarray
+    relational: np.ndarray
+
+    @classmethod
+    def build(cls, docs: pa.Table, edges: pd.DataFrame, graph: KnowledgeGraph, *,
+              with_inferred: bool = True) -> DocIndex:
+        import pyarrow.compute as pc
+        from scipy.sparse import coo_matrix
+        from scipy.sparse.csgraph import connected_components
+
+        no_end = np.iinfo(np.int64).max
+        n = docs.num_rows
+        ids = np.asarray(docs.column("doc_id").to_pylist(), dtype=object)
+        position = pd.Index(ids)
+        created = pc.cast(docs.column("created_at"), pa.int64()).to_numpy(zero_copy_only=False)
+        valid_from = pc.cast(docs.column("valid_from"), pa.int64()).fill_null(-1).to_numpy()
+        effective = np.where(valid_from >= 0, valid_from, created).astype(np.int64)
+        kinds = np.asarray(docs.column("kind").to_pylist(), dtype=object)
+        titles = np.asarray([normalise_title(t) for t in docs.column("title").to_pylist()], dtype=object)
+        src_list, dst_list = [], []
+        if len(edges):
+            sup = edges[edges["edge_type"] == EdgeType.SUPERSEDES.value]
+            if not with_inferred:
+                sup = sup[sup["origin"] == "declared"]
+            s = position.get_indexer(sup["src"].to_numpy())
+            d = position.get_indexer(sup["dst"].to_numpy())
+            ok = (s >= 0) & (d >= 0)
+            src_list.append(s[ok])
+            dst_list.append(d[ok])
+        versioned = np.flatnonzero((kinds == "VERSIONED") & (titles != ""))
+        if versioned.size:
+            codes, _ = pd.factorize(titles[versioned])
+            first = pd.Series(versioned).groupby(codes).transform("first").to_numpy()
+            src_list.append(versioned)
+            dst_list.append(first)
+        src = np.concatenate(src_list) if src_list else np.zeros(0, dtype=np.int64)
+        dst = np.concatenate(dst_list) if dst_list else np.zeros(0, dtype=np.int64)
+        adjacency = coo_matrix((np.ones(src.size), (src, dst)), shape=(n, n))
+        _, labels = connected_components(adjacency, directed=False)
+        # superseded at: the earliest effective time strictly after ours within the chain
+        order = np.lexsort((effective, labels))
+        sorted_labels, sorted_eff = labels[order], effective[order]
+        superseded = np.full(n, no_end, dtype=np.int64)
+        # for each doc, the first later effective time in the same chain (searchsorted per chain)
+        bounds = np.flatnonzero(np.r_[True, sorted_labels[1:] != sorted_labels[:-1], True])
+        for lo, hi in zip(bounds[:-1], bounds[1:], strict=True):
+            if hi - lo < 2:
+                continue
+            eff = sorted_eff[lo:hi]
+            nxt = np.searchsorted(eff, eff, side="right")
+            has = nxt < (hi - lo)
+            superseded[order[lo:hi][has]] = eff[nxt[has]]
+        live = superseded == no_end
+        relational = graph.relational_importance(ids, live) if n else np.zeros(0)
+        return cls(ids, position, effective, labels.astype(np.int64), superseded, relational)
+
+    def lookup(self, doc_ids: np.ndarray) -> np.ndarray:
+        """Positions of ``doc_ids`` in the index (-1 where unknown)."""
+        return self.position.get_indexer(np.asarray(doc_ids, dtype=object))

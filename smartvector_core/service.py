@@ -92,6 +92,9 @@ class SmartVector:
         self._embedder = embedder
         self._store: Store | None = None
         self._knowledge: KnowledgeCache | None = None
+        self._pending_queries: list[dict[str, Any]] = []
+        self._pending_events: list[dict[str, Any]] = []
+        self.batching = False
 
     @property
     def embedder(self):
@@ -122,10 +125,18 @@ class SmartVector:
         return records
 
     def ingest_records(self, records: Sequence[dict[str, Any]], *, now: datetime,
-                       progress: Callable[[int, int], None] | None = None, actor: str = "cli") -> IngestReport:
-        """Validate every record, then write them (nothing is written if any record is bad)."""
+                       progress: Callable[[int, int], None] | None = None, actor: str = "cli",
+                       consolidate: bool = True) -> IngestReport:
+        """Validate every record, then write them (nothing is written if any record is bad).
+
+        With ``consolidate`` (the default), an incremental consolidation runs right after the
+        write when documents were added or changed; its counts are ``report.consolidation``.
+        """
         docs = validate_records(records, ingest_time=now)
-        return ingest_documents(self.store, self.embedder, docs, now=now, progress=progress, actor=actor)
+        report = ingest_documents(self.store, self.embedder, docs, now=now, progress=progress, actor=actor)
+        report.consolidation = (self.consolidate(now=now) if consolidate and (report.added or report.updated)
+                                else None)
+        return report
 
     def ingest_paths(self, paths: Iterable[str | Path], *, now: datetime, **kwargs) -> IngestReport:
         return self.ingest_records(self.load_records(paths), now=now, **kwargs)
@@ -138,7 +149,37 @@ class SmartVector:
         if k < 1:
             raise InputError(f"expected k >= 1, found {k}", field="k")
         request = QueryRequest(text.strip(), as_of, get_profile(profile), k, query_id)
-        return run_query(self.store, self.embedder, request)
+        response = run_query(self.store, self.embedder, request, knowledge=self.knowledge.get())
+        if log:
+            self._log_query(response, now=as_of)
+        return response
+
+    def _log_query(self, response: QueryResponse, *, now: datetime) -> None:
+        """Append the query to the log and one ACCESS event per returned document."""
+        self._pending_queries.append({
+            "query_id": response.query_id, "query": response.query, "profile": response.profile,
+            "as_of": parse_time(response.as_of), "asked_at": now,
+            "result_ids": [r.id for r in response.results],
+            "rejection_ids": [r.id for r in response.rejections],
+            "rejection_codes": [r.code.value for r in response.rejections],
+            "response": json.dumps(response.to_dict(), ensure_ascii=False, default=str)})
+        self._pending_events.extend({"doc_id": r.id, "event_type": EventType.ACCESS.value, "at": now,
+                                     "query_id": response.query_id, "actor": "query",
+                                     "detail": {"rank": r.rank}} for r in response.results)
+        if not self.batching:
+            self.flush()
+
+    def flush(self) -> None:
+        """Write buffered query-log rows and access events (one commit each)."""
+        if self._pending_queries:
+            self.store.log_queries(self._pending_queries)
+            self._pending_queries = []
+        if self._pending_events:
+            accessed = [e for e in self._pending_events if e["event_type"] == EventType.ACCESS.value]
+            self.knowledge.record_events(self._pending_events)
+            self._pending_events = []
+            if accessed:
+                self._wake_dormant(accessed)
 
     def load_demo(self, *, now: datetime, if_empty: bool = True) -> IngestReport | None:
         """Load the demo corpus (only into an empty store when ``if_empty``)."""
@@ -174,7 +215,7 @@ class SmartVector:
     def ripple_preview(self, doc_id: str) -> list[dict[str, Any]]:
         """The documents a correction of ``doc_id`` would reach, with hop and penalty."""
         graph = self.knowledge.get().graph
-        if doc_id not in graph.graph:
+        if doc_id not in graph.doc_ids:
             return []
         return [{"doc_id": s.doc_id, "hop": s.hop, "penalty": s.penalty, "via": s.via}
                 for s in graph.ripple_plan(doc_id)]
@@ -194,6 +235,116 @@ class SmartVector:
         values = self.knowledge.get().confidence(np.asarray(ids, dtype=object), sub["authority"].to_numpy(float),
                                                  created, half, to_us(as_of))
         return dict(zip(ids, map(float, values), strict=True))
+
+    # ------------------------------------------------------------------------- consolidation
+    def consolidate(self, *, now: datetime, full: bool = False, config=None) -> dict[str, Any]:
+        """Run the consolidation agent (see :mod:`smartvector_core.consolidation`).
+
+        Incremental by default: only UNCONSOLIDATED documents (new or edited) are compared with
+        their neighbours; ``full`` re-examines everything. Returns the run's counts
+        (``supersessions, contradictions, dependencies, archived, dormant`` and more).
+        """
+        from .consolidation import DEFAULT_CONSOLIDATION
+        from .consolidation import consolidate as run_consolidation
+
+        report = run_consolidation(self.store, self.knowledge.get(), now=now, full=full,
+                                   config=config or DEFAULT_CONSOLIDATION)
+        return report.to_dict()
+
+    def _wake_dormant(self, access_events: list[dict[str, Any]]) -> None:
+        """DORMANT -> ACTIVE for accessed documents (a dormant document stays searchable)."""
+        from .consolidation import wake_accessed
+
+        ids = list(dict.fromkeys(e["doc_id"] for e in access_events))
+        rows = self.store.chunks_for_docs(ids)
+        states = dict(zip(rows.column("doc_id").to_pylist(), rows.column("lifecycle").to_pylist(), strict=True))
+        sleeping = {d: s for d, s in states.items() if s == "DORMANT"}
+        if sleeping:
+            last = access_events[-1]
+            wake_accessed(self.store, self.knowledge.get().events, sleeping, now=last["at"],
+                          query_id=last.get("query_id", ""))
+
+    def record_access(self, doc_ids: Sequence[str], *, now: datetime, query_id: str = "",
+                      actor: str = "operator") -> None:
+        """ACCESS events for ``doc_ids`` (e.g. opened in the dashboard); wakes dormant ones."""
+        rows = [{"doc_id": d, "event_type": EventType.ACCESS.value, "at": now, "query_id": query_id,
+                 "actor": actor, "detail": {}} for d in dict.fromkeys(doc_ids)]
+        self.knowledge.record_events(rows)
+        self._wake_dormant(rows)
+
+    RESOLUTIONS = ("keep_both", "keep_src", "keep_dst", "supersede_dst", "supersede_src")
+
+    def resolve_contradiction(self, edge_id: str, resolution: str, *, now: datetime,
+                              actor: str = "operator") -> dict[str, Any]:
+        """Close a CONTRADICTS edge of the review queue.
+
+        ``keep_both``: both stand (no confidence change beyond the contradiction penalty
+        already applied); ``keep_src`` / ``keep_dst``: the kept side is accepted and the other
+        corrected (which ripples to its dependents); ``supersede_dst`` / ``supersede_src``: a
+        SUPERSEDES edge (origin "review") from the kept side, then consolidation archives the
+        other. The edge's status becomes ``resolved:<resolution>``; REVIEW events on both sides.
+        """
+        from .store import edge_id as make_edge_id
+
+        resolution = str(resolution).strip().lower()
+        if resolution not in self.RESOLUTIONS:
+            raise InputError(f"expected one of {', '.join(self.RESOLUTIONS)}, found {resolution!r}",
+                             field="resolution")
+        edges = self.edges_frame()
+        match = edges[(edges["edge_id"] == edge_id) & (edges["edge_type"] == EdgeType.CONTRADICTS.value)] \
+            if len(edges) else edges
+        if not len(match):
+            raise InputError(f"no contradiction with edge id {edge_id!r}", field="edge_id")
+        edge = match.iloc[0].to_dict()
+        src, dst = edge["src"], edge["dst"]
+        edge.update(status=f"resolved:{resolution}")
+        self.store.upsert_edges([{k: edge[k] for k in ("edge_id", "src", "dst", "edge_type", "origin",
+                                                        "evidence", "status", "created_at")}])
+        self.knowledge.record_events([
+            {"doc_id": me, "event_type": EventType.REVIEW.value, "at": now, "actor": actor,
+             "detail": {"edge_id": edge_id, "resolution": resolution, "other": other}}
+            for me, other in ((src, dst), (dst, src))])
+        out: dict[str, Any] = {"edge_id": edge_id, "resolution": resolution, "src": src, "dst": dst}
+        if resolution in ("keep_src", "keep_dst"):
+            kept, wrong = (src, dst) if resolution == "keep_src" else (dst, src)
+            out["accepted"] = self.feedback(kept, "accept", now=now, actor=actor)
+            out["corrected"] = self.feedback(wrong, "correct", now=now, actor=actor)
+        elif resolution.startswith("supersede"):
+            newer, older = (src, dst) if resolution == "supersede_dst" else (dst, src)
+            self.store.upsert_edges([{"edge_id": make_edge_id(newer, EdgeType.SUPERSEDES.value, older),
+                                      "src": newer, "dst": older, "edge_type": EdgeType.SUPERSEDES.value,
+                                      "origin": "review", "evidence": f"review of contradiction {edge_id}",
+                                      "status": "", "created_at": now}])
+            out["consolidation"] = self.consolidate(now=now)
+        return out
+
+    def version_chain(self, doc_id: str) -> list[dict[str, Any]]:
+        """Every version in ``doc_id``'s chain (SUPERSEDES edges), oldest -> newest."""
+        from .clock import iso as to_iso
+
+        docs = self.store.documents()
+        frame = docs.to_pandas().set_index("doc_id") if docs.num_rows else pd.DataFrame()
+        if doc_id not in frame.index:
+            raise InputError(f"no document with id {doc_id!r} in the store", field="id")
+        state = self.knowledge.get()
+        chains = state.graph.version_chains()
+        key = chains.get(doc_id)
+        members = [d for d, c in chains.items() if c == key and d in frame.index] if key else [doc_id]
+        sup = state.graph.graphs[EdgeType.SUPERSEDES]
+
+        def when(value) -> str | None:
+            return None if value is None or pd.isna(value) else to_iso(value.to_pydatetime())
+
+        out = []
+        for d in members:
+            row = frame.loc[d]
+            out.append({"id": d, "title": row["title"], "version": row["version"],
+                        "created_at": when(row["created_at"]), "valid_from": when(row["valid_from"]),
+                        "valid_until": when(row["valid_until"]), "superseded_at": when(row["superseded_at"]),
+                        "lifecycle": row["lifecycle"], "kind": row["kind"],
+                        "supersedes": sorted(sup.successors(d)) if d in sup else [],
+                        "superseded_by": sorted(sup.predecessors(d)) if d in sup else []})
+        return sorted(out, key=lambda r: (r["created_at"] or "", r["id"]))
 
     # ------------------------------------------------------------------------------ frames
     def documents_frame(self, *, as_of: datetime) -> pd.DataFrame:

@@ -1,7 +1,9 @@
 """One query, end to end: intent -> embed once -> prefiltered search -> gates -> signals ->
-profile score -> chains, pairing, tiers -> results with their explanation -> access events.
+profile score -> chains, pairing, tiers -> results with their explanation.
 
-Nothing here reads the clock: ``as_of`` is the moment the question is asked.
+Nothing here reads the clock: ``as_of`` is the moment the question is asked; a date named in
+the question ("as of March 2025") moves the moment of judgement ``t`` but not what existed.
+Logging (query log, access events) is the service's job; this module only computes.
 """
 
 from __future__ import annotations
@@ -13,12 +15,27 @@ from datetime import datetime
 
 import numpy as np
 
-from ..clock import iso, to_us
-from ..models import Action, ConfidenceTier, DocumentKind, QueryResponse, Result, Signal, ValidityState
+from ..clock import from_us, iso, to_us
+from ..models import (
+    Action,
+    ConfidenceTier,
+    DocumentKind,
+    QueryResponse,
+    Rejection,
+    RejectionCode,
+    Result,
+    Signal,
+    ValidityState,
+)
+from ..temporal import STATE_TEMPORAL, confidence_tiers, parse_intent, remaining_window_hours
+from ..temporal.codes import state_names
+from .calibration import calibrate
 from .candidates import KIND_NAMES, SEARCH_COLUMNS, Candidates
 from .profiles import Profile, get_profile
+from .rerank import CODES, Ranked, age_days, rerank
+from .scoring import DEFAULT_SCORING
 
-CANDIDATE_POOL = 50
+CANDIDATE_POOL = 60
 
 
 @dataclass
@@ -36,35 +53,13 @@ def new_query_id() -> str:
 
 def retrieve(store, query_vector: np.ndarray, as_of: datetime, k: int) -> Candidates:
     """Top chunks that existed at ``as_of``, collapsed to one row per document."""
-    pool = max(CANDIDATE_POOL, 10 * k)
+    pool = max(CANDIDATE_POOL, 12 * k)
     hits = store.search(query_vector, as_of=as_of, limit=pool, columns=SEARCH_COLUMNS)
     return Candidates.from_search(hits)
 
 
-def naive_results(cands: Candidates, k: int) -> list[Result]:
-    """Cosine order; the one signal is ``semantic`` and confidence is the similarity itself."""
-    order = np.argsort(-cands.raw_cosine, kind="stable")[:k]
-    out = []
-    for rank, i in enumerate(order, start=1):
-        sim = float(np.clip(cands.raw_cosine[i], 0.0, 1.0))
-        out.append(Result(
-            id=cands.doc_id[i], chunk_id=cands.chunk_id[i], text=cands.text[i], rank=rank, score=sim,
-            confidence=sim, confidence_tier=ConfidenceTier.MEDIUM, validity_state=ValidityState.VALID,
-            kind=DocumentKind(KIND_NAMES[cands.kind[i]]), signals={"semantic": Signal(sim, 1.0, sim)},
-            reasons=[f"cosine similarity {sim:.3f}"], title=cands.title[i], doc_type=cands.doc_type[i],
-            action=Action.SOLO, lifecycle=cands.lifecycle[i],
-            created_at=iso(_dt(cands.created_us[i]))))
-    return out
-
-
-def _dt(micros: int) -> datetime:
-    from ..clock import from_us
-
-    return from_us(int(micros))
-
-
-def run_query(store, embedder, request: QueryRequest, *, memory=None) -> QueryResponse:
-    """Answer one query. ``memory`` carries confidence and graph state (None: none yet)."""
+def run_query(store, embedder, request: QueryRequest, *, knowledge) -> QueryResponse:
+    """Answer one query; ``knowledge`` is the store's :class:`KnowledgeState`."""
     profile = get_profile(request.profile)
     timings: dict[str, float] = {}
     t0 = time.perf_counter()
@@ -74,9 +69,120 @@ def run_query(store, embedder, request: QueryRequest, *, memory=None) -> QueryRe
     cands = retrieve(store, vector, request.as_of, request.k)
     timings["search"] = (time.perf_counter() - t1) * 1000
     t2 = time.perf_counter()
-    results = naive_results(cands, request.k)
+    response = answer(cands, request, profile, knowledge)
     timings["rerank"] = (time.perf_counter() - t2) * 1000
-    _ = to_us
+    response.timings_ms = timings
+    return response
+
+
+def answer(cands: Candidates, request: QueryRequest, profile: Profile, knowledge) -> QueryResponse:
+    """Rerank ``cands`` and build the explained response (the part measured by ``rerank_1000_ms``)."""
+    as_of_us = to_us(request.as_of)
+    intent = parse_intent(request.text, request.as_of) if profile.use_intent else None
+    t_us = as_of_us
+    if intent is not None and intent.judged_at is not None:
+        t_us = min(as_of_us, to_us(intent.judged_at))
+    ranked = rerank(cands, profile, t_us=t_us, as_of_us=as_of_us, intent=intent, knowledge=knowledge,
+                    k=request.k)
+    results = build_results(cands, ranked, profile, request.k, t_us)
+    rejections = build_rejections(cands, ranked, t_us, limit=max(25, 3 * request.k))
+    intent_dict = intent.to_dict() if intent is not None else {}
+    intent_dict["judged_at"] = iso(from_us(t_us))
     return QueryResponse(query_id=request.query_id or new_query_id(), query=request.text,
                          as_of=iso(request.as_of), profile=profile.name, results=results,
-                         rejections=[], intent={}, timings_ms=timings)
+                         rejections=rejections, intent=intent_dict)
+
+
+def build_results(cands: Candidates, ranked: Ranked, profile: Profile, k: int, t_us: int) -> list[Result]:
+    top = ranked.order[:k]
+    if not len(top):
+        return []
+    scores = ranked.score[top].astype(np.float64)
+    runner_up = np.r_[scores[1:], np.nan]
+    margins = scores - runner_up
+    contributions = ranked.signals.contributions()
+    severity = ranked.severity[top] if ranked.severity is not None else np.zeros(len(top))
+    boost = 0.2 * severity
+    conflict_notes = [f"fact changed against the previous version: severity {sv:.3f} (score +{0.2 * sv:.3f}, "
+                      f"confidence -{0.1 * sv:.3f})" if sv > 0 else None for sv in severity]
+    final_scores = scores
+    probability = calibrate(profile.name, final_scores, np.nan_to_num(margins, nan=1.0), ranked, top)
+    probability = np.clip(probability - 0.5 * boost, 0.0, 1.0)   # 0.1·severity = 0.5·boost (blog)
+    tiers = confidence_tiers(probability, margins, severity >= 0.5)
+    states = state_names(ranked.states[top])
+    hours_left = remaining_window_hours(cands.valid_until_us[top], t_us)
+    out: list[Result] = []
+    for j, i in enumerate(top):
+        signals = {name: Signal(float(ranked.signals.values[name][i]), float(ranked.signals.weights[name][i]),
+                                float(contributions[name][i])) for name in ranked.signals.values}
+        if "confidence" not in signals:
+            signals["confidence"] = Signal(float(ranked.confidence[i]), 0.0, 0.0)
+        reasons = _reasons(cands, ranked, i, t_us, hours_left[j], profile)
+        if conflict_notes[j]:
+            reasons.append(conflict_notes[j])
+        partner = int(ranked.partner[i])
+        action = Action(str(ranked.action[i]))
+        if action is Action.PAIR and partner >= 0:
+            reasons.append(f"weak alone (decay {ranked.decay[i]:.3f}): pair with {cands.doc_id[partner]} "
+                           f"(gain +{ranked.decay[partner] - ranked.decay[i]:.3f})")
+        out.append(Result(
+            id=cands.doc_id[i], chunk_id=cands.chunk_id[i], text=cands.text[i], rank=j + 1,
+            score=float(final_scores[j]), confidence=float(probability[j]),
+            confidence_tier=ConfidenceTier(str(tiers[j])), validity_state=ValidityState(str(states[j])),
+            kind=DocumentKind(KIND_NAMES[cands.kind[i]]), signals=signals, reasons=reasons,
+            title=cands.title[i], doc_type=cands.doc_type[i], action=action, lifecycle=cands.lifecycle[i],
+            created_at=iso(from_us(int(cands.created_us[i]))),
+            paired_with=cands.doc_id[partner] if partner >= 0 else None))
+    return out
+
+
+def _reasons(cands: Candidates, ranked: Ranked, i: int, t_us: int, hours_left: float, profile: Profile) -> list[str]:
+    kind = KIND_NAMES[cands.kind[i]].value
+    reasons = [f"{kind} ({cands.kind_reason[i] or 'declared'}); cosine {cands.raw_cosine[i]:.3f}"]
+    if ranked.states[i] == STATE_TEMPORAL:
+        reasons.append(f"active EVENT window ({hours_left:.0f}h remaining)")
+    if cands.dated[i]:
+        reasons.append(f"age {age_days(int(cands.created_us[i]), t_us):.0f} d, decay {ranked.decay[i]:.3f} "
+                       f"({cands.doc_type[i]} profile)")
+    else:
+        reasons.append("undated: neutral freshness (decay 0.5)")
+    if profile.chains:
+        others = np.flatnonzero((ranked.chain == ranked.chain[i]) & (np.arange(len(cands)) != i))
+        if others.size:
+            reasons.append("chosen from its version chain over " + ", ".join(map(str, cands.doc_id[others][:4])))
+    if (ranked.states[i] == STATE_TEMPORAL and profile.scorer != "cosine"
+            and cands.raw_cosine[i] < DEFAULT_SCORING.event_relevance_floor):
+        reasons.append(f"EVENT signal present but low query relevance (raw sim {cands.raw_cosine[i]:.3f} < "
+                       f"{DEFAULT_SCORING.event_relevance_floor}): temporal boost withheld")
+    reasons.extend(ranked.notes.get(int(i), []))
+    return reasons
+
+
+def build_rejections(cands: Candidates, ranked: Ranked, t_us: int, *, limit: int) -> list[Rejection]:
+    rejected = ranked.rejected()
+    rejected = rejected[np.argsort(-cands.raw_cosine[rejected], kind="stable")][:limit]
+    return [Rejection(id=cands.doc_id[i], code=CODES[ranked.reject_code[i]],
+                      reason=_rejection_reason(cands, ranked, int(i), t_us), chunk_id=cands.chunk_id[i])
+            for i in rejected]
+
+
+def _rejection_reason(cands: Candidates, ranked: Ranked, i: int, t_us: int) -> str:
+    code = CODES[ranked.reject_code[i]]
+    at = iso(from_us(t_us))
+    if code in (RejectionCode.EXPIRED_VERSIONED_DOC, RejectionCode.HARD_EXPIRED_EVENT, RejectionCode.EXPIRED_DOC):
+        return f"valid_until {iso(from_us(int(cands.valid_until_us[i])))} is not after {at}: no longer true"
+    if code is RejectionCode.NOT_YET_VALID:
+        return f"not yet true at {at} (created or valid from a later date)"
+    if code is RejectionCode.SUPERSEDED_IN_CHAIN:
+        return f"a newer version of the same document was in force at {at}"
+    if code is RejectionCode.BELOW_RELEVANCE_GATE:
+        return f"raw cosine {cands.raw_cosine[i]:.3f} below the relevance gate {DEFAULT_SCORING.relevance_gate}"
+    if code is RejectionCode.OUT_OF_TIME_RANGE:
+        return "outside the time range named in the question"
+    if code is RejectionCode.STALE_STATIC_DOC:
+        return f"decay {ranked.decay[i]:.3f} below 0.15: too stale to retrieve"
+    if code is RejectionCode.PAIR_PARTNER_NOT_FOUND:
+        return f"decay {ranked.decay[i]:.3f}: weak alone and no fresher source of the same type"
+    if code is RejectionCode.VERSION_MISMATCH:
+        return "the question names another version of this document"
+    return code.value

@@ -27,6 +27,8 @@ class Profile:
     use_intent: bool = False           # parse time range / as-of / version / recency words
     consolidated: bool = True          # use consolidation's inferred edges (ablation switch)
     ripple: bool = True                # apply ripple penalties to confidence (ablation switch)
+    trust_weight: float = 0.0          # default only: weight of C0 + feedback + access (no age term)
+    recency_baseline: float = 0.20     # default only: recency words scale the temporal weight by w/0.20
 
 
 NAIVE = Profile("naive", "cosine similarity only")
@@ -34,9 +36,10 @@ TEMPORAL = Profile("temporal", "the temporal layer: validity gates, decay, recen
                    scorer="temporal", gates=True, chains=True, pairing=True, use_intent=True)
 SMARTVECTOR = Profile("smartvector", "the paper's four-signal score", scorer="four_signal",
                       weights=PAPER_WEIGHTS)
-DEFAULT = Profile("default", "temporal gates and chains with the four-signal score",
-                  scorer="four_signal", gates=True, chains=True, pairing=True, use_intent=True,
-                  weights=PAPER_WEIGHTS)
+DEFAULT = Profile("default", "temporal gates, chains and intent with a tuned multi-signal score",
+                  scorer="default", gates=True, chains=True, pairing=False, use_intent=True,
+                  weights=SignalWeights(semantic=0.60, temporal=0.10, confidence=0.05, relational=0.05),
+                  trust_weight=0.20)
 
 PROFILES: dict[str, Profile] = {p.name: p for p in (NAIVE, TEMPORAL, SMARTVECTOR, DEFAULT)}
 

@@ -1,0 +1,275 @@
+"""Gates, signals, profile score, version chains, pairing and tiers over one candidate set.
+
+Input: :class:`Candidates` (one row per document), the moment of judgement, the parsed intent,
+the knowledge state (chains, supersession, confidence). Output: ranked rows with their signal
+breakdown and reasons, and the rejected rows with their codes. All per-candidate work is numpy;
+Python loops run only over the k results and the rejections to build their explanations.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..clock import US_PER_DAY
+from ..models import RejectionCode
+from ..temporal import (
+    KIND_EVENT,
+    KIND_STATIC,
+    KIND_VERSIONED,
+    NO_END,
+    STATE_EXPIRED,
+    STATE_NOT_YET_VALID,
+    STATE_TEMPORAL,
+    QueryIntent,
+    floors_for,
+    half_lives_for,
+    temporal_weights_for,
+    validity_states,
+)
+from ..temporal.freshness import pairing_action
+from .candidates import Candidates
+from .profiles import Profile
+from .scoring import (
+    DEFAULT_SCORING,
+    SignalSet,
+    recency_and_decay,
+    semantic_signal,
+    temporal_layer_score,
+    temporal_signal,
+    weighted_sum,
+)
+
+KEEP = -1
+CODES = list(RejectionCode)
+_CODE_INDEX = {code: i for i, code in enumerate(CODES)}
+
+
+@dataclass
+class Ranked:
+    """The outcome of reranking: kept row indices in rank order, and rejected ones."""
+
+    order: np.ndarray                    # indices into the candidates, best first
+    score: np.ndarray                    # per candidate (NaN where rejected)
+    signals: SignalSet | None
+    states: np.ndarray
+    decay: np.ndarray
+    confidence: np.ndarray
+    trust: np.ndarray
+    reject_code: np.ndarray              # per candidate: KEEP or an index into CODES
+    chain: np.ndarray
+    partner: np.ndarray                  # per candidate: index of the pairing partner or -1
+    action: np.ndarray
+    notes: dict[int, list[str]] = field(default_factory=dict)
+    severity: np.ndarray | None = None       # numeric change against the previous version (0..1)
+
+    def rejected(self) -> np.ndarray:
+        return np.flatnonzero(self.reject_code != KEEP)
+
+
+def _norm_version(v: str) -> str:
+    return re.sub(r"^v(?=\d)", "", str(v).strip().lower())
+
+
+def version_matches(cands: Candidates, version: str) -> np.ndarray:
+    """Candidates whose version field, title or id names ``version`` (``v3`` == ``3``;
+    ``22`` matches ``22.12.0`` at a component boundary)."""
+    want = _norm_version(version)
+    pattern = re.compile(rf"(?<![\w.])v?{re.escape(want)}(?![\w]|\.\d)", re.I)
+    prefix = re.compile(rf"^{re.escape(want)}(\.|$)")
+    out = np.zeros(len(cands), dtype=bool)
+    for i in range(len(cands)):
+        field_v = _norm_version(cands.version[i] or "")
+        if field_v and (field_v == want or prefix.match(field_v)) or pattern.search(cands.title[i] or "") or pattern.search(str(cands.doc_id[i]).replace("_", " ")):
+            out[i] = True
+    return out
+
+
+def _reject(codes: np.ndarray, mask: np.ndarray, code: RejectionCode) -> None:
+    codes[mask & (codes == KEEP)] = _CODE_INDEX[code]
+
+
+def rerank(cands: Candidates, profile: Profile, *, t_us: int, as_of_us: int, intent: QueryIntent | None,
+           knowledge, k: int, scoring=DEFAULT_SCORING) -> Ranked:
+    n = len(cands)
+    half_life = half_lives_for(cands.doc_type)
+    floors = floors_for(cands.doc_type, cands.kind)
+    states = validity_states(cands.kind, cands.valid_from_us, cands.valid_until_us, t_us)
+    decay, recency = recency_and_decay(cands.created_us, cands.dated, t_us, half_life, floors)
+    # ours: an EVENT inside its window is as fresh as its window (the blog's live notice is the
+    # most important document "while its window is open", whatever its half-life says)
+    decay = np.where(states == STATE_TEMPORAL, 1.0, decay)
+
+    index = knowledge.doc_index(with_inferred=profile.consolidated)
+    pos = index.lookup(cands.doc_id)
+    known = pos >= 0
+    chain = np.where(known, index.chain[np.maximum(pos, 0)], -1 - np.arange(n))
+    superseded_us = np.where(known, index.superseded_us[np.maximum(pos, 0)], NO_END)
+    relational = np.where(known, index.relational[np.maximum(pos, 0)], 0.0)
+    confidence = knowledge.confidence(cands.doc_id, cands.authority, cands.created_us, half_life, t_us,
+                                      ripple=profile.ripple)
+    trust = knowledge.confidence(cands.doc_id, cands.authority, cands.created_us,
+                                 np.full(n, np.inf), t_us, ripple=profile.ripple)
+
+    codes = np.full(n, KEEP, dtype=np.int16)
+    notes: dict[int, list[str]] = {}
+    rng = intent.time_range_us if (intent is not None and profile.use_intent) else None
+    if profile.gates:
+        bypass = np.zeros(n, dtype=bool)       # explicitly asked-for versions skip the validity gates
+        if intent is not None and profile.use_intent and (intent.version or intent.version_rank):
+            bypass = _target_versions(cands, intent, chain, index, pos, codes, notes)
+        exists = cands.created_us <= t_us
+        _reject(codes, ~exists & ~bypass, RejectionCode.NOT_YET_VALID)
+        if rng is not None:
+            start, end = rng
+            until = np.minimum(cands.valid_until_us, superseded_us)
+            begin = np.where(cands.valid_from_us > np.iinfo(np.int64).min, cands.valid_from_us, cands.created_us)
+            in_force = (begin < end) & (until > start)
+            published = (cands.created_us >= start) & (cands.created_us < end)
+            event_window = (cands.kind == KIND_EVENT) & in_force
+            match = np.where(cands.kind == KIND_VERSIONED, in_force, published | event_window)
+            _reject(codes, ~match & ~bypass, RejectionCode.OUT_OF_TIME_RANGE)
+        else:
+            expired = (states == STATE_EXPIRED) & ~bypass
+            _reject(codes, expired & (cands.kind == KIND_VERSIONED), RejectionCode.EXPIRED_VERSIONED_DOC)
+            _reject(codes, expired & (cands.kind == KIND_EVENT), RejectionCode.HARD_EXPIRED_EVENT)
+            _reject(codes, expired, RejectionCode.EXPIRED_DOC)
+            _reject(codes, (states == STATE_NOT_YET_VALID) & ~bypass, RejectionCode.NOT_YET_VALID)
+            if profile.chains:
+                _reject(codes, (superseded_us <= t_us) & ~bypass, RejectionCode.SUPERSEDED_IN_CHAIN)
+        _reject(codes, cands.raw_cosine < scoring.relevance_gate, RejectionCode.BELOW_RELEVANCE_GATE)
+
+    signals = _score(cands, profile, intent, states, decay, recency, confidence, trust, relational, scoring)
+    score = signals.score.copy()
+    if rng is not None and profile.gates:   # inside an asked-for period freshness steps aside
+        score = semantic_signal(cands.raw_cosine)
+        signals = SignalSet(values={"semantic": score}, weights={"semantic": np.ones(n)}, score=score)
+
+    if profile.chains:   # one answer per version chain: the best-scoring surviving member
+        alive = codes == KEEP
+        order = np.lexsort((-score, chain))
+        alive_sorted = alive[order]
+        chain_sorted = chain[order]
+        first_alive = np.zeros(n, dtype=bool)
+        seen_idx = np.flatnonzero(alive_sorted)
+        if seen_idx.size:
+            c = chain_sorted[seen_idx]
+            head = np.r_[True, c[1:] != c[:-1]]
+            first_alive[order[seen_idx[head]]] = True
+        _reject(codes, alive & ~first_alive, RejectionCode.SUPERSEDED_IN_CHAIN)
+
+    severity = np.zeros(n)
+    if profile.chains:
+        score, severity = _conflict_boost(cands, chain, codes, score, k)
+
+    action = np.full(n, "SOLO", dtype=object)
+    partner = np.full(n, -1, dtype=np.intp)
+    if profile.pairing and rng is None:
+        _pair(cands, decay, score, codes, action, partner)
+    elif rng is None:
+        action = np.where(cands.kind == KIND_STATIC, pairing_action(decay), "SOLO").astype(object)
+
+    kept = np.flatnonzero(codes == KEEP)
+    order = kept[np.argsort(-score[kept], kind="stable")]
+    final = np.where(codes == KEEP, score, np.nan)
+    return Ranked(order=order, score=final, signals=signals, states=states, decay=decay, confidence=confidence,
+                  trust=trust, reject_code=codes, chain=chain, partner=partner, action=action, notes=notes,
+                  severity=severity)
+
+
+def _conflict_boost(cands, chain, codes, score, k) -> tuple[np.ndarray, np.ndarray]:
+    """Numeric conflict with the previous version of the same chain (blog, "When the fact changed
+    significantly between versions"): the winner's score rises by 0.2·severity (its confidence
+    falls by 0.1·severity, applied with the tiers). Only the 2k best kept candidates are compared."""
+    from ..temporal import conflict_severity
+
+    severity = np.zeros(len(score))
+    kept = np.flatnonzero(codes == KEEP)
+    for i in kept[np.argsort(-score[kept], kind="stable")][: 2 * k]:
+        same = np.flatnonzero((chain == chain[i]) & (cands.created_us < cands.created_us[i]))
+        if same.size:
+            older = same[np.argmax(cands.created_us[same])]
+            severity[i] = conflict_severity(cands.text[older], cands.text[i]).severity
+    boosted = np.clip(score + 0.2 * severity, 0.0, 1.0)
+    return boosted, severity
+
+
+def _target_versions(cands, intent, chain, index, pos, codes, notes) -> np.ndarray:
+    """The version a question names wins in its chain, even when superseded (others rejected)."""
+    n = len(cands)
+    if intent.version:
+        hit = version_matches(cands, intent.version)
+    else:
+        eff = np.where(pos >= 0, index.effective_us[np.maximum(pos, 0)], cands.created_us)
+        hit = np.zeros(n, dtype=bool)
+        for c in np.unique(chain):
+            members = np.flatnonzero(chain == c)
+            pick = members[np.argmin(eff[members])] if intent.version_rank == "oldest" else members[np.argmax(eff[members])]
+            hit[pick] = True
+    if not hit.any():
+        return np.zeros(n, dtype=bool)
+    targeted = np.isin(chain, chain[hit])
+    _reject(codes, targeted & ~hit, RejectionCode.VERSION_MISMATCH)
+    for i in np.flatnonzero(hit):
+        notes.setdefault(int(i), []).append(
+            f"question names version {intent.version or intent.version_rank}: judged against this version")
+    return hit
+
+
+def _score(cands, profile: Profile, intent, states, decay, recency, confidence, trust, relational,
+           scoring) -> SignalSet:
+    if profile.scorer == "cosine":
+        sem = semantic_signal(cands.raw_cosine)
+        return SignalSet({"semantic": sem}, {"semantic": np.ones(len(sem))}, sem)
+    if profile.scorer == "temporal":
+        weight = temporal_weights_for(cands.doc_type)
+        if intent is not None and profile.use_intent and intent.recency_words:
+            weight = np.maximum(weight, intent.recency_weight)
+        return temporal_layer_score(cands.raw_cosine, cands.kind, states, decay, recency, weight, scoring)
+    values = {
+        "semantic": semantic_signal(cands.raw_cosine),
+        "temporal": temporal_signal(cands.kind, states, decay, cands.raw_cosine, scoring),
+        "confidence": confidence,
+        "relational": relational,
+    }
+    weights = dict(profile.weights.as_dict())
+    if profile.scorer == "default":
+        values["trust"] = trust
+        weights["trust"] = profile.trust_weight
+        if intent is not None and profile.use_intent and intent.recency_words:
+            weights["temporal"] *= intent.recency_weight / profile.recency_baseline
+    return weighted_sum(values, weights)
+
+
+def _pair(cands, decay, score, codes, action, partner) -> None:
+    """SOLO / PAIR / DROP for STATIC documents (blog): a weak one needs a fresher partner of the
+    same doc type among the kept candidates (gain >= 0.10), else it is dropped and logged.
+    The partner is the freshest kept candidate of the same doc type (vectorised per type)."""
+    from ..temporal import DEFAULT_TEMPORAL
+
+    cfg = DEFAULT_TEMPORAL.freshness
+    static = cands.kind == KIND_STATIC
+    act = np.where(static, pairing_action(decay), "SOLO")
+    _reject(codes, static & (act == "DROP"), RejectionCode.STALE_STATIC_DOC)
+    kept = codes == KEEP
+    _, types = np.unique(cands.doc_type.astype(str), return_inverse=True)
+    fresh = np.where(kept, decay, -np.inf)
+    order = np.lexsort((-fresh, types))
+    heads = order[np.r_[True, types[order][1:] != types[order][:-1]]] if len(order) else order
+    best_of_type = np.full(types.max(initial=-1) + 1, -1, dtype=np.intp)
+    best_of_type[types[heads]] = heads
+    best = best_of_type[types] if len(types) else np.zeros(0, dtype=np.intp)
+    wants = kept & (act == "PAIR")
+    found = wants & (fresh[best] >= decay + cfg.min_pairing_gain)
+    partner[found] = best[found]
+    _reject(codes, wants & ~found, RejectionCode.PAIR_PARTNER_NOT_FOUND)
+    action[:] = act
+
+
+def age_days(created_us: int, t_us: int) -> float:
+    return max(0.0, (t_us - created_us) / US_PER_DAY)
+
+
+__all__ = ["CODES", "KEEP", "Ranked", "rerank", "version_matches", "KIND_VERSIONED", "STATE_TEMPORAL"]

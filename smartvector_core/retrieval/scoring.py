@@ -1,0 +1,141 @@
+"""Signals and scores over the candidate set, as arrays (one value per candidate).
+
+Every function is pure and vectorised; ``t_us`` is the moment of judgement (``as_of``, or the
+date named in the question). Signals are in [0, 1], higher is better.
+
+Formulas:
+
+- ``semantic`` (all profiles): raw cosine similarity clipped to [0, 1].
+- temporal-layer score (blog, "The Scoring Formula"), used by the ``temporal`` profile::
+
+      final = semantic_penalty × [(1 − w)·vector + w·(decay × recency × validity × event_relevance)]
+
+  with ``vector`` the cosine relative to the best candidate (cos / max cos: never sends a near
+  tie to 0, unlike min-max), ``w`` the doc type's temporal weight raised to the query's recency
+  weight when the question asks for recency, ``validity`` the blog's multiplier divided by its
+  largest value (1.2) so the score stays in [0, 1] with the same order, ``event_relevance`` 0.5
+  for an active EVENT whose raw cosine is under the floor, and ``semantic_penalty`` 0.3 when
+  ``vector`` is under ``min_relative_similarity``.
+- four-signal score (paper, section 2.3), ``smartvector`` and ``default`` profiles::
+
+      score = Σ weight_s · S_s,  S ∈ {semantic, temporal, confidence, relational}
+
+  S_temporal = validity × decay (0 outside the validity window; an active EVENT counts as
+  fully fresh only if it passes the relevance floor); S_confidence = live confidence
+  (memory.confidence); S_relational = log-saturating degree over live documents.
+  ``default`` adds S_trust = C0 + feedback + access reinforcement + penalties, i.e. the live
+  confidence without its age term: age is already the temporal signal's business, and counting
+  it twice is what made the paper's own confidence ablation "complex" on versioned data.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..temporal import (
+    DEFAULT_TEMPORAL,
+    KIND_EVENT,
+    STATE_EXPIRED,
+    STATE_NOT_YET_VALID,
+    STATE_TEMPORAL,
+    decay_scores,
+    recency_scores,
+    validity_multiplier,
+)
+
+# ours: measured on MiniLM (see README "Calibrating the gates"): unrelated sentence pairs
+# score 0.0–0.2, paraphrases 0.5–0.8. The blog gives 0.35–0.50 for dense models.
+EVENT_RELEVANCE_FLOOR = 0.35
+EVENT_BELOW_FLOOR_MULTIPLIER = 0.5      # blog: "boost halved"
+MIN_RELATIVE_SIMILARITY = 0.60          # ours: vector score relative to the best candidate
+SEMANTIC_PENALTY = 0.3                  # blog: "normalized_score < min_threshold -> 0.3"
+RELEVANCE_GATE = 0.15                   # ours: raw cosine under this is not about the question
+
+
+@dataclass(frozen=True)
+class ScoringConfig:
+    event_relevance_floor: float = EVENT_RELEVANCE_FLOOR
+    event_below_floor_multiplier: float = EVENT_BELOW_FLOOR_MULTIPLIER
+    min_relative_similarity: float = MIN_RELATIVE_SIMILARITY
+    semantic_penalty: float = SEMANTIC_PENALTY
+    relevance_gate: float = RELEVANCE_GATE
+
+
+DEFAULT_SCORING = ScoringConfig()
+
+
+@dataclass
+class SignalSet:
+    """Per-candidate values, weights and contributions of each signal, and the total."""
+
+    values: dict[str, np.ndarray]
+    weights: dict[str, np.ndarray]
+    score: np.ndarray
+
+    def contributions(self) -> dict[str, np.ndarray]:
+        return {name: self.values[name] * self.weights[name] for name in self.values}
+
+
+def semantic_signal(raw_cosine: np.ndarray) -> np.ndarray:
+    """S_sim = clip(cos, 0, 1)."""
+    return np.clip(raw_cosine, 0.0, 1.0)
+
+
+def relative_similarity(raw_cosine: np.ndarray) -> np.ndarray:
+    """cos / max cos over the pool (blog's "normalized relative to the candidate pool"),
+    clipped to [0, 1]. The best candidate gets 1; nobody is sent to 0 unless cos <= 0."""
+    sim = np.clip(raw_cosine, 0.0, 1.0)
+    best = sim.max(initial=0.0)
+    return sim / best if best > 0 else sim
+
+
+def event_relevance(kind: np.ndarray, states: np.ndarray, raw_cosine: np.ndarray,
+                    config: ScoringConfig = DEFAULT_SCORING) -> np.ndarray:
+    """1.0, or 0.5 for an active EVENT (TEMPORAL) whose raw cosine is under the floor (blog)."""
+    weak_event = (kind == KIND_EVENT) & (states == STATE_TEMPORAL) & (raw_cosine < config.event_relevance_floor)
+    return np.where(weak_event, config.event_below_floor_multiplier, 1.0)
+
+
+def validity_factor(states: np.ndarray) -> np.ndarray:
+    """The blog's validity multiplier scaled into [0, 1]: TEMPORAL 1.0, VALID 1/1.2, others 0."""
+    mult = validity_multiplier(states)
+    return mult / DEFAULT_TEMPORAL.validity.temporal
+
+
+def temporal_layer_score(raw_cosine, kind, states, decay, recency, weight,
+                         config: ScoringConfig = DEFAULT_SCORING) -> SignalSet:
+    """The blog's final score (module docstring), with its parts as signals."""
+    vector = relative_similarity(raw_cosine)
+    temporal = decay * recency * validity_factor(states) * event_relevance(kind, states, raw_cosine, config)
+    penalty = np.where(vector >= config.min_relative_similarity, 1.0, config.semantic_penalty)
+    w = np.asarray(weight, dtype=np.float64) * np.ones_like(vector)
+    score = np.clip(penalty * ((1.0 - w) * vector + w * temporal), 0.0, 1.0)
+    return SignalSet(values={"semantic": vector, "temporal": temporal},
+                     weights={"semantic": penalty * (1.0 - w), "temporal": penalty * w}, score=score)
+
+
+def temporal_signal(kind, states, decay, raw_cosine, config: ScoringConfig = DEFAULT_SCORING) -> np.ndarray:
+    """S_temporal = validity × decay; an active, relevant EVENT counts as fully fresh (1.0).
+
+    Validity here is 0 for EXPIRED and NOT_YET_VALID (paper: "若超出时间窗口则分数极低", outside
+    its window the score is very low), 1 otherwise.
+    """
+    inside = (states != STATE_EXPIRED) & (states != STATE_NOT_YET_VALID)
+    live_event = (states == STATE_TEMPORAL) & (raw_cosine >= config.event_relevance_floor)
+    return np.where(inside, np.where(live_event, 1.0, decay), 0.0)
+
+
+def weighted_sum(values: dict[str, np.ndarray], weights: dict[str, float]) -> SignalSet:
+    """Σ w_s · S_s (weights used as given: the paper's sum to 1)."""
+    n = len(next(iter(values.values())))
+    wv = {name: np.full(n, float(weights.get(name, 0.0))) for name in values}
+    score = np.zeros(n)
+    for name, v in values.items():
+        score += wv[name] * v
+    return SignalSet(values=values, weights=wv, score=np.clip(score, 0.0, 1.0))
+
+
+def recency_and_decay(created_us, dated, t_us, half_life, floors) -> tuple[np.ndarray, np.ndarray]:
+    return decay_scores(created_us, t_us, half_life, floors, dated), recency_scores(created_us, dated)
