@@ -297,6 +297,45 @@ class Store:
             q = q.select(list(columns))
         return q.to_arrow()
 
+    def current_chunks(self, columns: Sequence[str] = ("chunk_id", "doc_id", "text")
+                       ) -> tuple[pa.Table, np.ndarray]:
+        """Every current chunk (``columns``) and its vectors as an (n, dim) float32 array."""
+        tbl = self._tables["chunks"]
+        rows = (tbl.search().where(col("current") == lit(True)).select(list(columns) + ["vector"])
+                .limit(max(1, tbl.count_rows())).to_arrow())
+        if rows.num_rows == 0:
+            return rows.drop(["vector"]), np.zeros((0, self.dim), dtype=np.float32)
+        flat = rows.column("vector").combine_chunks().flatten().to_numpy(zero_copy_only=False)
+        vectors = np.asarray(flat, dtype=np.float32).reshape(rows.num_rows, self.dim)
+        return rows.drop(["vector"]), vectors
+
+    def nearest_chunks(self, vectors: np.ndarray, k: int, *, batch: int = 256,
+                       nprobes: int = 20, refine_factor: int = 5) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Top-``k`` current chunks of each row of ``vectors`` (LanceDB batched vector search).
+
+        Returns (query_row, chunk_id, cosine similarity) arrays. Uses the table's vector index
+        when one exists (with ``nprobes`` / ``refine_factor`` for recall), else brute force.
+        """
+        vectors = np.asarray(vectors, dtype=np.float32)
+        rows_out, ids_out, sims_out = [], [], []
+        tbl = self._tables["chunks"]
+        for start in range(0, len(vectors), batch):
+            part = vectors[start:start + batch]
+            q = (tbl.search(part if len(part) > 1 else part[0], vector_column_name="vector")
+                 .distance_type("cosine").where(col("current") == lit(True), prefilter=True)
+                 .nprobes(nprobes).refine_factor(refine_factor).limit(k).select(["chunk_id"]))
+            hits = q.to_arrow()
+            if hits.num_rows == 0:
+                continue
+            qi = (hits.column("query_index").to_numpy() if "query_index" in hits.column_names
+                  else np.zeros(hits.num_rows, dtype=np.int64))
+            rows_out.append(qi.astype(np.int64) + start)
+            ids_out.append(np.asarray(hits.column("chunk_id").to_pylist(), dtype=object))
+            sims_out.append(1.0 - hits.column("_distance").to_numpy().astype(np.float64))
+        if not rows_out:
+            return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=object), np.zeros(0)
+        return np.concatenate(rows_out), np.concatenate(ids_out), np.concatenate(sims_out)
+
     # ------------------------------------------------------------------------------ edges
     def upsert_edges(self, rows: Iterable[dict[str, Any]]) -> int:
         rows = list(rows)
@@ -342,6 +381,17 @@ class Store:
         if doc_ids is not None:
             q = q.where(col("doc_id").isin(list(doc_ids)))
         return q.limit(max(1, tbl.count_rows())).to_arrow()
+
+    def existing_event_ids(self, event_ids: Sequence[str]) -> set[str]:
+        """Which of ``event_ids`` are already in the events table (for idempotent writers)."""
+        found: set[str] = set()
+        unique = list(dict.fromkeys(event_ids))
+        for start in range(0, len(unique), 5000):
+            part = unique[start:start + 5000]
+            rows = (self._tables["events"].search().where(col("event_id").isin(part))
+                    .select(["event_id"]).limit(len(part) + 1).to_arrow())
+            found.update(rows.column("event_id").to_pylist())
+        return found
 
     # ---------------------------------------------------------------------------- queries
     def log_queries(self, rows: Iterable[dict[str, Any]]) -> int:

@@ -1,0 +1,114 @@
+"""Benchmark of the consolidation agent: seconds to consolidate stores of n chunks, and growth.
+
+Builds synthetic stores (policy-like texts with numbers and units, versions sharing a title,
+citations, conflicting sources) with the deterministic hashing embedder, ingests them without
+consolidating, then times ``consolidate`` (the first run: every document is new) and one
+incremental run after adding 1% more documents. Prints one JSON line per size and the growth
+exponent log(t2/t1)/log(n2/n1).
+
+    python scripts/bench_consolidate.py [--sizes 1000,10000] [--json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import random
+import sys
+import tempfile
+import time
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+os.environ.setdefault("LANCEDB_LOG", "error")
+
+from smartvector_core.embedding import HashingEmbedder  # noqa: E402
+from smartvector_core.service import SmartVector  # noqa: E402
+from smartvector_core.settings import load_settings  # noqa: E402
+
+NOW = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
+SUBJECTS = ["refunds", "api calls", "password resets", "support tickets", "invoices", "uploads",
+            "exports", "sessions", "backups", "trial accounts", "seats", "webhooks", "audit logs",
+            "shipments", "returns", "vacation requests", "expense claims", "badges", "laptops", "licences"]
+VERBS = ["are accepted within", "are limited to", "expire after", "are kept for", "are processed within",
+         "must be filed within", "are reviewed every", "are capped at"]
+UNITS = ["days", "hours", "minutes", "weeks", "requests", "percent", "GB", "seats"]
+FILLER = ["the", "team", "owner", "region", "customer", "plan", "tier", "account", "workspace", "project",
+          "office", "partner", "vendor", "contract", "billing", "security", "compliance", "operations",
+          "finance", "people", "platform", "product"]
+
+
+def corpus(n: int, seed: int = 7, start_id: int = 0) -> list[dict]:
+    rng = random.Random(seed + start_id)
+    base = NOW - timedelta(days=400)
+    titles = [f"{rng.choice(SUBJECTS).title()} policy {k}" for k in range(max(1, n // 4))]
+    out = []
+    for i in range(start_id, start_id + n):
+        k = rng.randrange(len(titles))
+        subject = rng.choice(SUBJECTS)
+        sentences = [f"{subject.capitalize()} {rng.choice(VERBS)} {rng.randint(1, 90)} {rng.choice(UNITS)}."]
+        sentences += [" ".join(rng.choice(FILLER) for _ in range(12)).capitalize() + "." for _ in range(3)]
+        if rng.random() < 0.1 and i > start_id:
+            sentences.append(f"See doc_{rng.randrange(start_id, i)} for details.")
+        out.append({"id": f"doc_{i}", "title": titles[k], "text": " ".join(sentences),
+                    "created_at": (base + timedelta(hours=rng.randrange(24 * 390))).isoformat(),
+                    "kind": "VERSIONED" if rng.random() < 0.7 else "STATIC",
+                    "doc_type": rng.choice(["policy", "reference", "research"]),
+                    "source": rng.choice(["docs", "wiki", "forum"])})
+    return out
+
+
+def run(n: int) -> dict:
+    with tempfile.TemporaryDirectory() as tmp:
+        app = SmartVector(load_settings(str(Path(tmp) / "store"), env={}), embedder=HashingEmbedder())
+        t0 = time.perf_counter()
+        app.ingest_records(corpus(n), now=NOW, consolidate=False)
+        ingest_s = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        first = app.consolidate(now=NOW)
+        first_s = time.perf_counter() - t0
+        extra = max(1, n // 100)
+        app.ingest_records(corpus(extra, start_id=n), now=NOW, consolidate=False)
+        t0 = time.perf_counter()
+        app.consolidate(now=NOW)
+        incremental_s = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        again = app.consolidate(now=NOW)
+        again_s = time.perf_counter() - t0
+        return {"chunks": first["chunks"], "ingest_s": round(ingest_s, 2), "consolidate_s": round(first_s, 2),
+                "incremental_docs": extra, "incremental_s": round(incremental_s, 2), "noop_s": round(again_s, 2),
+                "examined_pairs": first["examined_pairs"], "supersessions": first["supersessions"],
+                "contradictions": first["contradictions"], "dependencies": first["dependencies"],
+                "archived": first["archived"], "dormant": first["dormant"], "timings": first["timings"],
+                "second_run_writes": again["supersessions"] + again["contradictions"] + again["dependencies"]
+                + again["archived"] + again["dormant"] + again["activated"] + again["rippled"]}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", default="1000,10000")
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args(argv)
+    sizes = [int(s) for s in args.sizes.split(",")]
+    rows = []
+    for n in sizes:
+        row = run(n)
+        rows.append(row)
+        print(json.dumps(row) if args.json else
+              f"{row['chunks']:>7} chunks: consolidate {row['consolidate_s']:.2f} s "
+              f"(+{row['incremental_docs']} docs incremental {row['incremental_s']:.2f} s, no-op {row['noop_s']:.2f} s), "
+              f"{row['examined_pairs']} pairs, {row['supersessions']} supersessions, "
+              f"{row['contradictions']} contradictions, {row['dependencies']} dependencies", flush=True)
+    if len(rows) >= 2:
+        a, b = rows[0], rows[-1]
+        exponent = math.log(b["consolidate_s"] / a["consolidate_s"]) / math.log(b["chunks"] / a["chunks"])
+        print(json.dumps({"growth_exponent": round(exponent, 3)}) if args.json
+              else f"growth exponent {exponent:.2f} ({a['chunks']} -> {b['chunks']} chunks)")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,554 @@
+"""The consolidation agent: supersession, contradictions, dependencies, ripple and lifecycle.
+
+Source: SmartVector paper (``seeds/smartvector-paper-summary-zh.txt``, section 2.2 stage 2
+"Consolidation": a background agent detects contradictions, builds dependency edges,
+recomputes confidence and promotes vectors to ACTIVE; section 2.4 "RipplePropagator").
+The decisions are the pure functions of :mod:`smartvector_core.memory`; this module finds the
+candidates on the store and writes the outcome as edges, events and lifecycle fields.
+
+**Candidate pairs, never all pairs.** For each current chunk of a document on the *query side*
+(by default the UNCONSOLIDATED ones: new or edited since the last run; ``full=True``: all),
+its top-``neighbours`` most similar current chunks are found from the stored vectors: a
+vectorised numpy top-m over blocks of rows while the store holds at most ``exact_limit``
+chunks (exact, ~0.25 ms per query row at 10k chunks), LanceDB's batched vector search (which
+uses the table's vector index when one exists) above that. Only these pairs are examined.
+
+What a run does, in order (each step idempotent; a second run with nothing new writes nothing):
+
+1. **Implicit supersession** (explicit SUPERSEDES edges come from ingest). The newer of two
+   documents supersedes the older when both are dated, of the same kind and not EVENT, and
+   either (a) their normalised titles are equal and they are VERSIONED, or they are STATIC and
+   near-duplicates (centroid cosine >= ``near_duplicate``): two reference pages that share a
+   title but say different things are not versions of each other; or (b) they are
+   near-duplicates from the same source whose titles do not differ (a near-duplicate from
+   another source that changes a number is a *contradiction*, not a new version). Same-title
+   versions are chained consecutively by ``created_at`` (v1 <- v2 <- v3). Written as an
+   inferred SUPERSEDES edge with evidence ("same title 'X', newer created_at ...").
+2. **Contradictions** (``memory.find_contradiction``: numbers with units, negation) on the
+   neighbour pairs with similarity >= ``contradiction_min_similarity`` between live documents
+   that are not in one version chain: a CONTRADICTS edge with status "open" and its evidence
+   goes to the review queue, and both sides get a CONTRADICTION event of
+   ``contradiction_delta``. A contradiction never archives or invalidates anything.
+3. **Dependencies**: declared ones come from ingest; a DEPENDS_ON edge is inferred when a
+   document's text cites another's id (ids with a digit or one of ``_-.:/``, matched as a whole
+   token, case-sensitively: a bare word like "refunds" is never taken for an id) or its exact
+   title (two words or more, case-insensitive, whole words; a title names its newest version).
+   One token pass per text against one index of all ids and titles.
+4. **Supersession applied**: ``superseded_at`` of each superseded document = the earliest
+   effective time (``valid_from``, else ``created_at``) of its direct successors.
+5. **Ripple**: when a document is newly superseded, or was edited (re-ingested with changed
+   text), ``KnowledgeGraph.ripple_plan`` lowers its dependents (RIPPLE events, each dependent
+   at most once per trigger, archived documents skipped).
+6. **Lifecycle**: ``memory.plan_lifecycle`` over every document with its live confidence at
+   ``now``: UNCONSOLIDATED -> ACTIVE, superseded -> ARCHIVED, confidence < 0.15 without access
+   for 30 days -> DORMANT, and back. Each move is a LIFECYCLE event; the ``lifecycle`` and
+   ``superseded_at`` fields are written in one commit.
+
+**DORMANT stays searchable** (our decision): a dormant document is not filtered out of search;
+it ranks lower through its low confidence, and a query that matches it well still returns it.
+That access wakes it (:func:`wake_accessed`: an ACCESS event, then LIFECYCLE DORMANT -> ACTIVE).
+
+**Crash safety**: writes go edges -> events -> fields. Event ids are derived from what they
+record (trigger, document), and a move whose LIFECYCLE event is already the document's latest
+is not written twice, so rerunning after a crash converges to the uninterrupted result.
+The store is tagged ``pre-consolidate`` (one rolling tag) before each run.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import time
+from collections import defaultdict
+from dataclasses import asdict, dataclass, field
+from datetime import datetime
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from .clock import from_us, iso, to_us
+from .config import decay_profile
+from .memory import (
+    DEFAULT_LIFECYCLE,
+    DEFAULT_RIPPLE,
+    KnowledgeGraph,
+    LifecycleConfig,
+    RippleConfig,
+    aggregate_events,
+    find_contradiction,
+    live_confidence,
+    plan_lifecycle,
+    wake_on_access,
+)
+from .models import DocumentKind, EdgeType, EventType, Lifecycle
+
+CONSOLIDATE_TAG = "pre-consolidate"
+_NOT_SUPERSEDED = np.iinfo(np.int64).max
+
+
+@dataclass(frozen=True)
+class ConsolidationConfig:
+    """Constants of the agent (ours; the paper gives none)."""
+
+    neighbours: int = 8                     # m: neighbours per query chunk
+    near_duplicate: float = 0.92            # centroid cosine of a near-duplicate document
+    contradiction_min_similarity: float = 0.5
+    contradiction_delta: float = -0.05      # CONTRADICTION event on each side
+    exact_limit: int = 20_000               # numpy top-m up to this many chunks, LanceDB above
+    block_rows: int = 1024
+    min_title_words: int = 2
+    ripple: RippleConfig = DEFAULT_RIPPLE
+    lifecycle: LifecycleConfig = DEFAULT_LIFECYCLE
+    tag: str = CONSOLIDATE_TAG
+
+
+DEFAULT_CONSOLIDATION = ConsolidationConfig()
+
+
+@dataclass
+class ConsolidationReport:
+    supersessions: int = 0      # documents newly superseded (explicit or implicit)
+    contradictions: int = 0     # new CONTRADICTS edges (review queue)
+    dependencies: int = 0       # new inferred DEPENDS_ON edges + declared ones of newly consolidated docs
+    archived: int = 0
+    dormant: int = 0
+    activated: int = 0          # moves to ACTIVE (consolidated or woken)
+    inferred_supersedes: int = 0
+    inferred_depends_on: int = 0
+    rippled: int = 0            # RIPPLE events written
+    examined_pairs: int = 0     # distinct document pairs looked at
+    query_documents: int = 0
+    documents: int = 0
+    chunks: int = 0
+    full: bool = False
+    seconds: float = 0.0
+    timings: dict[str, float] = field(default_factory=dict)
+
+    def to_dict(self) -> dict:
+        out = asdict(self)
+        out["seconds"] = round(self.seconds, 4)
+        out["timings"] = {k: round(v, 4) for k, v in self.timings.items()}
+        return out
+
+
+def stable_id(*parts: str) -> str:
+    """A deterministic event id for what an event records (idempotent rewrites)."""
+    return hashlib.blake2b("\x1f".join(parts).encode(), digest_size=12).hexdigest()
+
+
+_TITLE_NORM = re.compile(r"[^a-z0-9]+")
+_WORDS = re.compile(r"[a-z0-9]+")
+_ID_TOKEN = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.:/-]*")
+_ID_LIKE = re.compile(r"[0-9_.:/-]")
+
+
+def normalise_title(title: str | None) -> str:
+    """Lower-case, punctuation to single spaces: 'API Rate-Limits' -> 'api rate limits'."""
+    return _TITLE_NORM.sub(" ", (title or "").lower()).strip()
+
+
+def _us(column: pa.ChunkedArray, fill: int) -> np.ndarray:
+    return pc.cast(column, pa.int64()).fill_null(fill).to_numpy().astype(np.int64, copy=False)
+
+
+# --- neighbours ------------------------------------------------------------------------------
+def top_neighbours(queries: np.ndarray, base: np.ndarray, m: int, block_rows: int = 1024
+                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Exact top-``m`` rows of ``base`` for each row of ``queries`` by dot product (vectors
+    unit-norm: cosine), in blocks: (query_row, base_row, similarity), unsorted within a row."""
+    m = min(m, len(base))
+    if m == 0 or len(queries) == 0:
+        return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0)
+    rows, cols, sims = [], [], []
+    for start in range(0, len(queries), block_rows):
+        scores = queries[start:start + block_rows] @ base.T
+        idx = np.argpartition(-scores, m - 1, axis=1)[:, :m] if m < len(base) else \
+            np.broadcast_to(np.arange(len(base)), scores.shape)
+        rows.append(np.repeat(np.arange(start, start + len(scores)), m))
+        cols.append(idx.reshape(-1))
+        sims.append(np.take_along_axis(scores, idx, axis=1).reshape(-1).astype(np.float64))
+    return np.concatenate(rows), np.concatenate(cols), np.concatenate(sims)
+
+
+def _chunk_pairs(store, chunks: pa.Table, vectors: np.ndarray, query_rows: np.ndarray,
+                 config: ConsolidationConfig) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Neighbour chunk pairs (row a, row b, cosine) of the query-side chunks, a != b."""
+    m = config.neighbours + 1  # a chunk is its own nearest neighbour
+    if len(vectors) <= config.exact_limit:
+        qi, b, sim = top_neighbours(vectors[query_rows], vectors, m, config.block_rows)
+        a = query_rows[qi]
+    else:
+        qi, ids, sim = store.nearest_chunks(vectors[query_rows], m)
+        position = pd.Index(chunks.column("chunk_id").to_pylist())
+        b = position.get_indexer(ids)
+        a = query_rows[qi]
+        keep = b >= 0
+        a, b, sim = a[keep], b[keep], sim[keep]
+    keep = a != b
+    return a[keep], b[keep], sim[keep]
+
+
+# --- the run ------------------------------------------------------------------------------
+def consolidate(store, knowledge_state, *, now: datetime, config: ConsolidationConfig = DEFAULT_CONSOLIDATION,
+                full: bool = False) -> ConsolidationReport:
+    """Run the agent once at ``now`` (see the module docstring); returns what it did."""
+    t_start = time.perf_counter()
+    report = ConsolidationReport(full=full)
+    timings = report.timings
+    now_us = to_us(now)
+    store.tag(config.tag)
+    docs = store.documents()
+    report.documents = docs.num_rows
+    if docs.num_rows == 0:
+        report.seconds = time.perf_counter() - t_start
+        return report
+    ids = np.asarray(docs.column("doc_id").to_pylist(), dtype=object)
+    n = len(ids)
+    position = pd.Index(ids)
+    states = np.asarray(docs.column("lifecycle").to_pylist(), dtype=object)
+    kinds = np.asarray(docs.column("kind").to_pylist(), dtype=object)
+    titles = np.asarray([normalise_title(t) for t in docs.column("title").to_pylist()], dtype=object)
+    sources = np.asarray([(s or "").strip().lower() for s in docs.column("source").to_pylist()], dtype=object)
+    dated = np.asarray(docs.column("dated").fill_null(True).to_pylist(), dtype=bool)
+    created = _us(docs.column("created_at"), 0)
+    valid_from = _us(docs.column("valid_from"), -1)
+    effective = np.where(valid_from >= 0, valid_from, created)
+    old_superseded = _us(docs.column("superseded_at"), _NOT_SUPERSEDED)
+    query_side = np.ones(n, bool) if full else states == Lifecycle.UNCONSOLIDATED.value
+    report.query_documents = int(query_side.sum())
+
+    edges = store.edges().to_pandas()
+    existing_ids = set(edges["edge_id"]) if len(edges) else set()
+    live_edges = edges[edges["status"].fillna("") != "rejected"] if len(edges) else edges
+    graph = KnowledgeGraph.from_edges(live_edges, ids)
+    sup_graph = graph.graphs[EdgeType.SUPERSEDES]
+    new_edges: list[dict] = []
+    new_events: list[dict] = []
+
+    def add_edge(src: str, dst: str, etype: EdgeType, evidence: str, status: str = "") -> bool:
+        eid = _edge_id(src, etype, dst)
+        if eid in existing_ids:
+            return False
+        existing_ids.add(eid)
+        new_edges.append({"edge_id": eid, "src": src, "dst": dst, "edge_type": etype.value,
+                          "origin": "inferred", "evidence": evidence, "status": status, "created_at": now})
+        graph.add_edge(src, dst, etype, origin="inferred", evidence=evidence)
+        return True
+
+    # --- neighbour pairs (query side only) ---------------------------------------------
+    t0 = time.perf_counter()
+    doc_a = doc_b = chunk_a = chunk_b = sims = np.zeros(0, np.int64)
+    texts = np.zeros(0, dtype=object)
+    chunk_doc = np.zeros(0, np.int64)
+    centroids = np.zeros((0, store.dim), np.float32)
+    chunks = None
+    if query_side.any():
+        chunks, vectors = store.current_chunks(("chunk_id", "doc_id", "text"))
+        report.chunks = chunks.num_rows
+        chunk_doc = position.get_indexer(chunks.column("doc_id").to_pylist())
+        texts = np.asarray(chunks.column("text").to_pylist(), dtype=object)
+        centroids = np.zeros((n, vectors.shape[1]), np.float32)
+        np.add.at(centroids, chunk_doc, vectors)
+        centroids /= np.maximum(np.linalg.norm(centroids, axis=1, keepdims=True), 1e-12)
+        query_rows = np.flatnonzero(query_side[chunk_doc])
+        a, b, sims = _chunk_pairs(store, chunks, vectors, query_rows, config)
+        # unordered, distinct documents, each chunk pair once
+        da, db = chunk_doc[a], chunk_doc[b]
+        keep = da != db
+        a, b, sims, da, db = a[keep], b[keep], sims[keep], da[keep], db[keep]
+        lo, hi = np.minimum(a, b), np.maximum(a, b)
+        _, first = np.unique(lo.astype(np.int64) * len(texts) + hi, return_index=True)
+        order = first[np.argsort(-sims[first], kind="stable")]
+        chunk_a, chunk_b, sims = lo[order], hi[order], sims[order]
+        doc_a, doc_b = chunk_doc[chunk_a], chunk_doc[chunk_b]
+        report.examined_pairs = int(len(np.unique(np.minimum(doc_a, doc_b).astype(np.int64) * n
+                                                  + np.maximum(doc_a, doc_b))))
+    timings["neighbours"] = time.perf_counter() - t0
+
+    # --- 1. implicit supersession ------------------------------------------------------
+    t0 = time.perf_counter()
+    candidates: list[tuple[int, int, str]] = []  # (older, newer, evidence)
+    versionable = dated & (kinds != DocumentKind.EVENT.value) & (titles != "")
+    groups = pd.Series(np.flatnonzero(versionable)).groupby(titles[versionable]).agg(list)
+    for title, members in groups.items():
+        if len(members) < 2 or not query_side[members].any():
+            continue
+        for kind in (DocumentKind.VERSIONED.value, DocumentKind.STATIC.value):
+            same = sorted((i for i in members if kinds[i] == kind), key=lambda i: (created[i], ids[i]))
+            for older, newer in zip(same, same[1:], strict=False):
+                if created[newer] <= created[older]:
+                    continue
+                if kind == DocumentKind.STATIC.value:
+                    cos = float(centroids[older] @ centroids[newer]) if len(centroids) else 0.0
+                    if cos < config.near_duplicate:
+                        continue
+                candidates.append((older, newer, f"same title '{title}', newer created_at "
+                                   f"({iso(from_us(int(created[newer])))} > {iso(from_us(int(created[older])))})"))
+    if len(doc_a):
+        pair_key = np.minimum(doc_a, doc_b).astype(np.int64) * n + np.maximum(doc_a, doc_b)
+        _, first = np.unique(pair_key, return_index=True)
+        pa_, pb_ = doc_a[first], doc_b[first]
+        cos = np.einsum("ij,ij->i", centroids[pa_], centroids[pb_])
+        ok = ((cos >= config.near_duplicate) & dated[pa_] & dated[pb_] & (kinds[pa_] == kinds[pb_])
+              & (kinds[pa_] != DocumentKind.EVENT.value) & (created[pa_] != created[pb_])
+              & (sources[pa_] == sources[pb_])
+              & ((titles[pa_] == titles[pb_]) | (titles[pa_] == "") | (titles[pb_] == "")))
+        for x, y, c in zip(pa_[ok], pb_[ok], cos[ok], strict=True):
+            older, newer = (x, y) if created[x] < created[y] else (y, x)
+            candidates.append((older, newer, f"near-duplicate text (cosine {c:.3f}), same source, newer "
+                               f"created_at ({iso(from_us(int(created[newer])))})"))
+    candidates.sort(key=lambda t: (created[t[1]], -created[t[0]]))
+    for older, newer, evidence in candidates:
+        o, w = ids[older], ids[newer]
+        if _path(sup_graph, w, o) or _path(sup_graph, o, w):
+            continue
+        if add_edge(w, o, EdgeType.SUPERSEDES, evidence):
+            report.inferred_supersedes += 1
+    timings["supersession"] = time.perf_counter() - t0
+
+    # --- supersession applied ----------------------------------------------------------
+    eff_by_doc = dict(zip(ids, effective.tolist(), strict=True))
+    new_superseded = old_superseded.copy()
+    for dst in {d for _, d in sup_graph.edges()}:
+        moment = graph.superseded_at(dst, eff_by_doc)
+        new_superseded[position.get_loc(dst)] = _NOT_SUPERSEDED if moment is None else moment
+    newly_superseded = np.flatnonzero((old_superseded == _NOT_SUPERSEDED) & (new_superseded != _NOT_SUPERSEDED))
+    changed_superseded = np.flatnonzero(new_superseded != old_superseded)
+    report.supersessions = len(newly_superseded)
+    superseded_now = new_superseded <= now_us
+    chains = graph.version_chains()
+    chain = np.asarray([chains.get(d, d) for d in ids], dtype=object)
+
+    # --- 2. contradictions -------------------------------------------------------------
+    t0 = time.perf_counter()
+    live = ~superseded_now & (states != Lifecycle.ARCHIVED.value)
+    ok = ((sims >= config.contradiction_min_similarity) & (chain[doc_a] != chain[doc_b])
+          & live[doc_a] & live[doc_b]) if len(doc_a) else np.zeros(0, bool)
+    found: set[int] = set()
+    for ca, cb in zip(chunk_a[ok], chunk_b[ok], strict=True):
+        x, y = int(chunk_doc[ca]), int(chunk_doc[cb])
+        key = min(x, y) * n + max(x, y)
+        if key in found:
+            continue
+        hit = find_contradiction(texts[ca], texts[cb])
+        if hit is None:
+            continue
+        found.add(key)
+        src, dst = (x, y) if (created[x], ids[x]) >= (created[y], ids[y]) else (y, x)
+        evidence = f"{hit.kind}: {hit.evidence} | {ids[src]}: '{hit.excerpt_a if src == x else hit.excerpt_b}'" \
+                   f" | {ids[dst]}: '{hit.excerpt_b if src == x else hit.excerpt_a}'"
+        eid = _edge_id(ids[src], EdgeType.CONTRADICTS, ids[dst])
+        reverse = _edge_id(ids[dst], EdgeType.CONTRADICTS, ids[src])
+        if reverse in existing_ids:
+            eid = reverse
+        elif add_edge(ids[src], ids[dst], EdgeType.CONTRADICTS, evidence, status="open"):
+            report.contradictions += 1
+        for me, other in ((src, dst), (dst, src)):
+            new_events.append({"event_id": stable_id("contradiction", eid, ids[me]), "doc_id": ids[me],
+                               "event_type": EventType.CONTRADICTION.value, "at": now,
+                               "delta": -abs(config.contradiction_delta), "actor": "consolidation",
+                               "detail": {"edge_id": eid, "other": ids[other], "evidence": hit.evidence,
+                                          "kind": hit.kind}})
+    timings["contradictions"] = time.perf_counter() - t0
+
+    # --- 3. dependencies ---------------------------------------------------------------
+    t0 = time.perf_counter()
+    if query_side.any():
+        for citing, cited, how in _citations(ids, titles, created, live, query_side, chunk_doc, texts, config):
+            if citing == cited or (titles[citing] and titles[citing] == titles[cited]) \
+                    or chain[citing] == chain[cited]:
+                continue
+            if add_edge(ids[citing], ids[cited], EdgeType.DEPENDS_ON, how):
+                report.inferred_depends_on += 1
+        declared = graph.graphs[EdgeType.DEPENDS_ON]
+        report.dependencies = report.inferred_depends_on + sum(
+            1 for i in np.flatnonzero(query_side & (states == Lifecycle.UNCONSOLIDATED.value))
+            for _, _, data in declared.out_edges(ids[i], data=True) if data.get("origin") == "declared")
+    timings["dependencies"] = time.perf_counter() - t0
+
+    # --- 5. ripple ---------------------------------------------------------------------
+    t0 = time.perf_counter()
+    archived = set(ids[(states == Lifecycle.ARCHIVED.value) | superseded_now])
+    triggers = [(f"superseded:{ids[i]}", ids[i], "superseded") for i in newly_superseded if superseded_now[i]]
+    triggers += [(f"edit:{d}:{h}", d, "edited") for d, h in _edited(store, docs, query_side)]
+    for trigger, source, why in triggers:
+        for step in graph.ripple_plan(source, config.ripple.penalty, config.ripple.hop_decay,
+                                      config.ripple.max_hops, exclude=archived):
+            new_events.append({"event_id": stable_id("ripple", trigger, step.doc_id), "doc_id": step.doc_id,
+                               "event_type": EventType.RIPPLE.value, "at": now, "delta": -step.penalty,
+                               "actor": "consolidation",
+                               "detail": {"source": source, "reason": why, "hop": step.hop, "via": step.via,
+                                          "review": True}})
+    timings["ripple"] = time.perf_counter() - t0
+
+    # --- writes: edges, then events ----------------------------------------------------
+    store.upsert_edges(new_edges)
+    if new_events:
+        have = store.existing_event_ids([e["event_id"] for e in new_events])
+        new_events = [e for e in new_events if e["event_id"] not in have]
+        store.append_events(new_events)
+    report.rippled = sum(e["event_type"] == EventType.RIPPLE.value for e in new_events)
+
+    # --- 6. lifecycle ------------------------------------------------------------------
+    t0 = time.perf_counter()
+    events = knowledge_state.events
+    if new_events:
+        events = pd.concat([events, _frame(new_events)], ignore_index=True)
+    agg = aggregate_events(events, ids, now_us)
+    authority = docs.column("authority").to_numpy(zero_copy_only=False).astype(np.float64)
+    half = np.asarray([decay_profile(t).half_life_days for t in docs.column("doc_type").to_pylist()])
+    conf = live_confidence(authority, created, half, now_us, agg)
+    moves: list = []
+    current = states.copy()
+    for _ in range(3):  # to a fixpoint: a new, long-idle, low-confidence doc goes U -> A -> D now
+        step = plan_lifecycle(ids, current, conf, agg.last_access_us, superseded_now, now_us,
+                              config.lifecycle.idle_days, created_us=created,
+                              dormancy_threshold=config.lifecycle.dormancy_threshold)
+        if not step:
+            break
+        moves += step
+        current[position.get_indexer([m.doc_id for m in step])] = [m.to_state.value for m in step]
+    write_moves(store, events, moves, now=now, actor="consolidation",
+                superseded={ids[i]: from_us(int(new_superseded[i])) if new_superseded[i] != _NOT_SUPERSEDED
+                            else None for i in changed_superseded})
+    for move in moves:
+        if move.to_state == Lifecycle.ARCHIVED:
+            report.archived += 1
+        elif move.to_state == Lifecycle.DORMANT:
+            report.dormant += 1
+        elif move.to_state == Lifecycle.ACTIVE:
+            report.activated += 1
+    timings["lifecycle"] = time.perf_counter() - t0
+    report.seconds = time.perf_counter() - t_start
+    return report
+
+
+def write_moves(store, events: pd.DataFrame, moves, *, now: datetime, actor: str,
+                superseded: dict[str, datetime | None] | None = None, query_id: str = "") -> int:
+    """LIFECYCLE events for ``moves`` (skipping one already recorded as the document's latest),
+    then the ``lifecycle`` (and ``superseded_at``) fields in one commit."""
+    superseded = superseded or {}
+    latest = _latest_moves(events, [m.doc_id for m in moves])
+    rows = [{"event_id": stable_id("lifecycle", m.doc_id, m.from_state.value, m.to_state.value, str(to_us(now))),
+             "doc_id": m.doc_id, "event_type": EventType.LIFECYCLE.value, "at": now, "actor": actor,
+             "query_id": query_id, "detail": {"from": m.from_state.value, "to": m.to_state.value,
+                                              "reason": m.reason}}
+            for m in moves if latest.get(m.doc_id) != (m.from_state.value, m.to_state.value)]
+    if rows:
+        have = store.existing_event_ids([r["event_id"] for r in rows])
+        store.append_events([r for r in rows if r["event_id"] not in have])
+    updates: dict[str, dict] = {d: {"doc_id": d, "superseded_at": t} for d, t in superseded.items()}
+    for m in moves:
+        updates.setdefault(m.doc_id, {"doc_id": m.doc_id})["lifecycle"] = m.to_state.value
+    store.update_doc_fields(list(updates.values()))
+    return len(rows)
+
+
+def wake_accessed(store, events: pd.DataFrame, states: dict[str, str], *, now: datetime,
+                  query_id: str = "", actor: str = "query") -> list:
+    """DORMANT -> ACTIVE for accessed documents (``states``: doc_id -> current lifecycle)."""
+    moves = wake_on_access(states, reason="accessed")
+    if moves:
+        write_moves(store, events, moves, now=now, actor=actor, query_id=query_id)
+    return moves
+
+
+# --- helpers -------------------------------------------------------------------------------
+def _edge_id(src: str, etype: EdgeType, dst: str) -> str:
+    from .store import edge_id
+
+    return edge_id(src, etype.value, dst)
+
+
+def _path(graph, a: str, b: str) -> bool:
+    import networkx as nx
+
+    return a in graph and b in graph and nx.has_path(graph, a, b)
+
+
+def _frame(rows: list[dict]) -> pd.DataFrame:
+    return pd.DataFrame({
+        "doc_id": [r["doc_id"] for r in rows], "event_type": [r["event_type"] for r in rows],
+        "at_us": np.array([to_us(r["at"]) for r in rows], dtype=np.int64),
+        "delta": np.array([float(r.get("delta", 0.0)) for r in rows]),
+        "query_id": [r.get("query_id", "") for r in rows], "actor": [r.get("actor", "") for r in rows],
+        "detail": [r.get("detail", "") for r in rows]})
+
+
+def _latest_moves(events: pd.DataFrame, doc_ids: list[str]) -> dict[str, tuple[str, str]]:
+    """doc_id -> (from, to) of its latest LIFECYCLE event, for the given documents."""
+    if not doc_ids or events is None or not len(events):
+        return {}
+    sub = events[(events["event_type"] == EventType.LIFECYCLE.value) & events["doc_id"].isin(doc_ids)]
+    out = {}
+    for row in sub.sort_values("at_us", kind="stable").itertuples(index=False):
+        detail = row.detail if isinstance(row.detail, dict) else json.loads(row.detail or "{}")
+        out[row.doc_id] = (detail.get("from"), detail.get("to"))
+    return out
+
+
+def _edited(store, docs: pa.Table, query_side: np.ndarray) -> list[tuple[str, str]]:
+    """(doc_id, doc_hash) of query-side documents whose text changed at their latest write."""
+    candidates = [d for d, q in zip(docs.column("doc_id").to_pylist(), query_side, strict=True) if q]
+    if not candidates:
+        return []
+    ev = store.events(candidates).to_pandas()
+    ev = ev[ev["event_type"].isin([EventType.INGEST.value, EventType.UPDATE.value])]
+    if not len(ev):
+        return []
+    last = ev.sort_values("at", kind="stable").groupby("doc_id").tail(1)
+    hashes = dict(zip(docs.column("doc_id").to_pylist(), docs.column("doc_hash").to_pylist(), strict=True))
+    out = []
+    for row in last.itertuples(index=False):
+        if row.event_type != EventType.UPDATE.value:
+            continue
+        detail = json.loads(row.detail or "{}")
+        if int(detail.get("retired", 0)) > 0:
+            out.append((row.doc_id, hashes.get(row.doc_id, "")))
+    return out
+
+
+def _citations(ids, titles, created, live, query_side, chunk_doc, texts, config):
+    """(citing doc, cited doc, evidence) for every text that names another document's id or
+    title. Query-side texts are scanned for every id/title; the others only for the ids and
+    titles of query-side documents (what is new to them)."""
+    id_index: dict[str, int] = {str(d): i for i, d in enumerate(ids)
+                                if len(str(d)) >= 3 and _ID_LIKE.search(str(d))}
+    newest: dict[tuple[str, ...], int] = {}
+    for i, title in enumerate(titles):
+        words = tuple(title.split())
+        if len(words) < config.min_title_words:
+            continue
+        j = newest.get(words)
+        if j is None or (live[i], created[i]) > (live[j], created[j]):
+            newest[words] = i
+    first: dict[str, list[tuple[str, ...]]] = defaultdict(list)
+    for words in newest:
+        first[words[0]].append(words)
+    new_ids = {d for d, i in id_index.items() if query_side[i]}
+    new_titles = {tuple(titles[i].split()) for i in np.flatnonzero(query_side)} & newest.keys()
+    out: set[tuple[int, int, str]] = set()
+    for row, text in enumerate(texts):
+        citing = int(chunk_doc[row])
+        everything = bool(query_side[citing])
+        if not everything and not new_ids and not new_titles:
+            continue
+        for token in set(_ID_TOKEN.findall(text)):
+            token = token.rstrip(".:/-")
+            i = id_index.get(token)
+            if i is not None and (everything or token in new_ids):
+                out.add((citing, i, f"text cites id '{token}'"))
+        words = _WORDS.findall(text.lower())
+        hits = first.keys() & set(words)
+        if not hits:
+            continue
+        for pos, word in enumerate(words):
+            if word not in hits:
+                continue
+            for title in first[word]:
+                if tuple(words[pos:pos + len(title)]) == title and (everything or title in new_titles):
+                    out.add((citing, newest[title], f"text cites title '{' '.join(title)}'"))
+    return sorted(out)
