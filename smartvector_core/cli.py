@@ -106,6 +106,109 @@ def cmd_stats(app: SmartVector, args) -> int:
     return 0
 
 
+def _print_counts(out: dict, as_json: bool, keys: Sequence[str]) -> None:
+    if as_json:
+        print(dumps(out))
+    else:
+        print(", ".join(f"{key} {out[key]}" for key in keys if key in out))
+
+
+def cmd_consolidate(app: SmartVector, args) -> int:
+    out = app.consolidate(now=clock.now(), full=args.full)
+    _print_counts(out, args.json, ("supersessions", "contradictions", "dependencies", "archived", "dormant",
+                                   "activated", "rippled", "examined_pairs", "seconds"))
+    return 0
+
+
+def cmd_feedback(app: SmartVector, args) -> int:
+    out = app.feedback(args.id, args.verdict, now=clock.now(), query_id=args.query_id or "", actor="cli")
+    if args.json:
+        print(dumps(out))
+    else:
+        print(f"{out['id']}: {out['verdict']}, confidence {out['confidence_before']:.3f} -> "
+              f"{out['confidence_after']:.3f}; rippled to {len(out['rippled'])} dependent(s)")
+    return 0
+
+
+def cmd_demo(app: SmartVector, args) -> int:
+    now = clock.now()
+    report = app.load_demo(now=now, if_empty=args.if_empty)
+    if report is None:
+        print("the store already holds documents: demo corpus not loaded (drop --if-empty to add it)")
+        return 0
+    out = report.to_dict()
+    consolidation = getattr(report, "consolidation", None) or app.consolidate(now=now)
+    print(f"demo corpus: {out['documents']} documents, {out['chunks']} chunks; consolidated: "
+          + ", ".join(f"{k} {consolidation[k]}" for k in ("supersessions", "contradictions", "dependencies",
+                                                          "archived", "dormant")))
+    return 0
+
+
+def _parse_versions(text: str) -> dict[str, int]:
+    """'12' -> {'chunks': 12}; 'chunks=12,edges=4' -> both."""
+    out: dict[str, int] = {}
+    for part in text.split(","):
+        name, _, value = part.strip().rpartition("=")
+        try:
+            out[name.strip() or "chunks"] = int(value)
+        except ValueError:
+            raise InputError(f"expected N or TABLE=N[,TABLE=N], found {text!r}", field="--version") from None
+    return out
+
+
+def cmd_restore(app: SmartVector, args) -> int:
+    if (args.tag is None) == (args.version is None):
+        raise InputError("give exactly one of --tag T or --version N", field="restore")
+    versions = None
+    if args.tag is not None:
+        known = {t for tags in app.store.tags().values() for t in tags}
+        if args.tag not in known:
+            raise InputError(f"no tag {args.tag!r} in the store (tags: {', '.join(sorted(known)) or 'none'})",
+                             field="--tag")
+    else:
+        versions = _parse_versions(args.version)
+        current = app.store.table_versions()
+        for name, number in versions.items():
+            if name not in current:
+                raise InputError(f"expected a table of {', '.join(current)}, found {name!r}", field="--version")
+            if not 1 <= number <= current[name]:
+                raise InputError(f"expected a {name} version in 1..{current[name]}, found {number}",
+                                 field="--version")
+    restored = app.restore(tag=args.tag, versions=versions, now=clock.now())
+    print(dumps({"restored": restored}) if args.json else
+          "restored: " + ", ".join(f"{k} -> version {v}" for k, v in restored.items()))
+    return 0
+
+
+def cmd_tag(app: SmartVector, args) -> int:
+    label = args.label.strip()
+    if not label or any(c.isspace() for c in label):
+        raise InputError(f"expected a tag label without spaces, found {args.label!r}", field="LABEL")
+    versions = app.tag(label)
+    print(dumps({"tag": label, "versions": versions}) if args.json else
+          f"tagged {label}: " + ", ".join(f"{k} v{v}" for k, v in versions.items()))
+    return 0
+
+
+def cmd_freshness(app: SmartVector, args) -> int:
+    from .temporal.freshness import freshness_report
+
+    as_of = _as_of(args.as_of)
+    docs = app.documents_frame(as_of=as_of)
+    cols = ["id", "title", "kind", "doc_type", "lifecycle", "age_days", "decay", "grade", "validity_state",
+            "action", "advice"]
+    report = freshness_report(docs, as_of) if len(docs) else docs.assign(**{c: [] for c in cols})
+    rows = report[[c for c in cols if c in report.columns]].to_dict(orient="records")
+    if args.json:
+        print(dumps({"as_of": clock.iso(as_of), "documents": rows}))
+    else:
+        for r in rows:
+            age = "undated" if r["age_days"] != r["age_days"] else f"{r['age_days']:.0f} d"
+            print(f"{r['id']:<28} {r['grade']:<6} decay={r['decay']:.2f} {age:>8} {r['validity_state']:<13} "
+                  f"{r['action']:<4} {r['advice']}")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m smartvector_core",
                                      description="SmartVector Studio: a knowledge base that knows when each "
@@ -131,6 +234,38 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("stats", help="what the store holds")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_stats)
+
+    p = sub.add_parser("consolidate", help="run the consolidation agent now")
+    p.add_argument("--full", action="store_true", help="re-examine every document, not only new or edited ones")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_consolidate)
+
+    p = sub.add_parser("feedback", help="operator feedback on a document version")
+    p.add_argument("id", metavar="ID")
+    p.add_argument("verdict", metavar="accept|correct")
+    p.add_argument("--query-id", dest="query_id")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_feedback)
+
+    p = sub.add_parser("demo", help="load the demo corpus and consolidate")
+    p.add_argument("--if-empty", dest="if_empty", action="store_true", help="only into an empty store")
+    p.set_defaults(func=cmd_demo)
+
+    p = sub.add_parser("restore", help="make an earlier tagged or numbered version current again")
+    p.add_argument("--tag")
+    p.add_argument("--version", help="N (chunks table) or TABLE=N[,TABLE=N]")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_restore)
+
+    p = sub.add_parser("tag", help="tag the current version of every table")
+    p.add_argument("label", metavar="LABEL")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_tag)
+
+    p = sub.add_parser("freshness", help="freshness report: age, decay, grade, validity, advice")
+    p.add_argument("--as-of", dest="as_of")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_freshness)
     return parser
 
 
