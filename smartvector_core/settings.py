@@ -3,7 +3,8 @@
 ``store_uri``: ``--store``, else ``$SMARTVECTOR_STORE``, else ``data/lancedb`` beside the repo.
 Object-store URIs (``s3://``, ``gs://``, ``az://``) pass straight to LanceDB with
 ``storage_options`` taken from the standard variables (``AWS_ENDPOINT_URL``, ``AWS_ACCESS_KEY_ID``,
-``AWS_SECRET_ACCESS_KEY``, ``AWS_REGION``, ``AWS_ALLOW_HTTP``).
+``AWS_SECRET_ACCESS_KEY``, ``AWS_SESSION_TOKEN``, ``AWS_REGION``, ``AWS_ALLOW_HTTP``) over those of
+the settings file ``$SMARTVECTOR_SETTINGS`` (JSON or TOML with a ``storage_options`` table).
 """
 
 from __future__ import annotations
@@ -30,6 +31,31 @@ _STORAGE_ENV = {
 }
 
 
+def _file_storage_options(path: str | None) -> dict[str, str]:
+    """``storage_options`` from a settings file (``$SMARTVECTOR_SETTINGS``, JSON or TOML).
+
+    Environment variables override the file, key by key.
+    """
+    if not path:
+        return {}
+    import json
+    import tomllib
+
+    from .errors import InputError
+
+    file = Path(path).expanduser()
+    try:
+        text = file.read_text(encoding="utf-8")
+        data = tomllib.loads(text) if file.suffix.lower() == ".toml" else json.loads(text)
+    except (OSError, ValueError) as exc:
+        raise InputError(f"cannot read settings file {file}: {exc}", field="SMARTVECTOR_SETTINGS") from exc
+    options = data.get("storage_options", {}) if isinstance(data, dict) else None
+    if not isinstance(options, dict):
+        raise InputError(f"{file}: expected a table 'storage_options' of strings, found {options!r}",
+                         field="storage_options")
+    return {str(k): str(v).lower() if isinstance(v, bool) else str(v) for k, v in options.items()}
+
+
 def is_remote(uri: str) -> bool:
     return uri.startswith(_REMOTE_SCHEMES)
 
@@ -54,7 +80,10 @@ def load_settings(store: str | None = None, *, env: dict[str, str] | None = None
     uri = store or env.get("SMARTVECTOR_STORE") or str(DEFAULT_STORE)
     if not is_remote(uri):
         uri = str(Path(uri).expanduser().resolve())
-    options = {key: env[name] for name, key in _STORAGE_ENV.items() if env.get(name)}
+    options = {**_file_storage_options(env.get("SMARTVECTOR_SETTINGS")),
+               **{key: env[name] for name, key in _STORAGE_ENV.items() if env.get(name)}}
+    if "aws_region" not in options and env.get("AWS_DEFAULT_REGION"):
+        options["aws_region"] = env["AWS_DEFAULT_REGION"]
     return Settings(
         store_uri=uri,
         model_name=env.get("SMARTVECTOR_MODEL", DEFAULT_MODEL_NAME),

@@ -148,7 +148,12 @@ class Store:
                                       read_consistency_interval=interval)
         except Exception as exc:  # pragma: no cover - depends on the URI
             raise StoreError(f"cannot open store {self.uri}: {exc}") from exc
-        self._lock = FileLock(str(_lock_path(self.uri)), timeout=120)
+        if self.uri.startswith("s3://"):  # one writer across machines: a lock object in the bucket
+            from .scaleout.s3lock import S3WriteLock
+
+            self._lock = S3WriteLock(self.uri, settings.storage_options)
+        else:
+            self._lock = FileLock(str(_lock_path(self.uri)), timeout=120)
         self._tables: dict[str, Any] = {}
         self._ensure_tables()
 
