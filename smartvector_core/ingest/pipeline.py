@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -72,8 +72,12 @@ def _previous(store: Store, doc_ids: Sequence[str]) -> tuple[dict[str, dict], di
 
 def ingest_documents(store: Store, embedder, docs: Sequence[Document], *, now: datetime,
                      progress: Callable[[int, int], None] | None = None,
-                     actor: str = "cli") -> IngestReport:
-    """Write ``docs`` into ``store``; ``now`` is the ingest moment (record time)."""
+                     actor: str = "cli", vectors: Mapping[str, np.ndarray] | None = None) -> IngestReport:
+    """Write ``docs`` into ``store``; ``now`` is the ingest moment (record time).
+
+    ``vectors``: embeddings already computed elsewhere (the Ray engine), by content hash; a text
+    whose hash is there is not encoded again (vectors stored under the same hash still win).
+    """
     import time
 
     report = IngestReport(documents=len(docs))
@@ -145,13 +149,19 @@ def ingest_documents(store: Store, embedder, docs: Sequence[Document], *, now: d
             wanted = [row["content_hash"] for row, _ in pending if row["content_hash"] in known_hashes]
             stored = store.vectors_for_hashes(wanted) if wanted else {}
             to_encode: dict[str, str] = {}
+            given: dict[str, np.ndarray] = {}
             for row, text in pending:
-                if row["content_hash"] not in stored:
-                    to_encode.setdefault(row["content_hash"], text)
+                h = row["content_hash"]
+                if h in stored:
+                    continue
+                if vectors is not None and h in vectors:
+                    given[h] = vectors[h]
+                else:
+                    to_encode.setdefault(h, text)
             t0 = time.perf_counter()
-            vectors = embedder.encode(list(to_encode.values())) if to_encode else np.zeros((0, store.dim))
+            encoded = embedder.encode(list(to_encode.values())) if to_encode else np.zeros((0, store.dim))
             report.encode_seconds += time.perf_counter() - t0
-            fresh = dict(zip(to_encode, vectors, strict=True))
+            fresh = {**given, **dict(zip(to_encode, encoded, strict=True))}
             report.chunks_embedded += len(fresh)
             # a chunk counts as reused unless its text was encoded for it in this call
             report.chunks_reused += len(pending) - len(fresh)
