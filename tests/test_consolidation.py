@@ -1,0 +1,313 @@
+"""The consolidation agent on a temp LanceDB store: supersession, contradictions, dependencies,
+ripple, lifecycle (dormancy and waking), idempotence, crash convergence; feedback and as_of.
+
+The one-word-edit case (one chunk re-embedded) is ``tests/test_ingest.py::test_one_word_edit_reembeds_one_chunk``.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import numpy as np
+import pytest
+
+from smartvector_core.config import DEFAULT_CONFIDENCE
+from smartvector_core.consolidation import DEFAULT_CONSOLIDATION, top_neighbours
+from smartvector_core.memory import DEFAULT_RIPPLE
+
+from .conftest import NOW
+
+DAY = timedelta(days=1)
+RECENT = (NOW - 10 * DAY).isoformat()
+
+
+def doc(id_: str, text: str, **fields) -> dict:
+    base = {"id": id_, "text": text, "created_at": RECENT, "doc_type": "reference", "kind": "STATIC"}
+    return {**base, **fields}
+
+
+def lifecycle(app, doc_id: str) -> str:
+    return app.store.chunks_for_docs([doc_id]).column("lifecycle")[0].as_py()
+
+
+def counts(app) -> tuple[int, int]:
+    return app.store.table("events").count_rows(), app.store.table("edges").count_rows()
+
+
+# --- feedback and ripple ----------------------------------------------------------------------
+@pytest.fixture
+def chain_app(fake_app):
+    """base <- dep1 <- dep2 (depends_on), and an unrelated document."""
+    fake_app.ingest_records([
+        doc("base", "The base fact about gateway timeouts."),
+        doc("dep1", "A guide that relies on the base fact.", depends_on=["base"]),
+        doc("dep2", "A checklist that relies on the guide.", depends_on=["dep1"]),
+        doc("other", "Cafeteria menu for the week: soup and bread."),
+    ], now=NOW)
+    return fake_app
+
+
+def test_correct_lowers_the_document_and_ripples_less_at_two_hops_none_to_unrelated(chain_app):
+    ids = ["base", "dep1", "dep2", "other"]
+    before = chain_app.confidence_of(ids, as_of=NOW)
+    out = chain_app.feedback("base", "correct", now=NOW)
+    after = chain_app.confidence_of(ids, as_of=NOW)
+    drop = {d: before[d] - after[d] for d in ids}
+    assert drop["base"] == pytest.approx(-DEFAULT_CONFIDENCE.correct_delta)
+    assert drop["dep1"] == pytest.approx(DEFAULT_RIPPLE.penalty)
+    assert drop["dep2"] == pytest.approx(DEFAULT_RIPPLE.penalty * DEFAULT_RIPPLE.hop_decay)
+    assert 0 < drop["dep2"] < drop["dep1"]
+    assert drop["other"] == 0
+    assert [(s["doc_id"], s["hop"]) for s in out["rippled"]] == [("dep1", 1), ("dep2", 2)]
+
+
+def test_accept_raises(chain_app):
+    before = chain_app.confidence_of(["other"], as_of=NOW)["other"]
+    chain_app.feedback("other", "accept", now=NOW)
+    after = chain_app.confidence_of(["other"], as_of=NOW)["other"]
+    assert after == pytest.approx(before + DEFAULT_CONFIDENCE.accept_delta)
+
+
+def test_confidence_at_a_past_as_of_is_reproducible_after_later_feedback(chain_app):
+    past = NOW - 2 * DAY
+    then = chain_app.confidence_of(["base", "dep1"], as_of=past)
+    chain_app.feedback("base", "correct", now=NOW)
+    chain_app.feedback("base", "correct", now=NOW + DAY)
+    assert chain_app.confidence_of(["base", "dep1"], as_of=past) == then
+    assert chain_app.confidence_of(["base"], as_of=NOW + DAY)["base"] < then["base"]
+
+
+# --- supersession -------------------------------------------------------------------------------
+def test_implicit_old_version_with_the_same_title_is_archived(fake_app):
+    fake_app.ingest_records([
+        doc("leave_2024", "Employees get 20 vacation days a year.", title="Vacation policy", kind="VERSIONED",
+            doc_type="policy", created_at=(NOW - 300 * DAY).isoformat()),
+        doc("leave_2025", "Employees get 25 vacation days a year, carried over once.", title="Vacation Policy",
+            kind="VERSIONED", doc_type="policy", created_at=(NOW - 20 * DAY).isoformat()),
+        # same title, both STATIC reference pages with different content: not versions of each other
+        doc("glossary_a", "Latency is the time a request waits.", title="Glossary"),
+        doc("glossary_b", "Throughput counts requests served per second by the fleet.", title="Glossary",
+            created_at=(NOW - 5 * DAY).isoformat()),
+    ], now=NOW, consolidate=False)
+    report = fake_app.consolidate(now=NOW)
+    assert report["supersessions"] == 1 and report["archived"] == 1
+    assert lifecycle(fake_app, "leave_2024") == "ARCHIVED"
+    assert lifecycle(fake_app, "leave_2025") == "ACTIVE"
+    superseded_at = fake_app.store.chunks_for_docs(["leave_2024"]).column("superseded_at")[0].as_py()
+    assert superseded_at == NOW - 20 * DAY
+    edges = fake_app.edges_frame()
+    sup = edges[edges["edge_type"] == "SUPERSEDES"]
+    assert sup[["src", "dst", "origin"]].values.tolist() == [["leave_2025", "leave_2024", "inferred"]]
+    assert "same title 'vacation policy', newer created_at" in sup["evidence"].iloc[0]
+    assert {lifecycle(fake_app, "glossary_a"), lifecycle(fake_app, "glossary_b")} == {"ACTIVE"}
+    events = fake_app.events_frame("leave_2024")
+    moves = events[events["event_type"] == "LIFECYCLE"]["detail"].tolist()
+    assert any('"to": "ARCHIVED"' in m for m in moves)
+    chain = fake_app.version_chain("leave_2025")
+    assert [v["id"] for v in chain] == ["leave_2024", "leave_2025"]
+    assert chain[0]["superseded_by"] == ["leave_2025"] and chain[0]["lifecycle"] == "ARCHIVED"
+
+
+def test_explicit_supersession_archives_and_ripples_to_dependents(fake_app):
+    fake_app.ingest_records([
+        doc("limits_v1", "API calls are limited to 100 requests per minute.", kind="VERSIONED",
+            created_at=(NOW - 60 * DAY).isoformat()),
+        doc("sdk_guide", "The SDK retries when the rate limit is hit.", depends_on=["limits_v1"]),
+    ], now=NOW)
+    fake_app.ingest_records([
+        doc("limits_v2", "API calls are limited to 500 requests per minute.", kind="VERSIONED",
+            supersedes=["limits_v1"], valid_from=(NOW - 2 * DAY).isoformat()),
+    ], now=NOW, consolidate=False)
+    before = fake_app.confidence_of(["sdk_guide"], as_of=NOW)["sdk_guide"]
+    report = fake_app.consolidate(now=NOW)
+    assert report["supersessions"] == 1 and report["archived"] == 1 and report["rippled"] == 1
+    assert lifecycle(fake_app, "limits_v1") == "ARCHIVED"
+    superseded_at = fake_app.store.chunks_for_docs(["limits_v1"]).column("superseded_at")[0].as_py()
+    assert superseded_at == NOW - 2 * DAY  # the successor's valid_from
+    after = fake_app.confidence_of(["sdk_guide"], as_of=NOW)["sdk_guide"]
+    assert after == pytest.approx(before - DEFAULT_RIPPLE.penalty)
+    # a superseded version is not a contradiction (100 vs 500 requests)
+    assert len(fake_app.review_queue()) == 0
+
+
+def test_edit_ripples_to_dependents_once(fake_app):
+    fake_app.ingest_records([
+        doc("spec", "The export format is CSV with a header row."),
+        doc("importer", "The importer reads the export files.", depends_on=["spec"]),
+    ], now=NOW)
+    fake_app.ingest_records([doc("spec", "The export format is JSON lines with one record per line.")],
+                            now=NOW + DAY)
+    ripples = fake_app.events_frame("importer").query("event_type == 'RIPPLE'")
+    assert len(ripples) == 1 and '"reason": "edited"' in ripples["detail"].iloc[0]
+    assert fake_app.consolidate(now=NOW + DAY, full=True)["rippled"] == 0
+
+
+# --- contradictions -----------------------------------------------------------------------------
+def test_30_vs_14_day_contradiction_is_queued_both_lowered_neither_archived(real_app):
+    real_app.ingest_records([
+        doc("refund_policy", "Refunds are accepted within 30 days of purchase.", title="Refund policy",
+            source="official", kind="VERSIONED", doc_type="policy"),
+        doc("forum_refunds", "Refunds are accepted within 14 days of purchase.", title="Forum: how refunds work",
+            source="forum", kind="VERSIONED", doc_type="policy", created_at=(NOW - 5 * DAY).isoformat()),
+        doc("cafeteria", "The cafeteria serves lunch from noon until two o'clock."),
+    ], now=NOW, consolidate=False)
+    ids = ["refund_policy", "forum_refunds", "cafeteria"]
+    before = real_app.confidence_of(ids, as_of=NOW)
+    report = real_app.consolidate(now=NOW)
+    assert report["contradictions"] == 1 and report["supersessions"] == 0 and report["archived"] == 0
+    queue = real_app.review_queue()
+    assert len(queue) == 1 and queue["status"].iloc[0] == "open"
+    assert {queue["src"].iloc[0], queue["dst"].iloc[0]} == {"refund_policy", "forum_refunds"}
+    assert "30 days" in queue["evidence"].iloc[0] and "14 days" in queue["evidence"].iloc[0]
+    after = real_app.confidence_of(ids, as_of=NOW)
+    for d in ("refund_policy", "forum_refunds"):
+        assert after[d] == pytest.approx(before[d] - abs(DEFAULT_CONSOLIDATION.contradiction_delta))
+        assert lifecycle(real_app, d) == "ACTIVE"
+    assert after["cafeteria"] == before["cafeteria"]
+    # resolving: keep the official policy; the forum post is corrected, the edge leaves the queue
+    out = real_app.resolve_contradiction(queue["edge_id"].iloc[0], "keep_src" if queue["src"].iloc[0]
+                                         == "refund_policy" else "keep_dst", now=NOW, actor="tester")
+    assert len(real_app.review_queue()) == 0
+    assert out["corrected"]["id"] == "forum_refunds" and out["accepted"]["id"] == "refund_policy"
+    assert real_app.confidence_of(["forum_refunds"], as_of=NOW)["forum_refunds"] < after["forum_refunds"]
+    reviews = real_app.events_frame().query("event_type == 'REVIEW'")
+    assert sorted(reviews["doc_id"]) == ["forum_refunds", "refund_policy"]
+
+
+def test_resolve_by_superseding_archives_the_other_side(fake_app):
+    fake_app.ingest_records([
+        doc("kb_a", "Password resets are allowed for contractors.", source="wiki"),
+        doc("kb_b", "Password resets are not allowed for contractors.", source="security"),
+    ], now=NOW)
+    queue = fake_app.review_queue()
+    assert len(queue) == 1
+    edge = queue.iloc[0]
+    fake_app.resolve_contradiction(edge["edge_id"], "supersede_dst", now=NOW)
+    assert lifecycle(fake_app, edge["dst"]) == "ARCHIVED"
+    assert lifecycle(fake_app, edge["src"]) == "ACTIVE"
+    with pytest.raises(ValueError, match="expected one of keep_both"):
+        fake_app.resolve_contradiction(edge["edge_id"], "delete_both", now=NOW)
+    with pytest.raises(ValueError, match="no contradiction"):
+        fake_app.resolve_contradiction("nope", "keep_both", now=NOW)
+
+
+# --- dependencies ---------------------------------------------------------------------------------
+def test_citations_of_ids_and_titles_become_inferred_dependencies(fake_app):
+    fake_app.ingest_records([
+        doc("policy_v3", "Rate limit is 1,000 requests per minute.", title="API rate limit policy"),
+        doc("faq", "Limits follow the API Rate Limit Policy; see policy_v3 for numbers. Refunds are manual."),
+        doc("refunds", "Refund requests go to billing.", title="Refunds"),
+    ], now=NOW)
+    edges = fake_app.edges_frame()
+    deps = edges[edges["edge_type"] == "DEPENDS_ON"]
+    assert deps[["src", "dst"]].values.tolist() == [["faq", "policy_v3"]]
+    # a one-word title ("Refunds") and a bare-word id ("refunds") are not taken for citations
+    assert "cites" in deps["evidence"].iloc[0]
+
+
+# --- lifecycle ------------------------------------------------------------------------------------
+def test_dormant_document_stays_searchable_and_wakes_on_access(fake_app):
+    text = "Legacy fax gateway configuration steps for the Lisbon office printers."
+    fake_app.ingest_records([doc("fax_gateway", text, authority=0.12, doc_type="news", kind="STATIC",
+                                 created_at=(NOW - 400 * DAY).isoformat())], now=NOW)
+    assert lifecycle(fake_app, "fax_gateway") == "DORMANT"  # U -> A -> D in one run
+    moves = fake_app.events_frame("fax_gateway").query("event_type == 'LIFECYCLE'")
+    assert len(moves) == 2
+    response = fake_app.query(text, as_of=NOW + DAY, profile="naive")
+    assert [r.id for r in response.results] == ["fax_gateway"]
+    assert lifecycle(fake_app, "fax_gateway") == "ACTIVE"
+    events = fake_app.events_frame("fax_gateway").sort_values("at", kind="stable")
+    assert events["event_type"].tolist()[-2:] in (["ACCESS", "LIFECYCLE"], ["LIFECYCLE", "ACCESS"])
+    assert '"from": "DORMANT"' in events[events["event_type"] == "LIFECYCLE"]["detail"].iloc[-1]
+
+
+def test_record_access_wakes_a_dormant_document(fake_app):
+    fake_app.ingest_records([doc("old_note", "An old note nobody reads.", authority=0.1, doc_type="news",
+                                 created_at=(NOW - 400 * DAY).isoformat())], now=NOW)
+    assert lifecycle(fake_app, "old_note") == "DORMANT"
+    fake_app.record_access(["old_note"], now=NOW + DAY)
+    assert lifecycle(fake_app, "old_note") == "ACTIVE"
+    # and consolidation leaves it awake while the access is recent
+    fake_app.consolidate(now=NOW + 2 * DAY)
+    assert lifecycle(fake_app, "old_note") == "ACTIVE"
+
+
+# --- idempotence, incrementality, crash -----------------------------------------------------------
+def corpus() -> list[dict]:
+    return [
+        doc("limits_v1", "API calls are limited to 100 requests per minute.", title="Rate limits",
+            kind="VERSIONED", created_at=(NOW - 90 * DAY).isoformat()),
+        doc("limits_v2", "API calls are limited to 300 requests per minute.", title="Rate limits",
+            kind="VERSIONED", created_at=(NOW - 30 * DAY).isoformat()),
+        doc("client", "Our client follows the rate limits document and policy limits_v2.", depends_on=["limits_v1"]),
+        doc("kb_a", "Password resets are allowed for contractors.", source="wiki"),
+        doc("kb_b", "Password resets are not allowed for contractors.", source="security"),
+        doc("stale", "A note.", authority=0.1, doc_type="news", created_at=(NOW - 400 * DAY).isoformat()),
+    ]
+
+
+def test_second_consolidate_is_a_no_op(fake_app):
+    fake_app.ingest_records(corpus(), now=NOW, consolidate=False)
+    first = fake_app.consolidate(now=NOW)
+    assert first["supersessions"] == 1 and first["contradictions"] == 1 and first["dependencies"] >= 1
+    assert first["dormant"] >= 1
+    state = counts(fake_app)
+    for full in (False, True):
+        again = fake_app.consolidate(now=NOW, full=full)
+        assert {k: again[k] for k in ("supersessions", "contradictions", "dependencies", "archived", "dormant",
+                                      "activated", "rippled")} == dict.fromkeys(
+            ("supersessions", "contradictions", "dependencies", "archived", "dormant", "activated", "rippled"), 0)
+        assert counts(fake_app) == state
+    assert "pre-consolidate" in fake_app.store.tags()["chunks"]
+
+
+def test_incremental_run_queries_only_new_documents(fake_app):
+    fake_app.ingest_records(corpus(), now=NOW)
+    fake_app.ingest_records([doc("new_one", "Password resets need a manager approval.")], now=NOW,
+                            consolidate=False)
+    report = fake_app.consolidate(now=NOW)
+    assert report["query_documents"] == 1 and report["activated"] == 1
+    assert report["examined_pairs"] <= DEFAULT_CONSOLIDATION.neighbours
+
+
+def test_rerun_after_a_crash_converges_without_duplicate_events(fake_app, monkeypatch, tmp_path):
+    from smartvector_core.embedding import HashingEmbedder
+    from smartvector_core.service import SmartVector
+    from smartvector_core.settings import load_settings
+
+    reference = SmartVector(load_settings(str(tmp_path / "ref"), env={}), embedder=HashingEmbedder())
+    reference.ingest_records(corpus(), now=NOW, consolidate=False)
+    reference.consolidate(now=NOW)
+
+    fake_app.ingest_records(corpus(), now=NOW, consolidate=False)
+    store = fake_app.store
+
+    def crash(_updates):
+        raise KeyboardInterrupt("killed before the lifecycle fields were written")
+
+    monkeypatch.setattr(store, "update_doc_fields", crash)
+    with pytest.raises(KeyboardInterrupt):
+        fake_app.consolidate(now=NOW)
+    monkeypatch.undo()
+    fake_app.consolidate(now=NOW)
+
+    def summary(app):
+        ev = app.events_frame()
+        docs = app.documents_frame(as_of=NOW).set_index("id")
+        return (sorted(ev["event_type"]), sorted(zip(app.edges_frame()["src"], app.edges_frame()["dst"],
+                                                      strict=True)),
+                docs["lifecycle"].sort_index().to_dict(), docs["confidence"].sort_index().round(9).to_dict())
+
+    assert summary(fake_app) == summary(reference)
+
+
+def test_numpy_neighbours_match_lancedb_search(fake_app):
+    fake_app.ingest_records(corpus(), now=NOW, consolidate=False)
+    chunks, vectors = fake_app.store.current_chunks()
+    rows, cols, sims = top_neighbours(vectors, vectors, 3)
+    q, ids, lsims = fake_app.store.nearest_chunks(vectors, 3)
+    assert len(rows) == len(q) == 3 * len(vectors)
+    for row in range(len(vectors)):  # same top-3 similarities per query (ties may swap ids)
+        assert np.allclose(np.sort(sims[rows == row]), np.sort(lsims[q == row]), atol=1e-5)
+    chunk_ids = np.asarray(chunks.column("chunk_id").to_pylist(), dtype=object)
+    assert set(ids) <= set(chunk_ids) and set(chunk_ids[cols]) <= set(chunk_ids)
