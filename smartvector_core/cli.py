@@ -209,6 +209,15 @@ def cmd_freshness(app: SmartVector, args) -> int:
     return 0
 
 
+def cmd_bench(app: SmartVector, args) -> int:
+    """``bench``: a benchmark in a temporary store (see smartvector_core.evaluation.report)."""
+    from .evaluation.report import bench_command, format_report
+
+    out = bench_command(args, embedder=app.embedder, warn=lambda m: _eprint(f"warning: {m}"))
+    print(dumps(out) if args.json else format_report(out))
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m smartvector_core",
                                      description="SmartVector Studio: a knowledge base that knows when each "
@@ -266,6 +275,25 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--as-of", dest="as_of")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_freshness)
+
+    p = sub.add_parser("bench", help="benchmark the profiles and baselines in a temporary store")
+    p.add_argument("--corpus", metavar="C.jsonl")
+    p.add_argument("--queries", metavar="Q.jsonl")
+    p.add_argument("--suite", metavar="paper", help="a built-in benchmark (paper: the rebuilt SmartVector suite)")
+    p.add_argument("--profiles", help="comma-separated profiles and baselines (naive, temporal, smartvector, "
+                                      "default, bm25, hybrid, langchain, llamaindex_fixed, llamaindex_time)")
+    p.add_argument("--k", type=int, default=5)
+    p.add_argument("--split", default="heldout", choices=["heldout", "tune", "all"], help="--suite only")
+    p.add_argument("--seed", type=int, default=7, help="--suite only")
+    p.add_argument("--rates", help="contradiction rates of the robustness sweep (default 0,0.25,0.5,0.75; none)")
+    p.add_argument("--ablations", action="store_true", help="--suite only: ablation table")
+    p.add_argument("--sweep", action="store_true", help="--suite only: weight-sensitivity simplex sweep")
+    p.add_argument("--sweep-step", dest="sweep_step", type=float, default=0.125)
+    p.add_argument("--reembed", action="store_true", help="--suite only: re-embedding cost per one-word edit")
+    p.add_argument("--fit-calibration", dest="fit_calibration", action="store_true",
+                   help="--suite only: fit calibration knots on the tune split first")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_bench)
     return parser
 
 

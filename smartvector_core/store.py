@@ -302,6 +302,26 @@ class Store:
             q = q.select(list(columns))
         return q.to_arrow()
 
+    def fts_search(self, text: str, *, as_of: datetime, limit: int) -> pa.Table:
+        """Full-text (BM25) search over current chunk texts that existed at ``as_of``.
+
+        Read-only apart from the index: LanceDB's native FTS index on ``text`` is created on
+        first use and rebuilt when the table has changed since (rows written after the index
+        are still searched, unindexed, but a rebuild keeps scores consistent). Returns
+        ``chunk_id``, ``doc_id`` and ``_score`` (BM25, higher is better), best first.
+        """
+        from lancedb.index import FTS
+
+        tbl = self._tables["chunks"]
+        version = tbl.version
+        if getattr(self, "_fts_version", None) != version:
+            with self.write_lock():
+                tbl.create_index("text", config=FTS(), replace=True)
+            self._fts_version = tbl.version
+        cond = (col("current") == lit(True)) & (col("created_at") <= lit(ensure_utc(as_of)))
+        return (tbl.search(str(text), query_type="fts", fts_columns="text").where(cond, prefilter=True)
+                .select(["chunk_id", "doc_id", "_score"]).limit(limit).to_arrow())
+
     def current_chunks(self, columns: Sequence[str] = ("chunk_id", "doc_id", "text")
                        ) -> tuple[pa.Table, np.ndarray]:
         """Every current chunk (``columns``) and its vectors as an (n, dim) float32 array."""

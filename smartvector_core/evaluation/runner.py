@@ -1,0 +1,373 @@
+"""Run a benchmark: ingest a corpus into a temporary store, answer labelled queries, score them.
+
+:func:`run_bench` is what ``bench --corpus C --queries Q`` and ``bench --suite paper`` call.
+Choices (documented here, tested in ``tests/evaluation/test_runner.py``):
+
+- **Time comes from the data.** The store is built with ``now`` = the latest moment in the data
+  (max of the queries' ``as_of`` and the corpus' ``created_at``), never the wall clock, so two
+  runs give identical numbers. Each query is answered at its own ``as_of``.
+- **Queries do not teach the store.** Queries are answered with ``log=False``: no query-log rows
+  and no ACCESS events, so answering one query never raises the confidence of a document for a
+  later one, and the order of queries and profiles does not matter.
+- **One retrieval per query.** Each query is embedded once and its candidate pool fetched once
+  (:func:`retrieval.pipeline.retrieve`); every profile and variant then reranks that pool with
+  :func:`retrieval.pipeline.answer`. This is exactly what ``SmartVector.query`` does, minus the
+  logging, so the numbers agree with ``query --batch --json`` output.
+- **Baselines** (same store, same candidate pool or LanceDB's full-text index), each ranking
+  documents (a document's best chunk) and reporting a *confidence* so ECE is defined:
+
+  ==================  ==================================================================  ==========================================
+  name                ranking                                                             confidence of a result
+  ==================  ==================================================================  ==========================================
+  ``naive``           cosine similarity (the ``naive`` profile)                           the cosine, clipped to [0, 1]
+  ``bm25``            LanceDB native full-text search (BM25) over chunk texts              its share of the top-k BM25 mass, s / Σ s
+  ``hybrid``          RRF (k = 60) of the vector ranking and the BM25 ranking              RRF score / its maximum 2/(60 + 1)
+  ``langchain``       similarity + (1 − 0.01)^hours (LangChain time-weighted retriever)    the combined score clipped to [0, 1]
+  ``llamaindex_fixed``  the k most similar, newest first (LlamaIndex FixedRecency)         the cosine of that result
+  ``llamaindex_time``   similarity + (1 − 0.99)^hours (LlamaIndex TimeWeighted)            the combined score clipped to [0, 1]
+  ==================  ==================================================================  ==========================================
+
+  LangChain and LlamaIndex measure hours since a document was last *accessed*; the benchmark
+  simulates no access history, so both get hours since ``created_at`` at the query's ``as_of``
+  (LangChain sets ``last_accessed_at`` to the creation time on insert, so this is what it
+  would see on a first retrieval). None of the baselines knows about validity windows or
+  versions; they only ever see documents that existed at ``as_of`` (the store's prefilter).
+- **Variants** of a profile (ablations, weight sweep) keep their base profile's ``name``, so
+  they use the base profile's calibration knots; they are reported under their own label.
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..clock import parse_time, to_us
+from ..errors import InputError
+from ..retrieval.candidates import Candidates
+from ..retrieval.pipeline import QueryRequest, answer, retrieve
+from ..retrieval.profiles import PROFILES, Profile, get_profile
+from .baselines import (
+    LANGCHAIN_DECAY_RATE,
+    LLAMAINDEX_TIME_DECAY,
+    RRF_K,
+    fixed_recency,
+    langchain_time_weighted,
+    llamaindex_time_weighted,
+    rrf_fuse,
+)
+from .metrics import evaluate
+
+BASELINES = ("bm25", "hybrid", "langchain", "llamaindex_fixed", "llamaindex_time")
+DEFAULT_PROFILES = ("naive", "temporal", "smartvector", "default")
+ALL_PROFILES = tuple(PROFILES) + BASELINES
+US_PER_HOUR = 3_600_000_000
+FTS_POOL = 60                     # BM25 hits fetched per query (chunks), as the vector pool
+
+
+@dataclass
+class BenchQuery:
+    """A labelled query, normalised from a :class:`service.QuerySpec` or a query record."""
+
+    id: str
+    text: str
+    as_of: datetime
+    relevant: list[str]
+    stale: list[str]
+    type: str | None = None
+    split: str | None = None
+
+    def label(self) -> dict[str, Any]:
+        return {"id": self.id, "relevant": self.relevant, "stale": self.stale, "type": self.type}
+
+
+def normalise_queries(specs: Sequence[Any]) -> list[BenchQuery]:
+    """QuerySpec objects (``service.read_queries``) or CONTRACT query dicts -> :class:`BenchQuery`."""
+    out: list[BenchQuery] = []
+    for i, spec in enumerate(specs, start=1):
+        if isinstance(spec, Mapping):
+            extra = spec
+            qid, text, as_of = spec.get("id") or f"q{i}", spec.get("text"), spec.get("as_of")
+            relevant, stale = spec.get("relevant") or [], spec.get("stale") or []
+        else:
+            extra = getattr(spec, "extra", {}) or {}
+            qid, text, as_of, relevant, stale = spec.id, spec.text, spec.as_of, spec.relevant, spec.stale
+        if not isinstance(text, str) or not text.strip():
+            raise InputError(f"query {qid!r} has no text", field="text")
+        if as_of is None:
+            raise InputError(f"query {qid!r} has no as_of: give one (the benchmark never reads the clock)",
+                             field="as_of")
+        moment = as_of if isinstance(as_of, datetime) else parse_time(as_of, field="as_of")
+        out.append(BenchQuery(str(qid), text.strip(), moment, list(relevant), list(stale),
+                              extra.get("type"), extra.get("split")))
+    return out
+
+
+def data_now(corpus: Sequence[Mapping[str, Any]], queries: Sequence[BenchQuery]) -> datetime | None:
+    """The latest moment in the data: max of the queries' ``as_of`` and the corpus' ``created_at``
+    (unparsable times are skipped here; validation reports them). None if the data has no time."""
+    moments = [q.as_of for q in queries]
+    for record in corpus:
+        value = record.get("created_at")
+        if value in (None, ""):
+            continue
+        try:
+            moments.append(parse_time(value, field="created_at"))
+        except InputError:
+            continue
+    return max(moments) if moments else None
+
+
+@dataclass
+class BenchResult:
+    """Metrics per profile (CONTRACT.md ``bench --json``) plus run parameters and extras."""
+
+    profiles: dict[str, dict[str, Any]]
+    params: dict[str, Any] = field(default_factory=dict)
+    timings: dict[str, float] = field(default_factory=dict)
+    runs: dict[str, dict[str, list[dict[str, Any]]]] = field(default_factory=dict, repr=False)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"profiles": self.profiles, "params": self.params, "timings_s": self.timings}
+
+
+class TimedEmbedder:
+    """Wraps an embedder: memoises vectors by text and counts encoder calls and seconds.
+
+    Memoising lets a benchmark that builds several stores from overlapping corpora (the
+    contradiction sweep, the no-consolidation ablation) embed each text once.
+    """
+
+    def __init__(self, embedder, *, memo: bool = True) -> None:
+        self.inner = embedder
+        self.name = embedder.name
+        self.dim = embedder.dim
+        self.memo: dict[str, np.ndarray] | None = {} if memo else None
+        self.texts_encoded = 0
+        self.seconds = 0.0
+
+    def encode(self, texts: Sequence[str], **kwargs) -> np.ndarray:
+        texts = list(texts)
+        if self.memo is None:
+            return self._encode(texts, **kwargs)
+        missing = list(dict.fromkeys(t for t in texts if t not in self.memo))
+        if missing:
+            for text, vector in zip(missing, self._encode(missing, **kwargs), strict=True):
+                self.memo[text] = vector
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        return np.stack([self.memo[t] for t in texts]).astype(np.float32, copy=False)
+
+    def _encode(self, texts: list[str], **kwargs) -> np.ndarray:
+        t0 = time.perf_counter()
+        vectors = self.inner.encode(texts, **kwargs)
+        self.seconds += time.perf_counter() - t0
+        self.texts_encoded += len(texts)
+        return vectors
+
+
+class PreparedBench:
+    """A corpus ingested into a temporary store, with each query embedded and retrieved once."""
+
+    def __init__(self, app, queries: list[BenchQuery], *, k: int, now: datetime) -> None:
+        self.app = app
+        self.queries = queries
+        self.k = k
+        self.now = now
+        self.knowledge = app.knowledge.get()
+        self.candidates: list[Candidates] = []
+        for q in queries:
+            vector = app.embedder.encode([q.text])[0]
+            self.candidates.append(retrieve(app.store, vector, q.as_of, k))
+        self._fts: list[list[tuple[str, float]]] | None = None
+
+    # ------------------------------------------------------------------------- profiles
+    def answer_profile(self, profile: Profile | str, queries: Sequence[int] | None = None
+                       ) -> dict[str, list[dict[str, Any]]]:
+        """Rerank each query's pool with ``profile``: ``{query_id: [{id, confidence, score}, ...]}``."""
+        prof = get_profile(profile)
+        idx = range(len(self.queries)) if queries is None else queries
+        runs: dict[str, list[dict[str, Any]]] = {}
+        for i in idx:
+            q = self.queries[i]
+            resp = answer(self.candidates[i], QueryRequest(q.text, q.as_of, prof, self.k, q.id), prof,
+                          self.knowledge)
+            runs[q.id] = [{"id": r.id, "confidence": r.confidence, "score": r.score} for r in resp.results]
+        return runs
+
+    def run(self, name: str) -> dict[str, list[dict[str, Any]]]:
+        """Runs of a named profile or baseline."""
+        key = str(name).strip().lower()
+        if key in BASELINES:
+            return getattr(self, f"_{key}")()
+        if key in PROFILES:
+            return self.answer_profile(key)
+        raise InputError(f"unknown profile {name!r}: expected one of {', '.join(ALL_PROFILES)}",
+                         field="profiles")
+
+    # ------------------------------------------------------------------------ baselines
+    def _hours(self, i: int) -> np.ndarray:
+        cands = self.candidates[i]
+        return np.maximum(0, to_us(self.queries[i].as_of) - cands.created_us) / US_PER_HOUR
+
+    def _fts_rankings(self) -> list[list[tuple[str, float]]]:
+        if self._fts is None:
+            self._fts = []
+            for q in self.queries:
+                hits = self.app.store.fts_search(q.text, as_of=q.as_of, limit=FTS_POOL)
+                best: dict[str, float] = {}
+                for doc_id, score in zip(hits.column("doc_id").to_pylist(),
+                                         hits.column("_score").to_pylist(), strict=True):
+                    best[doc_id] = max(best.get(doc_id, float("-inf")), float(score))
+                self._fts.append(sorted(best.items(), key=lambda item: (-item[1], item[0])))
+        return self._fts
+
+    def _bm25(self) -> dict[str, list[dict[str, Any]]]:
+        runs = {}
+        for q, ranking in zip(self.queries, self._fts_rankings(), strict=True):
+            top = ranking[: self.k]
+            mass = sum(s for _, s in top) or 1.0
+            runs[q.id] = [{"id": d, "confidence": float(np.clip(s / mass, 0, 1)), "score": s} for d, s in top]
+        return runs
+
+    def _hybrid(self) -> dict[str, list[dict[str, Any]]]:
+        runs = {}
+        best = 2.0 / (RRF_K + 1)
+        for q, cands, text_rank in zip(self.queries, self.candidates, self._fts_rankings(), strict=True):
+            fused = rrf_fuse([list(cands.doc_id), [d for d, _ in text_rank]], k=RRF_K)[: self.k]
+            runs[q.id] = [{"id": d, "confidence": float(min(1.0, s / best)), "score": s} for d, s in fused]
+        return runs
+
+    def _langchain(self) -> dict[str, list[dict[str, Any]]]:
+        runs = {}
+        for i, (q, cands) in enumerate(zip(self.queries, self.candidates, strict=True)):
+            score = langchain_time_weighted(cands.raw_cosine, self._hours(i), LANGCHAIN_DECAY_RATE)
+            order = np.argsort(-score, kind="stable")[: self.k]
+            runs[q.id] = [{"id": cands.doc_id[j], "confidence": float(np.clip(score[j], 0, 1)),
+                           "score": float(score[j])} for j in order]
+        return runs
+
+    def _llamaindex_fixed(self) -> dict[str, list[dict[str, Any]]]:
+        runs = {}
+        for q, cands in zip(self.queries, self.candidates, strict=True):
+            pool = np.arange(min(self.k, len(cands)))          # the k most similar (pool is sorted)
+            if not len(pool):
+                runs[q.id] = []
+                continue
+            order = pool[fixed_recency(cands.created_us[pool], top_k=len(pool))]
+            runs[q.id] = [{"id": cands.doc_id[j], "confidence": float(np.clip(cands.raw_cosine[j], 0, 1)),
+                           "score": float(cands.raw_cosine[j])} for j in order]
+        return runs
+
+    def _llamaindex_time(self) -> dict[str, list[dict[str, Any]]]:
+        runs = {}
+        for i, (q, cands) in enumerate(zip(self.queries, self.candidates, strict=True)):
+            if not len(cands):
+                runs[q.id] = []
+                continue
+            order, scores = llamaindex_time_weighted(cands.raw_cosine, self._hours(i), LLAMAINDEX_TIME_DECAY,
+                                                     top_k=min(self.k, len(cands)))
+            runs[q.id] = [{"id": cands.doc_id[j], "confidence": float(np.clip(s, 0, 1)), "score": float(s)}
+                          for j, s in zip(order, scores, strict=True)]
+        return runs
+
+    # -------------------------------------------------------------------------- scoring
+    def evaluate(self, runs: Mapping[str, Sequence[Mapping[str, Any]]],
+                 queries: Sequence[int] | None = None) -> dict[str, Any]:
+        idx = range(len(self.queries)) if queries is None else queries
+        return evaluate(runs, [self.queries[i].label() for i in idx])
+
+
+@contextmanager
+def prepared_bench(corpus: Sequence[Mapping[str, Any]], queries: Sequence[Any], *, embedder, k: int = 5,
+                   consolidate: bool = True, store_dir: str | Path | None = None,
+                   timings: dict[str, float] | None = None) -> Iterator[PreparedBench]:
+    """Ingest ``corpus`` into a fresh temporary store (removed afterwards) and retrieve each query once.
+
+    ``store_dir``: a parent folder for the temporary store (default: the system temp folder).
+    """
+    from ..service import SmartVector
+    from ..settings import load_settings
+
+    if k < 1:
+        raise InputError(f"expected k >= 1, found {k}", field="k")
+    bench_queries = normalise_queries(queries)
+    now = data_now(corpus, bench_queries)
+    if now is None:
+        raise InputError("the corpus and queries carry no time at all (no created_at, no as_of): "
+                         "the benchmark needs one to be reproducible", field="as_of")
+    timings = {} if timings is None else timings
+    folder = tempfile.mkdtemp(prefix="smartvector-bench-", dir=str(store_dir) if store_dir else None)
+    try:
+        app = SmartVector(load_settings(str(Path(folder) / "store"), env={}), embedder=embedder)
+        t0 = time.perf_counter()
+        app.ingest_records([dict(r) for r in corpus], now=now, actor="bench", consolidate=False)
+        timings["ingest"] = time.perf_counter() - t0
+        if consolidate and hasattr(app, "consolidate"):
+            t0 = time.perf_counter()
+            app.consolidate(now=now)
+            timings["consolidate"] = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        bench = PreparedBench(app, bench_queries, k=k, now=now)
+        timings["retrieve"] = time.perf_counter() - t0
+        yield bench
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def check_profiles(names: Sequence[str]) -> list[str]:
+    out = [str(n).strip().lower() for n in names if str(n).strip()]
+    bad = [n for n in out if n not in ALL_PROFILES]
+    if bad or not out:
+        raise InputError(f"unknown profile {bad[0] if bad else ''!r}: expected one of {', '.join(ALL_PROFILES)}",
+                         field="profiles")
+    return list(dict.fromkeys(out))
+
+
+def score_profiles(bench: PreparedBench, names: Sequence[str], timings: dict[str, float],
+                   queries: Sequence[int] | None = None, keep_runs: dict | None = None) -> dict[str, dict]:
+    out = {}
+    for name in names:
+        t0 = time.perf_counter()
+        runs = bench.run(name)
+        if queries is not None:
+            wanted = {bench.queries[i].id for i in queries}
+            runs = {qid: r for qid, r in runs.items() if qid in wanted}
+        out[name] = bench.evaluate(runs, queries)
+        timings[f"answer_{name}"] = time.perf_counter() - t0
+        if keep_runs is not None:
+            keep_runs[name] = runs
+    return out
+
+
+def run_bench(corpus_records: Sequence[Mapping[str, Any]], query_specs: Sequence[Any],
+              profiles: Sequence[str] = DEFAULT_PROFILES, *, embedder, k: int = 5, consolidate: bool = True,
+              store_dir: str | Path | None = None,
+              extra: Callable[[PreparedBench], dict[str, Any]] | None = None) -> BenchResult:
+    """Ingest, (consolidate), answer every query with every profile, score (module docstring).
+
+    ``profiles``: names among ``naive, temporal, smartvector, default`` and the baselines
+    ``bm25, hybrid, langchain, llamaindex_fixed, llamaindex_time``. ``extra(bench)``, if given,
+    runs on the prepared store before it is removed; its dict lands in ``params["extra"]``.
+    """
+    names = check_profiles(profiles)
+    timings: dict[str, float] = {}
+    runs: dict[str, dict] = {}
+    with prepared_bench(corpus_records, query_specs, embedder=embedder, k=k, consolidate=consolidate,
+                        store_dir=store_dir, timings=timings) as bench:
+        metrics = score_profiles(bench, names, timings, keep_runs=runs)
+        params = {"k": k, "now": bench.now.isoformat(), "consolidated": consolidate and hasattr(bench.app, "consolidate"),
+                  "n_documents": len(corpus_records), "n_queries": len(bench.queries),
+                  "model": getattr(embedder, "name", type(embedder).__name__), "query_log": False}
+        if extra is not None:
+            params["extra"] = extra(bench)
+    return BenchResult(profiles=metrics, params=params, timings={k_: round(v, 3) for k_, v in timings.items()},
+                       runs=runs)
