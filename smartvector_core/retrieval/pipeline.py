@@ -103,11 +103,13 @@ def build_results(cands: Candidates, ranked: Ranked, profile: Profile, k: int, t
     contributions = ranked.signals.contributions()
     severity = ranked.severity[top] if ranked.severity is not None else np.zeros(len(top))
     boost = 0.2 * severity
-    conflict_notes = [f"fact changed against the previous version: severity {sv:.3f} (score +{0.2 * sv:.3f}, "
-                      f"confidence -{0.1 * sv:.3f})" if sv > 0 else None for sv in severity]
+    if not profile.conflict_boost:
+        boost = np.zeros(len(top))
+    conflict_notes = [f"fact changed against the previous version: severity {sv:.3f} (score +{b:.3f}, "
+                      f"confidence -{0.1 * sv:.3f})" if sv > 0 else None for sv, b in zip(severity, boost, strict=True)]
     final_scores = scores
     probability = calibrate(profile.name, final_scores, np.nan_to_num(margins, nan=1.0), ranked, top)
-    probability = np.clip(probability - 0.5 * boost, 0.0, 1.0)   # 0.1·severity = 0.5·boost (blog)
+    probability = np.clip(probability - 0.1 * severity, 0.0, 1.0)   # blog: confidence −0.1·severity
     tiers = confidence_tiers(probability, margins, severity >= 0.5)
     states = state_names(ranked.states[top])
     hours_left = remaining_window_hours(cands.valid_until_us[top], t_us)

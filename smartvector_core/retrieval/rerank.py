@@ -36,6 +36,7 @@ from .scoring import (
     DEFAULT_SCORING,
     SignalSet,
     recency_and_decay,
+    current_signal,
     semantic_signal,
     temporal_layer_score,
     temporal_signal,
@@ -162,7 +163,11 @@ def rerank(cands: Candidates, profile: Profile, *, t_us: int, as_of_us: int, int
 
     severity = np.zeros(n)
     if profile.chains:
-        score, severity = _conflict_boost(cands, chain, codes, score, k)
+        boosted, severity = _conflict_boost(cands, chain, codes, score, k)
+        if profile.conflict_boost:
+            score = boosted
+    if profile.scorer == "default" and profile.contradiction_demotion < 1.0:
+        score = _demote_contradicted(cands, chain, codes, score, trust, k, profile.contradiction_demotion, notes)
 
     action = np.full(n, "SOLO", dtype=object)
     partner = np.full(n, -1, dtype=np.intp)
@@ -177,6 +182,33 @@ def rerank(cands: Candidates, profile: Profile, *, t_us: int, as_of_us: int, int
     return Ranked(order=order, score=final, signals=signals, states=states, decay=decay, confidence=confidence,
                   trust=trust, reject_code=codes, chain=chain, partner=partner, action=action, notes=notes,
                   severity=severity)
+
+
+def _demote_contradicted(cands, chain, codes, score, trust, k, factor, notes) -> np.ndarray:
+    """Two kept candidates of different chains that state conflicting facts (numbers with the
+    same unit, or allowed / not allowed): the one with clearly lower trust (by >= 0.2) is
+    demoted (score × ``factor``). Checked among the 2k best kept candidates, at query time, so
+    it works before the consolidation agent has queued the contradiction."""
+    from ..memory import find_contradiction
+
+    kept = np.flatnonzero(codes == KEEP)
+    top = kept[np.argsort(-score[kept], kind="stable")][: 2 * k]
+    out = score.copy()
+    demoted: set[int] = set()
+    for a_pos, a in enumerate(top):
+        for b in top[a_pos + 1:]:
+            if chain[a] == chain[b] or abs(trust[a] - trust[b]) < 0.2:
+                continue
+            low, high = (a, b) if trust[a] < trust[b] else (b, a)
+            if int(low) in demoted:
+                continue
+            found = find_contradiction(cands.text[low], cands.text[high])
+            if found is not None:
+                demoted.add(int(low))
+                out[low] = score[low] * factor
+                notes.setdefault(int(low), []).append(
+                    f"contradicted by higher-trust {cands.doc_id[high]} ({found.evidence}): score x{factor}")
+    return out
 
 
 def _conflict_boost(cands, chain, codes, score, k) -> tuple[np.ndarray, np.ndarray]:
@@ -228,9 +260,11 @@ def _score(cands, profile: Profile, intent, states, decay, recency, confidence, 
         if intent is not None and profile.use_intent and intent.recency_words:
             weight = np.maximum(weight, intent.recency_weight)
         return temporal_layer_score(cands.raw_cosine, cands.kind, states, decay, recency, weight, scoring)
+    temporal = (current_signal if profile.scorer == "default" else temporal_signal)(
+        cands.kind, states, decay, cands.raw_cosine, scoring)
     values = {
         "semantic": semantic_signal(cands.raw_cosine),
-        "temporal": temporal_signal(cands.kind, states, decay, cands.raw_cosine, scoring),
+        "temporal": temporal,
         "confidence": confidence,
         "relational": relational,
     }

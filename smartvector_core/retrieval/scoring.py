@@ -127,6 +127,24 @@ def temporal_signal(kind, states, decay, raw_cosine, config: ScoringConfig = DEF
     return np.where(inside, np.where(live_event, 1.0, decay), 0.0)
 
 
+def current_signal(kind, states, decay, raw_cosine, config: ScoringConfig = DEFAULT_SCORING) -> np.ndarray:
+    """The ``default`` profile's temporal signal: how *current* a surviving candidate is.
+
+    An active, relevant EVENT scores 1.0 (the blog's TEMPORAL multiplier 1.2 scaled into [0, 1]);
+    a VERSIONED document in force at ``t`` scores 1/1.2 (the blog's VALID multiplier): for a
+    version in force, age says nothing about truth (its chain does, and the gates removed
+    superseded and expired versions). A STATIC document scores its floored decay / 1.2 (news
+    fades, theorems do not). Outside the validity window: 0.
+    """
+    from ..temporal import KIND_VERSIONED
+
+    base = temporal_signal(kind, states, decay, raw_cosine, config)
+    in_force = (kind == KIND_VERSIONED) & (states != STATE_EXPIRED) & (states != STATE_NOT_YET_VALID)
+    live_event = (states == STATE_TEMPORAL) & (raw_cosine >= config.event_relevance_floor)
+    valid = 1.0 / DEFAULT_TEMPORAL.validity.temporal
+    return np.where(live_event, 1.0, np.where(in_force, valid, base * valid))
+
+
 def weighted_sum(values: dict[str, np.ndarray], weights: dict[str, float]) -> SignalSet:
     """Σ w_s · S_s (weights used as given: the paper's sum to 1)."""
     n = len(next(iter(values.values())))
