@@ -1,0 +1,119 @@
+"""CLI around the memory: consolidate, feedback, demo, tag / restore, freshness (hashing model)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from smartvector_core.cli import main
+
+from .conftest import write_jsonl
+
+CORPUS = [
+    {"id": "limits_v1", "title": "Rate limits", "text": "API calls are limited to 100 requests per minute.",
+     "created_at": "2026-09-01T00:00:00Z", "kind": "VERSIONED", "doc_type": "policy"},
+    {"id": "limits_v2", "title": "Rate limits", "text": "API calls are limited to 300 requests per minute.",
+     "created_at": "2026-11-01T00:00:00Z", "kind": "VERSIONED", "doc_type": "policy"},
+    {"id": "sdk", "text": "The SDK backs off when it hits the limit.", "depends_on": ["limits_v2"],
+     "created_at": "2026-11-10T00:00:00Z"},
+]
+CONTRACT_KEYS = {"supersessions", "contradictions", "dependencies", "archived", "dormant"}
+
+
+@pytest.fixture
+def cli(monkeypatch, store_dir, capsys):
+    monkeypatch.setenv("SMARTVECTOR_MODEL", "hashing")
+
+    def run(*args: str) -> tuple[int, str, str]:
+        code = main(["--store", str(store_dir), *args])
+        out, err = capsys.readouterr()
+        return code, out, err
+
+    return run
+
+
+@pytest.fixture
+def loaded(cli, tmp_path):
+    code, _, _ = cli("ingest", str(write_jsonl(tmp_path / "c.jsonl", CORPUS)))
+    assert code == 0
+    return cli
+
+
+def test_consolidate_json_has_the_contract_keys_and_second_run_is_zero(loaded):
+    code, out, err = loaded("consolidate", "--json")
+    assert code == 0, err
+    report = json.loads(out)
+    assert report.keys() >= CONTRACT_KEYS
+    assert all(isinstance(report[k], int) for k in CONTRACT_KEYS)
+    code, out, _ = loaded("consolidate", "--json", "--full")
+    assert code == 0 and {k: json.loads(out)[k] for k in ("supersessions", "contradictions", "dependencies",
+                                                          "archived")} == dict.fromkeys(
+        ("supersessions", "contradictions", "dependencies", "archived"), 0)
+    code, out, _ = loaded("consolidate")
+    assert code == 0 and out.startswith("supersessions 0")
+
+
+def test_ingest_consolidated_incrementally(loaded):
+    stats = json.loads(loaded("stats", "--json")[1])
+    assert stats["by_lifecycle"].get("ARCHIVED") == 1 and "UNCONSOLIDATED" not in stats["by_lifecycle"]
+
+
+def test_feedback_accept_and_correct(loaded):
+    code, out, err = loaded("feedback", "limits_v2", "correct", "--query-id", "q7", "--json")
+    assert code == 0, err
+    result = json.loads(out)
+    assert result["confidence_after"] < result["confidence_before"]
+    assert [s["doc_id"] for s in result["rippled"]] == ["sdk"] and result["query_id"] == "q7"
+    code, out, _ = loaded("feedback", "limits_v2", "accept")
+    assert code == 0 and "accept" in out
+
+
+@pytest.mark.parametrize(("args", "expected"), [
+    (("feedback", "no_such_doc", "accept"), "no document with id 'no_such_doc'"),
+    (("feedback", "limits_v2", "love"), "expected accept or correct"),
+    (("restore", "--tag", "never-made"), "no tag 'never-made'"),
+    (("restore", "--version", "999"), "expected a chunks version in 1.."),
+    (("restore", "--version", "x=y"), "expected N or TABLE=N"),
+    (("restore",), "give exactly one of --tag T or --version N"),
+    (("tag", "two words"), "without spaces"),
+    (("freshness", "--as-of", "someday"), "--as-of"),
+])
+def test_bad_input_exits_2_with_one_line(loaded, args, expected):
+    events_before = json.loads(loaded("stats", "--json")[1])["events"]
+    code, out, err = loaded(*args)
+    assert code == 2
+    assert err.count("\n") == 1 and expected in err and "Traceback" not in err
+    assert json.loads(loaded("stats", "--json")[1])["events"] == events_before
+
+
+def test_tag_then_restore_brings_back_the_tagged_state(loaded, tmp_path):
+    code, out, _ = loaded("tag", "before-extra", "--json")
+    assert code == 0 and json.loads(out)["tag"] == "before-extra"
+    extra = write_jsonl(tmp_path / "extra.jsonl", [{"id": "extra", "text": "One more document."}])
+    assert loaded("ingest", str(extra))[0] == 0
+    assert json.loads(loaded("stats", "--json")[1])["documents"] == 4
+    code, out, err = loaded("restore", "--tag", "before-extra", "--json")
+    assert code == 0, err
+    assert "chunks" in json.loads(out)["restored"]
+    assert json.loads(loaded("stats", "--json")[1])["documents"] == 3
+
+
+def test_freshness_report(loaded):
+    code, out, err = loaded("freshness", "--json", "--as-of", "2026-12-01T00:00:00Z")
+    assert code == 0, err
+    report = json.loads(out)
+    rows = {r["id"]: r for r in report["documents"]}
+    assert set(rows) == {"limits_v1", "limits_v2", "sdk"}
+    assert {"grade", "decay", "validity_state", "action", "advice"} <= rows["sdk"].keys()
+
+
+def test_demo_if_empty_loads_once(cli):
+    code, out, err = cli("demo", "--if-empty")
+    assert code == 0, err
+    assert "demo corpus" in out
+    documents = json.loads(cli("stats", "--json")[1])["documents"]
+    assert documents > 10
+    code, out, _ = cli("demo", "--if-empty")
+    assert code == 0 and "not loaded" in out
+    assert json.loads(cli("stats", "--json")[1])["documents"] == documents
