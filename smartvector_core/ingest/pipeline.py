@@ -4,6 +4,12 @@ Re-ingesting an id updates it surgically: chunks whose text is unchanged keep th
 vectors; only new or edited chunks are embedded; chunks that disappeared are retired
 (``current = false``, ``retired_at`` set), never deleted. Each batch of documents is written
 in a single ``merge_insert`` commit, so a document is either whole in the store or absent.
+
+Crash safety and concurrent writers (docs/RELIABILITY.md): a batch is planned against the store
+as read, then written under the store's write lock only if the ``chunks`` table has not moved
+meanwhile (else planned again; the last try plans under the lock). The write order is edges
+(idempotent, keyed by ``edge_id``), chunks, events, so ``kill -9`` between commits leaves every
+document whole or absent, with its declared edges whenever it is present.
 """
 
 from __future__ import annotations
@@ -11,6 +17,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Callable, Mapping, Sequence
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -23,6 +30,7 @@ from .chunking import chunk_document
 from .classify import classify
 
 DOC_BATCH = 2000
+PLAN_ATTEMPTS = 3  # optimistic plans before planning under the write lock
 
 
 @dataclass
@@ -44,6 +52,13 @@ class IngestReport:
                 "added": len(self.added), "updated": len(self.updated),
                 "unchanged": len(self.unchanged), "chunks_retired": self.chunks_retired,
                 "warnings": self.warnings}
+
+    def merge(self, part: IngestReport) -> None:
+        """Add the counts of one batch (``documents`` is set by the caller)."""
+        for name in ("chunks", "chunks_embedded", "chunks_reused", "chunks_retired", "encode_seconds"):
+            setattr(self, name, getattr(self, name) + getattr(part, name))
+        for name in ("added", "updated", "unchanged", "warnings"):
+            getattr(self, name).extend(getattr(part, name))
 
 
 def doc_fingerprint(doc: Document) -> str:
@@ -78,104 +93,134 @@ def ingest_documents(store: Store, embedder, docs: Sequence[Document], *, now: d
     ``vectors``: embeddings already computed elsewhere (the Ray engine), by content hash; a text
     whose hash is there is not encoded again (vectors stored under the same hash still win).
     """
-    import time
-
     report = IngestReport(documents=len(docs))
     known_hashes: set[str] | None = None
     for start in range(0, len(docs), DOC_BATCH):
         batch = list(docs[start:start + DOC_BATCH])
-        old_docs, old_chunks = _previous(store, [d.id for d in batch])
-        rows: list[dict] = []
-        pending: list[tuple[dict, str]] = []  # (row, text) awaiting a vector
-        events: list[dict] = []
-        edges: list[dict] = []
-        for doc in batch:
-            fingerprint = doc_fingerprint(doc)
-            previous = old_docs.get(doc.id)
-            if previous is not None and previous["doc_hash"] == fingerprint:
-                report.unchanged.append(doc.id)
-                report.chunks += len(old_chunks[doc.id])
-                report.chunks_reused += len(old_chunks[doc.id])
-                continue
-            new_chunks = chunk_document(doc.id, doc.text)
-            kind, kind_reason, doc_type, doc_type_reason = classify(doc)
-            lifecycle = Lifecycle.UNCONSOLIDATED.value
-            superseded_at = previous["superseded_at"] if previous else None
-            fields = {
-                "doc_id": doc.id, "title": doc.title, "source": doc.source, "created_at": doc.created_at,
-                "dated": doc.dated, "valid_from": doc.valid_from, "valid_until": doc.valid_until,
-                "kind": kind.value, "kind_reason": kind_reason, "doc_type": doc_type,
-                "doc_type_reason": doc_type_reason, "version": doc.version,
-                "supersedes": list(doc.supersedes), "depends_on": list(doc.depends_on),
-                "authority": doc.authority if doc.authority is not None else float("nan"),
-                "metadata": doc.metadata_json(), "lifecycle": lifecycle,
-                "superseded_at": superseded_at, "current": True, "ingested_at": now,
-                "retired_at": None, "doc_hash": fingerprint,
-            }
-            by_id = {row["chunk_id"]: row for row in old_chunks.get(doc.id, [])}
-            keep_ids = set()
-            for chunk in new_chunks:
-                row = {**fields, "chunk_id": chunk.chunk_id, "ordinal": chunk.ordinal, "text": chunk.text,
-                       "char_start": chunk.char_start, "char_end": chunk.char_end,
-                       "content_hash": chunk.content_hash}
-                old = by_id.get(chunk.chunk_id)
-                keep_ids.add(chunk.chunk_id)
-                if old is not None:
-                    row["vector"] = old["vector"]
-                    row["ingested_at"] = old["ingested_at"]
-                    report.chunks_reused += 1
-                    rows.append(row)
-                else:
-                    pending.append((row, chunk.text))
-            retired = [r for cid, r in by_id.items() if cid not in keep_ids]
-            for old in retired:
-                rows.append({**old, "current": False, "retired_at": now})
-            report.chunks_retired += len(retired)
-            report.chunks += len(new_chunks)
-            (report.updated if previous is not None else report.added).append(doc.id)
-            events.append({"doc_id": doc.id, "event_type": (EventType.UPDATE if previous else EventType.INGEST).value,
-                           "at": now, "actor": actor,
-                           "detail": {"chunks": len(new_chunks), "retired": len(retired), "origin": doc.origin}})
-            for target in doc.supersedes:
-                edges.append({"src": doc.id, "dst": target, "edge_type": EdgeType.SUPERSEDES.value,
-                              "origin": "declared", "evidence": "supersedes field", "created_at": now})
-            for target in doc.depends_on:
-                edges.append({"src": doc.id, "dst": target, "edge_type": EdgeType.DEPENDS_ON.value,
-                              "origin": "declared", "evidence": "depends_on field", "created_at": now})
-
-        if pending:
-            if known_hashes is None:
-                known_hashes = store.content_hashes()
-            wanted = [row["content_hash"] for row, _ in pending if row["content_hash"] in known_hashes]
-            stored = store.vectors_for_hashes(wanted) if wanted else {}
-            to_encode: dict[str, str] = {}
-            given: dict[str, np.ndarray] = {}
-            for row, text in pending:
-                h = row["content_hash"]
-                if h in stored:
-                    continue
-                if vectors is not None and h in vectors:
-                    given[h] = vectors[h]
-                else:
-                    to_encode.setdefault(h, text)
-            t0 = time.perf_counter()
-            encoded = embedder.encode(list(to_encode.values())) if to_encode else np.zeros((0, store.dim))
-            report.encode_seconds += time.perf_counter() - t0
-            fresh = {**given, **dict(zip(to_encode, encoded, strict=True))}
-            report.chunks_embedded += len(fresh)
-            # a chunk counts as reused unless its text was encoded for it in this call
-            report.chunks_reused += len(pending) - len(fresh)
-            for row, _ in pending:
-                row["vector"] = fresh.get(row["content_hash"], stored.get(row["content_hash"]))
-                rows.append(row)
-            known_hashes.update(fresh)
-        if rows:
-            store.upsert_chunks(_to_table(rows, store.dim))
-        store.upsert_edges(edges)
-        store.append_events(events)
+        cache: dict[str, np.ndarray] = dict(vectors or {})
+        if known_hashes is None:
+            known_hashes = store.content_hashes()
+        for attempt in range(PLAN_ATTEMPTS):
+            locked = attempt == PLAN_ATTEMPTS - 1  # last try: plan under the lock, nothing can move
+            with store.write_lock() if locked else nullcontext():
+                seen = store.table("chunks").version
+                part = IngestReport()
+                rows, edges, events = _plan_batch(store, embedder, batch, part, now=now, actor=actor,
+                                                  cache=cache, known_hashes=known_hashes)
+            with store.write_lock():
+                if not locked and store.table("chunks").version != seen:
+                    continue  # another writer committed since we read: plan again (vectors are kept)
+                # edges first (idempotent by edge id), then the chunks (one commit: the document
+                # appears whole), then the audit events: a kill between two commits leaves
+                # each document whole or absent, and a re-run converges
+                store.upsert_edges(edges)
+                if rows:
+                    store.upsert_chunks(_to_table(rows, store.dim))
+                store.append_events(events)
+            break
+        report.merge(part)
         if progress:
             progress(min(start + DOC_BATCH, len(docs)), len(docs))
+    if report.added or report.updated:
+        store.ensure_indexes()   # no-op on small stores; indexes and optimize() on large ones
     return report
+
+
+def _plan_batch(store: Store, embedder, batch: list[Document], part: IngestReport, *, now: datetime,
+                actor: str, cache: dict[str, np.ndarray], known_hashes: set[str]
+                ) -> tuple[list[dict], list[dict], list[dict]]:
+    """Chunk rows, edges and events that write ``batch`` over the store as it is now.
+
+    New texts are encoded (once: ``cache`` keeps their vectors by content hash for a re-plan);
+    counts go to ``part``.
+    """
+    import time
+
+    old_docs, old_chunks = _previous(store, [d.id for d in batch])
+    rows: list[dict] = []
+    pending: list[tuple[dict, str]] = []  # (row, text) awaiting a vector
+    events: list[dict] = []
+    edges: list[dict] = []
+    for doc in batch:
+        fingerprint = doc_fingerprint(doc)
+        previous = old_docs.get(doc.id)
+        if previous is not None and previous["doc_hash"] == fingerprint:
+            part.unchanged.append(doc.id)
+            part.chunks += len(old_chunks[doc.id])
+            part.chunks_reused += len(old_chunks[doc.id])
+            continue
+        new_chunks = chunk_document(doc.id, doc.text)
+        kind, kind_reason, doc_type, doc_type_reason = classify(doc)
+        lifecycle = Lifecycle.UNCONSOLIDATED.value
+        superseded_at = previous["superseded_at"] if previous else None
+        fields = {
+            "doc_id": doc.id, "title": doc.title, "source": doc.source, "created_at": doc.created_at,
+            "dated": doc.dated, "valid_from": doc.valid_from, "valid_until": doc.valid_until,
+            "kind": kind.value, "kind_reason": kind_reason, "doc_type": doc_type,
+            "doc_type_reason": doc_type_reason, "version": doc.version,
+            "supersedes": list(doc.supersedes), "depends_on": list(doc.depends_on),
+            "authority": doc.authority if doc.authority is not None else float("nan"),
+            "metadata": doc.metadata_json(), "lifecycle": lifecycle,
+            "superseded_at": superseded_at, "current": True, "ingested_at": now,
+            "retired_at": None, "doc_hash": fingerprint,
+        }
+        by_id = {row["chunk_id"]: row for row in old_chunks.get(doc.id, [])}
+        keep_ids = set()
+        for chunk in new_chunks:
+            row = {**fields, "chunk_id": chunk.chunk_id, "ordinal": chunk.ordinal, "text": chunk.text,
+                   "char_start": chunk.char_start, "char_end": chunk.char_end,
+                   "content_hash": chunk.content_hash}
+            old = by_id.get(chunk.chunk_id)
+            keep_ids.add(chunk.chunk_id)
+            if old is not None:
+                row["vector"] = old["vector"]
+                row["ingested_at"] = old["ingested_at"]
+                part.chunks_reused += 1
+                rows.append(row)
+            else:
+                pending.append((row, chunk.text))
+        retired = [r for cid, r in by_id.items() if cid not in keep_ids]
+        for old in retired:
+            rows.append({**old, "current": False, "retired_at": now})
+        part.chunks_retired += len(retired)
+        part.chunks += len(new_chunks)
+        (part.updated if previous is not None else part.added).append(doc.id)
+        events.append({"doc_id": doc.id, "event_type": (EventType.UPDATE if previous else EventType.INGEST).value,
+                       "at": now, "actor": actor,
+                       "detail": {"chunks": len(new_chunks), "retired": len(retired), "origin": doc.origin}})
+        for target in doc.supersedes:
+            edges.append({"src": doc.id, "dst": target, "edge_type": EdgeType.SUPERSEDES.value,
+                          "origin": "declared", "evidence": "supersedes field", "created_at": now})
+        for target in doc.depends_on:
+            edges.append({"src": doc.id, "dst": target, "edge_type": EdgeType.DEPENDS_ON.value,
+                          "origin": "declared", "evidence": "depends_on field", "created_at": now})
+
+    if pending:
+        wanted = [row["content_hash"] for row, _ in pending if row["content_hash"] in known_hashes]
+        stored = store.vectors_for_hashes(wanted) if wanted else {}
+        to_encode: dict[str, str] = {}
+        given: dict[str, np.ndarray] = {}
+        for row, text in pending:
+            h = row["content_hash"]
+            if h in stored:
+                continue
+            if h in cache:
+                given[h] = cache[h]
+            else:
+                to_encode.setdefault(h, text)
+        t0 = time.perf_counter()
+        encoded = embedder.encode(list(to_encode.values())) if to_encode else np.zeros((0, store.dim))
+        part.encode_seconds += time.perf_counter() - t0
+        fresh = {**given, **dict(zip(to_encode, encoded, strict=True))}
+        part.chunks_embedded += len(fresh)
+        # a chunk counts as reused unless its text was encoded for it in this call
+        part.chunks_reused += len(pending) - len(fresh)
+        for row, _ in pending:
+            row["vector"] = fresh.get(row["content_hash"], stored.get(row["content_hash"]))
+            rows.append(row)
+        known_hashes.update(fresh)
+        cache.update(fresh)
+    return rows, edges, events
 
 
 def _to_table(rows: list[dict], dim: int) -> pa.Table:
