@@ -190,6 +190,15 @@ def cmd_tag(app: SmartVector, args) -> int:
     return 0
 
 
+def cmd_maintain(app: SmartVector, args) -> int:
+    """``maintain``: compact, and drop versions older than the retention age (tagged ones kept)."""
+    out = app.maintain(cleanup_older_than_days=args.older_than_days, now=clock.now())
+    print(dumps(out) if args.json else
+          f"kept versions newer than {out['cleanup_older_than_days']} days and tags "
+          f"{', '.join(out['tags']) or 'none'}; table versions now {out['versions_after']}")
+    return 0
+
+
 def cmd_freshness(app: SmartVector, args) -> int:
     from .temporal.freshness import freshness_report
 
@@ -270,6 +279,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("label", metavar="LABEL")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_tag)
+
+    p = sub.add_parser("maintain", help="retention: compact and clean up old versions (tagged ones are kept)")
+    p.add_argument("--older-than-days", dest="older_than_days", type=float, default=7.0,
+                   help="drop untagged versions older than this (default 7)")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_maintain)
 
     p = sub.add_parser("freshness", help="freshness report: age, decay, grade, validity, advice")
     p.add_argument("--as-of", dest="as_of")

@@ -43,3 +43,7 @@ class InputError(SmartVectorError, ValueError):
 
 class StoreError(SmartVectorError, RuntimeError):
     """The store could not be opened, read or written."""
+
+
+class OperatorTokenError(SmartVectorError, PermissionError):
+    """A write action was asked without the operator token that this store requires."""

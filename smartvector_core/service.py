@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 from .clock import parse_time, to_us
-from .errors import InputError
+from .errors import InputError, OperatorTokenError
 from .ingest import IngestReport, ingest_documents, read_records, validate_records
 from .knowledge import KnowledgeCache
 from .models import EdgeType, EventType, QueryResponse
@@ -39,6 +39,9 @@ class QuerySpec:
 
 
 QUERY_FIELDS = {"id", "text", "as_of", "relevant", "stale"}
+PRE_INGEST_TAG = "pre-ingest"  # rolling tag: the store as it was before the latest bulk ingest
+PRE_INGEST_TAG_MIN_DOCS = 50  # an ingest call of at least this many documents is "bulk"
+RETENTION_DAYS = 7.0  # maintain(): versions older than this are cleaned up (tagged ones kept)
 
 
 def read_queries(path: str | Path, *, now: datetime, warn: Callable[[str], None] | None = None) -> list[QuerySpec]:
@@ -132,11 +135,43 @@ class SmartVector:
         With ``consolidate`` (the default), an incremental consolidation runs right after the
         write when documents were added or changed; its counts are ``report.consolidation``.
         """
-        docs = validate_records(records, ingest_time=now)
+        docs = validate_records(records, ingest_time=now,
+                                known_supersedes=self._stored_supersedes({r.get("id") for r in records}))
+        warnings = self._unknown_references(docs)
+        if len(docs) >= PRE_INGEST_TAG_MIN_DOCS:
+            self.store.tag(PRE_INGEST_TAG)  # rolling restore point before a bulk ingest
         report = ingest_documents(self.store, self.embedder, docs, now=now, progress=progress, actor=actor)
-        report.consolidation = (self.consolidate(now=now) if consolidate and (report.added or report.updated)
-                                else None)
+        report.warnings.extend(warnings)
+        # also when a killed run left documents unconsolidated: a re-run converges
+        wanted = consolidate and (report.added or report.updated or self._has_unconsolidated())
+        report.consolidation = self.consolidate(now=now) if wanted else None
         return report
+
+    def _stored_supersedes(self, skip: set) -> dict[str, tuple[str, ...]]:
+        """Declared SUPERSEDES of the store (src -> dsts), minus the ids being re-ingested."""
+        edges = self.store.edges()
+        out: dict[str, list[str]] = {}
+        if edges.num_rows:
+            for src, dst, etype, origin in zip(*(edges.column(c).to_pylist()
+                                                 for c in ("src", "dst", "edge_type", "origin")), strict=True):
+                if etype == EdgeType.SUPERSEDES.value and origin == "declared" and src not in skip:
+                    out.setdefault(src, []).append(dst)
+        return {k: tuple(v) for k, v in out.items()}
+
+    def _unknown_references(self, docs) -> list[str]:
+        """One warning per ``depends_on`` id that is neither in the call nor in the store (the edge
+        is kept and resolves when that document arrives)."""
+        ids = {d.id for d in docs}
+        wanted = sorted({t for d in docs for t in d.depends_on if t not in ids})
+        if not wanted:
+            return []
+        found = set(self.store.chunks_for_docs(wanted).column("doc_id").to_pylist())
+        return [f"{d.origin}: depends_on: {t!r} is not in the store yet (kept; resolved when it arrives)"
+                for d in docs for t in d.depends_on if t in set(wanted) - found]
+
+    def _has_unconsolidated(self) -> bool:
+        docs = self.store.documents()
+        return bool(docs.num_rows) and "UNCONSOLIDATED" in set(docs.column("lifecycle").to_pylist())
 
     def ingest_paths(self, paths: Iterable[str | Path], *, now: datetime, **kwargs) -> IngestReport:
         return self.ingest_records(self.load_records(paths), now=now, **kwargs)
@@ -412,6 +447,38 @@ class SmartVector:
         self.store.append_events([{"doc_id": "", "event_type": EventType.RESTORE.value, "at": now,
                                    "detail": {"tag": tag, "versions": versions, "restored": restored}}])
         return restored
+
+    def maintain(self, *, cleanup_older_than_days: float = RETENTION_DAYS, now: datetime) -> dict[str, Any]:
+        """Retention: compact the tables and drop versions older than the cleanup age (tagged
+        versions are kept: ``pre-ingest``, ``pre-consolidate`` and the operator's own tags)."""
+        if not cleanup_older_than_days >= 0:
+            raise InputError(f"expected a number of days >= 0, found {cleanup_older_than_days}",
+                             field="--older-than-days")
+        before = self.store.table_versions()
+        self.store.optimize(cleanup_older_than_days=cleanup_older_than_days)
+        out = {"cleanup_older_than_days": cleanup_older_than_days, "versions_before": before,
+               "versions_after": self.store.table_versions(), "tags": sorted(
+                   {t for tags in self.store.tags().values() for t in tags})}
+        return out
+
+    # ----------------------------------------------------------------------------- access
+    def check_operator(self, token: str | None) -> None:
+        """Allow a write action (ingest, feedback, consolidate, restore) from the dashboard.
+
+        Open when no operator token is configured; otherwise ``token`` must equal it, else
+        :class:`OperatorTokenError` (a ``PermissionError``). Read-only viewing never calls this.
+        """
+        import hmac
+
+        expected = self.settings.operator_token
+        if not expected:
+            return
+        if not token or not hmac.compare_digest(str(token).encode(), expected.encode()):
+            raise OperatorTokenError("this action needs the operator token (SMARTVECTOR_OPERATOR_TOKEN)")
+
+    @property
+    def writes_need_token(self) -> bool:
+        return bool(self.settings.operator_token)
 
     # ------------------------------------------------------------------------------- stats
     def stats(self) -> dict[str, Any]:
