@@ -49,7 +49,12 @@ def _as_of(value: str | None):
 
 
 def cmd_ingest(app: SmartVector, args) -> int:
-    report = app.ingest_paths(args.paths, now=clock.now(), progress=_progress_bar("ingest"))
+    if getattr(args, "engine", "local") == "ray":  # chunk + embed on Ray, commit from this process
+        from .scaleout.ray_ingest import ingest_paths_ray
+
+        report = ingest_paths_ray(app, args.paths, now=clock.now(), progress=_progress_bar("ingest"))
+    else:
+        report = app.ingest_paths(args.paths, now=clock.now(), progress=_progress_bar("ingest"))
     for warning in report.warnings:
         _eprint(f"warning: {warning}")
     out = report.to_dict()
@@ -227,6 +232,21 @@ def cmd_bench(app: SmartVector, args) -> int:
     return 0
 
 
+def cmd_perf(app: SmartVector, args) -> int:
+    """``perf``: speed figures of this machine in temporary stores (smartvector_core.perf)."""
+    from .perf import format_table, run
+
+    out = run(quick=args.quick, log=lambda m: _eprint(f"perf: {m}"))
+    target = args.out or (None if args.quick else "docs/perf.json")
+    if target:
+        from pathlib import Path
+
+        Path(target).parent.mkdir(parents=True, exist_ok=True)
+        Path(target).write_text(dumps(out) + "\n", encoding="utf-8")
+    print(dumps(out) if args.json else format_table(out))
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m smartvector_core",
                                      description="SmartVector Studio: a knowledge base that knows when each "
@@ -238,6 +258,9 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("ingest", help="add or update documents (re-ingesting an id updates it)")
     p.add_argument("paths", nargs="+", metavar="PATH")
     p.add_argument("--json", action="store_true")
+    p.add_argument("--engine", choices=("local", "ray"), default="local",
+                   help="ray: chunk and embed on a Ray cluster ($RAY_ADDRESS, else a local one), "
+                        "commit from this process (see docs/SCALING.md)")
     p.set_defaults(func=cmd_ingest)
 
     p = sub.add_parser("query", help="ask a question")
@@ -309,6 +332,12 @@ def build_parser() -> argparse.ArgumentParser:
                    help="--suite only: fit calibration knots on the tune split first")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_bench)
+
+    p = sub.add_parser("perf", help="speed figures of this machine (rerank, query, ingest, indexes, memory)")
+    p.add_argument("--quick", action="store_true", help="smaller sizes, same keys (under 3 minutes)")
+    p.add_argument("--out", metavar="FILE", help="write the JSON here (full run default: docs/perf.json)")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_perf)
     return parser
 
 
