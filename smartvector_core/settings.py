@@ -90,4 +90,5 @@ def load_settings(store: str | None = None, *, env: dict[str, str] | None = None
         storage_options=options,
         operator_token=env.get("SMARTVECTOR_OPERATOR_TOKEN") or None,
         max_file_bytes=int(env.get("SMARTVECTOR_MAX_FILE_BYTES", 50 * 1024 * 1024)),
+        max_line_bytes=int(env.get("SMARTVECTOR_MAX_LINE_BYTES", 5 * 1024 * 1024)),
     )
