@@ -1,0 +1,36 @@
+"""SmartVector Studio: the operators' dashboard (``streamlit run app.py``).
+
+A router: ``st.navigation`` over the pages in ``pages/``. Every page opens the same cached
+service (``pages/_common.py``) on ``$SMARTVECTOR_STORE``.
+"""
+
+import streamlit as st
+
+from pages._common import settings, token_sidebar
+
+st.set_page_config(page_title="SmartVector Studio", page_icon=":material/hub:", layout="wide")
+
+PAGES = {
+    "Store": [
+        st.Page("pages/overview.py", title="Overview", icon=":material/dashboard:", default=True),
+        st.Page("pages/ingest.py", title="Ingest", icon=":material/upload_file:"),
+    ],
+    "Explore": [
+        st.Page("pages/query_lab.py", title="Query Lab", icon=":material/science:"),
+        st.Page("pages/knowledge_graph.py", title="Knowledge Graph", icon=":material/hub:"),
+        st.Page("pages/freshness.py", title="Freshness", icon=":material/schedule:"),
+        st.Page("pages/rejection_log.py", title="Rejection Log", icon=":material/block:"),
+    ],
+    "Operate": [
+        st.Page("pages/feedback_audit.py", title="Feedback & Audit", icon=":material/fact_check:"),
+        st.Page("pages/evaluation.py", title="Evaluation", icon=":material/leaderboard:"),
+    ],
+}
+
+page = st.navigation(PAGES)
+current = settings()
+st.sidebar.caption("Store")
+st.sidebar.code(current.store_uri, language=None)
+st.sidebar.caption(f"Model: {current.model_name}")
+token_sidebar()
+page.run()

@@ -1,0 +1,136 @@
+"""Streamlit-side helpers shared by every page: the cached service, the clock, the operator
+token, error display, one figure renderer and one table renderer (with CSV export).
+
+The pages import this as ``pages._common``; the repository root is on ``sys.path`` because
+``app.py`` lives there. Nothing in ``smartvector_core`` imports this module.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hmac
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import datetime
+
+import pandas as pd
+import streamlit as st
+
+from smartvector_core.clock import ensure_utc
+from smartvector_core.clock import now as clock_now
+from smartvector_core.service import SmartVector
+from smartvector_core.settings import Settings, load_settings
+from smartvector_core.ui.views import table_safe, to_csv_bytes
+
+TOKEN_KEY = "operator_token_input"   # the sidebar widget
+TOKEN_STATE = "operator_token"        # what it last held (a plain key: survives page switches)
+
+
+@st.cache_resource(show_spinner="Opening the store…")
+def _service(store_uri: str, model_name: str, options: tuple[tuple[str, str], ...]) -> SmartVector:
+    """One SmartVector (store + model) per store, model and storage options, for the process.
+
+    The Store opens LanceDB with ``read_consistency_interval`` 0, so every read sees the writes
+    of other sessions and of the CLI.
+    """
+    settings = dataclasses.replace(load_settings(store_uri), model_name=model_name, storage_options=dict(options))
+    return SmartVector(settings)
+
+
+def settings() -> Settings:
+    return load_settings()
+
+
+def service() -> SmartVector:
+    s = settings()
+    return _service(s.store_uri, s.model_name, tuple(sorted(s.storage_options.items())))
+
+
+def utc_now() -> datetime:
+    """The page reads the clock here; the engine never does."""
+    return clock_now()
+
+
+def as_utc(moment: datetime) -> datetime:
+    """A picker's naive date-time, read as UTC."""
+    return ensure_utc(moment)
+
+
+# ------------------------------------------------------------------------------ operator
+def operator_token() -> str | None:
+    """The token from ``SMARTVECTOR_OPERATOR_TOKEN``, else from Streamlit secrets, else None."""
+    token = settings().operator_token
+    if token:
+        return token
+    try:
+        value = st.secrets.get("SMARTVECTOR_OPERATOR_TOKEN")
+    except Exception:  # no secrets file: viewing stays open and writing needs no token
+        return None
+    return str(value) if value else None
+
+
+def write_allowed() -> bool:
+    token = operator_token()
+    if not token:
+        return True
+    given = str(st.session_state.get(TOKEN_STATE) or "")
+    return hmac.compare_digest(given.encode("utf-8"), token.encode("utf-8"))
+
+
+def _remember_token() -> None:
+    st.session_state[TOKEN_STATE] = st.session_state.get(TOKEN_KEY) or ""
+
+
+def token_sidebar() -> None:
+    """The operator-token field (only shown when a token is configured)."""
+    if not operator_token():
+        return
+    st.sidebar.text_input("Operator token", type="password", key=TOKEN_KEY, on_change=_remember_token,
+                          help="Write actions (ingest, feedback, consolidate, restore) need it.")
+    if write_allowed():
+        st.sidebar.success("Write actions unlocked")
+    else:
+        st.sidebar.info("Read-only: enter the operator token to write")
+
+
+def require_write(action: str) -> bool:
+    """True when ``action`` may write; otherwise says why (never raises)."""
+    if write_allowed():
+        return True
+    st.warning(f"{action} needs the operator token: enter it in the sidebar.")
+    return False
+
+
+# -------------------------------------------------------------------------------- errors
+@contextmanager
+def shown_errors(action: str) -> Iterator[None]:
+    """Show a failure as ``st.error(message)``, never as a traceback."""
+    try:
+        yield
+    except Exception as exc:  # st.stop / st.rerun are BaseExceptions and pass through
+        message = str(exc) or type(exc).__name__
+        st.error(f"{action} failed: {message}")
+
+
+def missing(feature: str) -> None:
+    st.info(f"{feature} is not available yet in this version of the engine.")
+
+
+# ------------------------------------------------------------------------------ rendering
+def show_figure(fig, *, key: str | None = None, **kwargs):
+    """The one place figures are drawn."""
+    return st.plotly_chart(fig, width="stretch", key=key, config={"displaylogo": False}, **kwargs)
+
+
+def show_table(frame: pd.DataFrame, *, key: str, file_name: str, height: int | str = "auto",
+               column_config: dict | None = None) -> None:
+    """A table (cells as plain text, never HTML) and its CSV download button."""
+    safe = table_safe(frame)
+    st.dataframe(safe, hide_index=True, height=height, column_config=column_config)
+    st.download_button("Download CSV", data=to_csv_bytes(safe), file_name=file_name, mime="text/csv",
+                       key=f"{key}_csv", on_click="ignore", disabled=frame.empty)
+
+
+def text_block(text: object) -> None:
+    """User text (titles, document text), always shown as literal text."""
+    st.text("" if text is None else str(text))

@@ -1,0 +1,105 @@
+"""Feedback & Audit: review queue, feedback, confidence over time, events, consolidation, restore."""
+
+import pandas as pd
+import streamlit as st
+
+from pages._common import missing, require_write, service, show_figure, show_table, shown_errors, utc_now
+from smartvector_core.ui import charts, views
+
+st.title("Feedback & Audit")
+sv = service()
+RESOLUTIONS = {"Keep the first (src), correct the second": "keep_src",
+               "Keep the second (dst), correct the first": "keep_dst",
+               "Keep both (not a real contradiction)": "keep_both",
+               "First supersedes second (archive dst)": "supersede_dst",
+               "Second supersedes first (archive src)": "supersede_src"}
+
+docs = pd.DataFrame(columns=["id", "title"])
+with shown_errors("Reading the store"):
+    docs = sv.documents_frame(as_of=utc_now())
+doc_labels = views.node_options(docs) if len(docs) else {}
+
+review, feedback, history, events_tab, versions = st.tabs(
+    ["Review queue", "Feedback", "Confidence over time", "Event history", "Consolidation & restore"])
+
+with review, shown_errors("Review queue"):
+    queue = sv.review_queue()
+    if queue.empty:
+        st.info("No open contradictions.")
+    show_table(queue, key="aud_queue", file_name="review_queue.csv")
+    if len(queue):
+        edge_labels = {e: f"{s} ⟷ {d}" for e, s, d in zip(queue["edge_id"], queue["src"], queue["dst"], strict=True)}
+        edge = st.selectbox("Contradiction", list(edge_labels), format_func=edge_labels.get, key="aud_edge")
+        choice = st.radio("Resolution", list(RESOLUTIONS), key="aud_resolution")
+        if st.button("Resolve", key="aud_resolve") and require_write("Resolving a contradiction"):
+            resolve = getattr(sv, "resolve_contradiction", None)
+            if not callable(resolve):
+                missing("Resolving contradictions (SmartVector.resolve_contradiction)")
+            else:
+                out = resolve(edge, RESOLUTIONS[choice], now=utc_now())
+                st.success(f"Resolved: {out}")
+
+with feedback, shown_errors("Feedback"):
+    with st.form("aud_feedback_form"):
+        doc = st.selectbox("Document", list(doc_labels), format_func=doc_labels.get, key="aud_fb_doc")
+        verdict = st.radio("Verdict", ["accept", "correct"], horizontal=True, key="aud_fb_verdict")
+        query_id = st.text_input("Query id (optional)", key="aud_fb_query")
+        sent = st.form_submit_button("Record feedback", type="primary")
+    if doc:
+        ripple = pd.DataFrame(sv.ripple_preview(doc), columns=["doc_id", "hop", "penalty", "via"])
+        st.caption("A correction of this document would ripple to")
+        show_table(ripple, key="aud_ripple", file_name=f"ripple_{doc}.csv")
+    if sent and doc and require_write("Feedback"):
+        out = sv.feedback(doc, verdict, now=utc_now(), query_id=query_id.strip(), actor="dashboard")
+        st.success(f"{verdict} recorded for {doc}: confidence {out['confidence_before']:.3f} → "
+                   f"{out['confidence_after']:.3f}; rippled to {len(out['rippled'])} document(s)")
+
+with history, shown_errors("Confidence history"):
+    doc_h = st.selectbox("Document", list(doc_labels), format_func=doc_labels.get, key="aud_hist_doc")
+    if doc_h:
+        series = sv.confidence_history(doc_h, until=utc_now())
+        doc_events = sv.events_frame(doc_h)
+        show_figure(charts.confidence_over_time(series, doc_events), key="aud_hist_chart")
+        show_table(series, key="aud_hist", file_name=f"confidence_{doc_h}.csv")
+
+with events_tab, shown_errors("Event history"):
+    events = sv.events_frame()
+    c1, c2 = st.columns(2)
+    ev_doc = c1.selectbox("Document", ["", *doc_labels], format_func=lambda d: doc_labels.get(d, "(all)"),
+                          key="aud_ev_doc")
+    ev_types = c2.multiselect("Event types", sorted(events["event_type"].unique()) if len(events) else [],
+                              key="aud_ev_types")
+    show_table(views.filter_events(events, doc_id=ev_doc, event_types=ev_types), key="aud_events",
+               file_name="events.csv", height=360)
+
+with versions, shown_errors("Versions"):
+    st.subheader("Consolidation")
+    st.caption("Infers supersessions, contradictions and dependencies and moves lifecycle states.")
+    if st.button("Run consolidation now", key="aud_consolidate") and require_write("Consolidation"):
+        consolidate = getattr(sv, "consolidate", None)
+        if not callable(consolidate):
+            missing("Consolidation (SmartVector.consolidate)")
+        else:
+            with st.status("Consolidating…") as status:
+                counts = consolidate(now=utc_now())
+                status.update(label="Consolidation done", state="complete")
+            st.dataframe(pd.DataFrame([counts]), hide_index=True)
+
+    st.subheader("Table versions and tags")
+    tags = sv.store.tags()
+    show_table(views.versions_frame(sv.store.table_versions(), tags), key="aud_versions", file_name="versions.csv")
+    c1, c2 = st.columns(2)
+    with c1, st.form("aud_tag_form"):
+        label = st.text_input("New tag", key="aud_tag_label")
+        if st.form_submit_button("Tag current versions") and label.strip() and require_write("Tagging"):
+            st.success(f"Tagged {label.strip()}: {sv.tag(label.strip())}")
+    with c2, st.form("aud_restore_form"):
+        labels = views.tag_labels(tags)
+        restore_tag = st.selectbox("Restore to tag", labels, index=None, key="aud_restore_tag")
+        confirm = st.checkbox("I understand the current versions stay in history", key="aud_restore_confirm")
+        if st.form_submit_button("Restore") and require_write("Restore"):
+            if not restore_tag or not confirm:
+                st.warning("Choose a tag and tick the confirmation.")
+            else:
+                with st.spinner("Restoring…"):
+                    st.success(f"Restored: {sv.restore(tag=restore_tag, now=utc_now())}")

@@ -1,0 +1,51 @@
+"""Freshness: grade A–F and kind-aware advice for every document at a chosen moment."""
+
+from datetime import timedelta
+
+import streamlit as st
+
+from pages._common import as_utc, service, show_figure, show_table, shown_errors, utc_now
+from smartvector_core.config import decay_profile
+from smartvector_core.ui import charts, views
+
+st.title("Freshness")
+sv = service()
+if "fresh_default_as_of" not in st.session_state:
+    st.session_state["fresh_default_as_of"] = utc_now().replace(tzinfo=None, second=0, microsecond=0)
+
+
+def freshness(as_of):
+    """The service's report when it has one, else the temporal module's on the documents frame."""
+    method = getattr(sv, "freshness", None)
+    if callable(method):
+        return method(as_of=as_of)
+    from smartvector_core.temporal.freshness import freshness_report
+
+    return freshness_report(sv.documents_frame(as_of=as_of), as_of)
+
+
+with shown_errors("Freshness report"):
+    as_of = as_utc(st.datetime_input("As of (UTC)", value=st.session_state["fresh_default_as_of"],
+                                     step=timedelta(minutes=1), key="fresh_as_of", format="YYYY-MM-DD"))
+    report = freshness(as_of)
+    if report.empty:
+        st.info("No documents yet.")
+    else:
+        c1, c2, c3, c4 = st.columns(4)
+        grades = c1.multiselect("Grades", ["A", "B", "C", "D", "F"], key="fresh_grades")
+        kinds = c2.multiselect("Kinds", sorted(report["kind"].dropna().unique()), key="fresh_kinds")
+        doc_types = c3.multiselect("Doc types", sorted(report["doc_type"].dropna().unique()), key="fresh_types")
+        text = c4.text_input("Title or id contains", key="fresh_text")
+        table = views.freshness_table(report, grades=grades, kinds=kinds, doc_types=doc_types, text=text)
+        g1, g2 = st.columns(2)
+        with g1:
+            show_figure(charts.grade_histogram(table["grade"]), key="fresh_hist")
+        with g2:
+            types = sorted(set(report["doc_type"].dropna()))
+            show_figure(charts.decay_curves({t: decay_profile(t).half_life_days for t in types}),
+                        key="fresh_curves")
+            st.caption("Curves before the kind-specific floors (timeless STATIC documents keep a floor).")
+        st.caption(f"{len(table)} of {len(report)} documents")
+        show_table(table, key="fresh", file_name="freshness.csv",
+                   column_config={"decay": st.column_config.ProgressColumn("decay", min_value=0.0, max_value=1.0,
+                                                                           format="%.2f")})

@@ -1,0 +1,42 @@
+"""Overview: what the store holds, recent events, where it lives, and the demo loader."""
+
+import streamlit as st
+
+from pages._common import require_write, service, show_figure, show_table, shown_errors, utc_now
+from smartvector_core.settings import DEMO_CORPUS
+from smartvector_core.ui import charts
+
+st.title("SmartVector Studio")
+sv = service()
+with shown_errors("Reading the store"):
+    stats = sv.stats()
+    cols = st.columns(6)
+    for col, name in zip(cols, ("documents", "chunks", "chunks_retired", "edges", "events", "queries"), strict=True):
+        col.metric(name.replace("_", " ").capitalize(), f"{stats.get(name, 0):,}")
+    st.caption("Store location and model")
+    st.code(f"store: {stats['store']}\nmodel: {stats['model']}\ntable versions: {stats['table_versions']}",
+            language=None)
+
+    if stats["documents"] == 0:
+        st.info("The store is empty. Load the demo corpus to explore the dashboard, or use the Ingest page.")
+        if st.button("Load the demo corpus", type="primary", key="load_demo") and require_write("Loading the demo"):
+            with shown_errors("Loading the demo corpus"), st.status("Loading the demo corpus…") as status:
+                bar = st.progress(0.0)
+                report = sv.ingest_paths([DEMO_CORPUS],
+                                         now=utc_now(), actor="demo",
+                                         progress=lambda done, total: bar.progress(done / max(total, 1)))
+                status.update(label=f"Loaded {report.documents} documents ({report.chunks} chunks)",
+                              state="complete")
+                st.button("Refresh", key="after_demo")
+    else:
+        c1, c2, c3 = st.columns(3)
+        with c1:
+            show_figure(charts.count_bars(stats["by_kind"], "Kinds"), key="ov_kinds")
+        with c2:
+            show_figure(charts.count_bars(stats["by_lifecycle"], "Lifecycle states"), key="ov_lifecycle")
+        with c3:
+            show_figure(charts.count_bars(stats["by_doc_type"], "Doc types"), key="ov_doc_types")
+
+    st.subheader("Recent events")
+    events = sv.events_frame().head(200)
+    show_table(events, key="ov_events", file_name="recent_events.csv", height=320)
