@@ -58,12 +58,18 @@ def cmd_ingest(app: SmartVector, args) -> int:
     for warning in report.warnings:
         _eprint(f"warning: {warning}")
     out = report.to_dict()
+    consolidation = getattr(report, "consolidation", None)  # the incremental run after the write
+    if consolidation:
+        out["consolidation"] = {k: consolidation[k] for k in ("supersessions", "contradictions", "dependencies",
+                                                              "archived", "dormant", "seconds")}
     if args.json:
         print(dumps(out))
     else:
         print(f"{out['documents']} documents ({out['added']} added, {out['updated']} updated, "
               f"{out['unchanged']} unchanged), {out['chunks']} chunks: {out['chunks_embedded']} embedded, "
               f"{out['chunks_reused']} reused")
+        if consolidation:
+            print("consolidated: " + ", ".join(f"{k} {v}" for k, v in out["consolidation"].items()))
     return 0
 
 

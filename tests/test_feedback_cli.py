@@ -54,8 +54,11 @@ def test_consolidate_json_has_the_contract_keys_and_second_run_is_zero(loaded):
     assert code == 0 and out.startswith("supersessions 0")
 
 
-def test_ingest_consolidated_incrementally(loaded):
+def test_ingest_consolidated_incrementally(loaded, tmp_path):
     stats = json.loads(loaded("stats", "--json")[1])
+    extra = write_jsonl(tmp_path / "x.jsonl", [{"id": "x", "text": "Per sdk, retries wait a second."}])
+    code, out, _ = loaded("ingest", str(extra), "--json")
+    assert code == 0 and json.loads(out)["consolidation"]["archived"] == 0
     assert stats["by_lifecycle"].get("ARCHIVED") == 1 and "UNCONSOLIDATED" not in stats["by_lifecycle"]
 
 
