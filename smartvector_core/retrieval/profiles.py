@@ -30,6 +30,7 @@ class Profile:
     trust_weight: float = 0.0          # default only: weight of C0 + feedback + access (no age term)
     recency_baseline: float = 0.20     # default only: recency words scale the temporal weight by w/0.20
     conflict_boost: bool = True        # blog: a changed number raises the chain winner's score
+    stale_dependency_demotion: float = 1.0  # default only: relies on a superseded version (ripple)
     contradiction_demotion: float = 1.0  # default only: score factor for the lower-trust side of a conflict
 
 
@@ -40,8 +41,9 @@ SMARTVECTOR = Profile("smartvector", "the paper's four-signal score", scorer="fo
                       weights=PAPER_WEIGHTS)
 DEFAULT = Profile("default", "temporal gates, chains and intent with a tuned multi-signal score",
                   scorer="default", gates=True, chains=True, pairing=False, use_intent=True,
-                  weights=SignalWeights(semantic=0.60, temporal=0.05, confidence=0.05, relational=0.05),
-                  trust_weight=0.25, contradiction_demotion=0.7, conflict_boost=False)
+                  weights=SignalWeights(semantic=0.60, temporal=0.10, confidence=0.05, relational=0.05),
+                  trust_weight=0.20, contradiction_demotion=0.7, conflict_boost=False,
+                  stale_dependency_demotion=0.7)
 
 PROFILES: dict[str, Profile] = {p.name: p for p in (NAIVE, TEMPORAL, SMARTVECTOR, DEFAULT)}
 

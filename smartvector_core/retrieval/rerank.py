@@ -35,8 +35,8 @@ from .profiles import Profile
 from .scoring import (
     DEFAULT_SCORING,
     SignalSet,
-    recency_and_decay,
     current_signal,
+    recency_and_decay,
     semantic_signal,
     temporal_layer_score,
     temporal_signal,
@@ -109,6 +109,7 @@ def rerank(cands: Candidates, profile: Profile, *, t_us: int, as_of_us: int, int
     chain = np.where(known, index.chain[np.maximum(pos, 0)], -1 - np.arange(n))
     superseded_us = np.where(known, index.superseded_us[np.maximum(pos, 0)], NO_END)
     relational = np.where(known, index.relational[np.maximum(pos, 0)], 0.0)
+    dependency_stale_us = np.where(known, index.dependency_stale_us[np.maximum(pos, 0)], NO_END)
     confidence = knowledge.confidence(cands.doc_id, cands.authority, cands.created_us, half_life, t_us,
                                       ripple=profile.ripple)
     trust = knowledge.confidence(cands.doc_id, cands.authority, cands.created_us,
@@ -166,6 +167,13 @@ def rerank(cands: Candidates, profile: Profile, *, t_us: int, as_of_us: int, int
         boosted, severity = _conflict_boost(cands, chain, codes, score, k)
         if profile.conflict_boost:
             score = boosted
+    if profile.scorer == "default" and profile.stale_dependency_demotion < 1.0:
+        relies_on_old = (dependency_stale_us <= t_us) & (codes == KEEP)
+        score = np.where(relies_on_old, score * profile.stale_dependency_demotion, score)
+        for i in np.flatnonzero(relies_on_old):
+            notes.setdefault(int(i), []).append(
+                "relies on a document that a newer version has replaced: flagged for review, "
+                f"score x{profile.stale_dependency_demotion}")
     if profile.scorer == "default" and profile.contradiction_demotion < 1.0:
         score = _demote_contradicted(cands, chain, codes, score, trust, k, profile.contradiction_demotion, notes)
 
@@ -274,6 +282,8 @@ def _score(cands, profile: Profile, intent, states, decay, recency, confidence, 
         weights["trust"] = profile.trust_weight
         if intent is not None and profile.use_intent and intent.recency_words:
             weights["temporal"] *= intent.recency_weight / profile.recency_baseline
+        total = sum(weights.values())          # keep the score in [0, 1] without clipping ties
+        weights = {name: w / total for name, w in weights.items()}
     return weighted_sum(values, weights)
 
 
