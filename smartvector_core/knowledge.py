@@ -9,6 +9,7 @@ computed from it for any ``as_of`` (so a past answer can be reproduced).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -45,6 +46,8 @@ class KnowledgeState:
     graph: KnowledgeGraph
     docs: pa.Table | None = None
     _indexes: dict[bool, DocIndex] = field(default_factory=dict)
+    _event_index: Any = None
+    _last_aggregates: Any = None
 
     def doc_index(self, *, with_inferred: bool = True) -> DocIndex:
         """Chains and supersession over every document (built once per state)."""
@@ -66,11 +69,33 @@ class KnowledgeState:
     def confidence(self, doc_ids: np.ndarray, authority: np.ndarray, created_us: np.ndarray,
                    half_life_days: np.ndarray, as_of_us: int, *, ripple: bool = True) -> np.ndarray:
         """Live confidence at ``as_of`` of each document, from its event history."""
-        events = self.events
-        if not ripple and len(events):
-            events = events[events["event_type"] != "RIPPLE"]
-        agg = aggregate_events(events, np.asarray(doc_ids, dtype=object), as_of_us)
+        ids = np.asarray(doc_ids, dtype=object)
+        if len(set(ids.tolist())) != len(ids):   # aggregate_events raises the InputError
+            aggregate_events(None, ids, as_of_us)
+        agg = self.event_aggregates(doc_ids if isinstance(doc_ids, np.ndarray) else ids, as_of_us, ripple=ripple)
         return live_confidence(authority, created_us, half_life_days, as_of_us, agg)
+
+    def event_aggregates(self, doc_ids: np.ndarray, as_of_us: int, *, ripple: bool = True):
+        """Per-document event sums up to ``as_of`` (see :mod:`smartvector_core.event_index`).
+
+        The sorted index covers the events present when it was built; rows appended since
+        (this process's own access events) are summed directly, and the index is rebuilt once
+        they pass 5% of it.
+        """
+        from .event_index import EventIndex, aggregate_tail, combine
+
+        events = self.events
+        last = self._last_aggregates
+        if last is not None and last[0] is doc_ids and last[1:4] == (as_of_us, ripple, len(events)):
+            return last[4]   # the query path asks twice (confidence, trust) for the same candidates
+        index = self._event_index
+        if index is None or len(events) < index.size or len(events) - index.size > max(256, index.size // 20):
+            index = self._event_index = EventIndex.build(events)
+        agg = index.aggregate(doc_ids, as_of_us, ripple=ripple)
+        if len(events) > index.size:
+            agg = combine(agg, aggregate_tail(events, index.size, doc_ids, as_of_us, ripple=ripple))
+        self._last_aggregates = (doc_ids, as_of_us, ripple, len(events), agg)
+        return agg
 
     def supersedes_pairs(self, *, include_inferred: bool = True) -> pd.DataFrame:
         e = self.edges
@@ -144,6 +169,7 @@ class DocIndex:
     chain: np.ndarray
     superseded_us: np.ndarray
     relational: np.ndarray
+    _where: dict | None = field(default=None, repr=False)
 
     @classmethod
     def build(cls, docs: pa.Table, edges: pd.DataFrame, graph: KnowledgeGraph, *,
@@ -199,5 +225,9 @@ class DocIndex:
         return cls(ids, position, effective, labels.astype(np.int64), superseded, relational)
 
     def lookup(self, doc_ids: np.ndarray) -> np.ndarray:
-        """Positions of ``doc_ids`` in the index (-1 where unknown)."""
-        return self.position.get_indexer(np.asarray(doc_ids, dtype=object))
+        """Positions of ``doc_ids`` in the index (-1 where unknown): one dict probe per id."""
+        if self._where is None:
+            self._where = {d: i for i, d in enumerate(self.ids.tolist())}
+        get = self._where.get
+        ids = np.asarray(doc_ids, dtype=object)
+        return np.array([get(d, -1) for d in ids.tolist()], dtype=np.intp).reshape(len(ids))

@@ -33,6 +33,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 __all__ = ["Contradiction", "ContradictionConfig", "find_contradiction", "find_contradictions"]
 
@@ -115,6 +116,7 @@ for _names, _canon, _factor in (
 _DISPLAY_UNIT = {"time": "seconds"}
 
 
+@lru_cache(maxsize=65536)
 def _stem(word: str) -> str:
     """A crude, consistent stemmer: plural and -ed/-ing endings."""
     w = word.lower().removesuffix("'s")
@@ -205,6 +207,7 @@ def _previous_word(text: str) -> str:
     return words[-1].lower().rstrip(".") if words else ""
 
 
+@lru_cache(maxsize=8192)   # pure; the query path compares the same texts pairwise
 def _quantities(clause: str, config: ContradictionConfig) -> list[_Quantity]:
     found: list[tuple[int, int, tuple[float, ...], str, float, str]] = []
     for m in _QUANTITY.finditer(clause):
@@ -253,6 +256,7 @@ def _same_value(a: tuple[float, ...], b: tuple[float, ...], tol: float) -> bool:
     return len(a) == len(b) and all(math.isclose(x, y, rel_tol=tol, abs_tol=1e-12) for x, y in zip(a, b, strict=True))
 
 
+@lru_cache(maxsize=8192)
 def _is_fragment(text: str) -> bool:
     """A bare quantity phrase ("within 14 days"): no subject word at all."""
     return not _subject_terms(text)
@@ -313,6 +317,7 @@ class _Stance:
     clause: str
 
 
+@lru_cache(maxsize=8192)
 def _stances(clause: str) -> list[_Stance]:
     text = clause
     for pattern, repl in _CONTRACTIONS:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 from .intent import PERIOD_PATTERN
 from .settings import DEFAULT_TEMPORAL, ConflictConfig
@@ -118,6 +119,12 @@ def extract_quantities(text: str) -> list[Quantity]:
 
 
 # --- severity ---------------------------------------------------------------------------------
+@lru_cache(maxsize=8192)
+def _cached_quantities(text: str) -> tuple[Quantity, ...]:
+    """``extract_quantities`` memoised (pure): the query path meets the same texts again."""
+    return tuple(extract_quantities(text))
+
+
 def _pair_severity(a: float, b: float) -> float:
     hi, lo = max(abs(a), abs(b)), min(abs(a), abs(b))
     return 0.0 if hi == 0 else 1.0 - lo / hi
@@ -134,7 +141,7 @@ def conflict_severity(old_text: str, new_text: str,
     Blog: '100' → '5000' severity 0.980, boost +0.196, penalty 0.098; '1000' → '500' 0.500;
     '1000' → '1000' 0.0.
     """
-    old_q, new_q = extract_quantities(old_text), extract_quantities(new_text)
+    old_q, new_q = _cached_quantities(old_text), _cached_quantities(new_text)
     by_unit: dict[str, list[Quantity]] = {}
     for q in new_q:
         by_unit.setdefault(q.unit, []).append(q)

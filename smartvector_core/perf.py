@@ -1,0 +1,489 @@
+"""Speed at scale: the figures of ``python -m smartvector_core perf`` (issue 7, docs/PERF.md).
+
+Each figure builds its own stores in a temporary directory. Where embedding would dominate
+and is not what is measured, rows carry random unit vectors written straight through
+:meth:`Store.add_chunks`; where embedding is what is measured (query, ingest, surgical edit)
+the real MiniLM model encodes real text. Figures are medians of repeated runs on this machine.
+
+Keys (targets in ``TARGETS``): ``rerank_1000_ms``; ``query_p50_ms`` / ``raw_p50_ms`` /
+``query_overhead_ratio`` per store size; ``ingest_chunks_per_s`` and ``ingest_vs_encode_ratio``;
+``consolidate_s`` at two sizes and its growth exponent; ``surgical_reembed_fraction``;
+``peak_rss_mb`` of ingesting the large size; ``recall_at_20`` of the vector index against
+brute force; ``cores`` and the peers' figures (``anchors``).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+
+DIM = 384
+QUESTIONS = [
+    "What is the current API rate limit per key?",
+    "How long are refunds accepted after purchase?",
+    "Which regions does the outage notice cover?",
+    "What did the 2024 security review recommend?",
+    "How many paid seats does the team plan include?",
+    "When does the maintenance window close?",
+    "What changed in the latest billing policy?",
+    "Who approves exceptions to the retention rule?",
+]
+
+ANCHORS = {
+    "temporal_rag_rerank_1000_ms": [640, 1200],
+    "smartvector_reference_consolidate_1000_s": 259,
+    "smartvector_reference_query": "scans every vector per query",
+}
+TARGETS = {
+    "rerank_1000_ms": ("<=", 2.0), "query_p50_ms_large": ("<=", 30.0), "query_overhead_ratio": ("<=", 1.15),
+    "ingest_vs_encode_ratio": (">=", 0.9), "consolidate_s_large": ("<=", 60.0),
+    "consolidate_growth_exponent": ("<=", 1.2), "surgical_reembed_fraction": ("<=", 0.05),
+    "peak_rss_mb": ("<=", 2000.0), "recall_at_20": (">=", 0.95),
+}
+FULL = {"query_sizes": (10_000, 100_000), "consolidate_sizes": (1_000, 10_000), "rss_chunks": 100_000,
+        "ingest_chunks": 600, "rerank_repeats": 200, "query_repeats": 40, "recall_queries": 100}
+QUICK = {"query_sizes": (2_000, 20_000), "consolidate_sizes": (500, 2_000), "rss_chunks": 20_000,
+         "ingest_chunks": 200, "rerank_repeats": 60, "query_repeats": 16, "recall_queries": 30}
+
+DOC_TYPES = np.array(["policy", "news", "reference", "research", "legal", "general"], dtype=object)
+KINDS = np.array(["STATIC", "VERSIONED", "EVENT"], dtype=object)
+_WORDS = ["api", "rate", "limit", "key", "request", "minute", "refund", "purchase", "region", "outage", "notice", "security", "review", "seat", "plan", "team", "billing", "policy", "retention", "rule", "exception", "window", "maintenance", "customer", "invoice", "account", "support", "release", "version", "upgrade", "storage", "latency", "error", "quota", "token", "server", "deploy", "backup", "audit", "contract", "renewal", "discount", "partner", "dashboard", "alert"]
+
+
+def _now() -> datetime:
+    return datetime(2026, 1, 15, 12, 0, tzinfo=UTC)
+
+
+def unit_vectors(n: int, rng: np.random.Generator, dim: int = DIM) -> np.ndarray:
+    v = rng.standard_normal((n, dim)).astype(np.float32)
+    return v / np.linalg.norm(v, axis=1, keepdims=True)
+
+
+def synthetic_text(rng: np.random.Generator, words: int = 40) -> str:
+    picked = rng.choice(len(_WORDS), size=words)
+    number = int(rng.integers(1, 1000))
+    body = " ".join(_WORDS[i] for i in picked)
+    return f"The {body} is {number} per month. {body[:60].capitalize()} applies to every plan."
+
+
+# ----------------------------------------------------------------------------- rerank
+def synthetic_candidates(n: int, *, seed: int = 0):
+    """A 1,000-document candidate set with every field the reranker reads (random values)."""
+    from .clock import to_us
+    from .retrieval.candidates import KIND_CODE, NO_END, NO_START, Candidates
+
+    rng = np.random.default_rng(seed)
+    as_of = _now()
+    now_us = to_us(as_of)
+    ids = np.array([f"doc_{i:06d}" for i in range(n)], dtype=object)
+    kinds = KINDS[rng.integers(0, 3, n)]
+    created = now_us - rng.integers(0, 800, n) * 86_400_000_000
+    valid_until = np.where(rng.random(n) < 0.3, created + rng.integers(1, 400, n) * 86_400_000_000, NO_END)
+    titles = np.array([f"Topic {i % (n // 3 or 1)} guide" for i in range(n)], dtype=object)
+    cands = Candidates(
+        chunk_id=np.array([f"{d}#0" for d in ids], dtype=object), doc_id=ids,
+        text=np.array([synthetic_text(rng, 20) for _ in range(n)], dtype=object), title=titles,
+        source=np.array(["official"] * n, dtype=object), doc_type=DOC_TYPES[rng.integers(0, len(DOC_TYPES), n)],
+        kind=np.array([KIND_CODE[k] for k in kinds], dtype=np.int8),
+        kind_reason=np.array(["declared"] * n, dtype=object),
+        version=np.array([f"v{i % 4 + 1}" for i in range(n)], dtype=object),
+        lifecycle=np.array(["ACTIVE"] * n, dtype=object),
+        supersedes=np.array([[] for _ in range(n)] + [None], dtype=object)[:n],
+        depends_on=np.array([[] for _ in range(n)] + [None], dtype=object)[:n],
+        raw_cosine=np.sort(rng.uniform(0.05, 0.9, n))[::-1].copy(), created_us=created.astype(np.int64),
+        dated=rng.random(n) < 0.95, valid_from_us=np.full(n, NO_START, dtype=np.int64),
+        valid_until_us=valid_until.astype(np.int64), superseded_us=np.full(n, NO_END, dtype=np.int64),
+        authority=np.where(rng.random(n) < 0.5, rng.uniform(0.3, 1.0, n), np.nan))
+    return cands, as_of
+
+
+def synthetic_knowledge(cands, *, n_docs: int = 20_000, n_events: int = 50_000, seed: int = 0):
+    """A :class:`KnowledgeState` over ``n_docs`` documents (the candidates among them) with
+    ``n_events`` access / feedback / ripple events and a few supersedes / depends_on edges."""
+    from .knowledge import KnowledgeState
+    from .memory import KnowledgeGraph
+
+    rng = np.random.default_rng(seed + 1)
+    extra = np.array([f"other_{i:06d}" for i in range(max(0, n_docs - len(cands)))], dtype=object)
+    ids = np.concatenate([cands.doc_id, extra])
+    m = len(ids)
+    created = pd.to_datetime(np.concatenate([cands.created_us, np.full(len(extra), cands.created_us.min())]),
+                             unit="us", utc=True)
+    docs = pa.table({"doc_id": pa.array(ids.tolist()), "created_at": pa.array(created),
+                     "valid_from": pa.nulls(m, pa.timestamp("us", tz="UTC")),
+                     "kind": pa.array(np.concatenate([KINDS[cands.kind], np.full(len(extra), "STATIC")]).tolist()),
+                     "title": pa.array(np.concatenate([cands.title, extra]).tolist())})
+    pairs = rng.integers(0, len(cands), (len(cands) // 5, 2))
+    edges = pd.DataFrame({"src": ids[pairs[:, 0]], "dst": ids[pairs[:, 1]],
+                          "edge_type": np.where(rng.random(len(pairs)) < 0.5, "SUPERSEDES", "DEPENDS_ON"),
+                          "origin": "declared", "status": "", "evidence": "", "edge_id": np.arange(len(pairs)).astype(str)})
+    edges = edges[edges["src"] != edges["dst"]].reset_index(drop=True)
+    types = np.array(["ACCESS", "ACCESS", "ACCESS", "FEEDBACK_ACCEPT", "FEEDBACK_CORRECT", "RIPPLE", "INGEST"])
+    t = rng.integers(0, 400, n_events) * 86_400_000_000
+    events = pd.DataFrame({
+        "doc_id": ids[rng.integers(0, m, n_events)], "event_type": types[rng.integers(0, len(types), n_events)],
+        "at_us": (int(cands.created_us.max()) - t).astype(np.int64), "delta": rng.uniform(-0.1, 0.05, n_events),
+        "query_id": "", "actor": "perf", "detail": ""})
+    graph = KnowledgeGraph.from_edges(edges, ids.tolist())
+    return KnowledgeState(events=events, edges=edges, graph=graph, docs=docs)
+
+
+def bench_rerank(n: int = 1000, repeats: int = 100, profile: str = "default") -> float:
+    """Median ms of :func:`retrieval.pipeline.answer` (score, gate, dedup, explain) over ``n``."""
+    from .retrieval.pipeline import QueryRequest, answer
+    from .retrieval.profiles import get_profile
+
+    cands, as_of = synthetic_candidates(n)
+    knowledge = synthetic_knowledge(cands)
+    prof = get_profile(profile)
+    request = QueryRequest("What is the current API rate limit per key?", as_of, prof, 5, "perf")
+    for _ in range(3):
+        answer(cands, request, prof, knowledge)
+    times = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        answer(cands, request, prof, knowledge)
+        times.append(time.perf_counter() - t0)
+    return float(np.median(times) * 1000)
+
+
+def bench_rerank_cold(n: int = 1000, repeats: int = 20, profile: str = "default") -> float:
+    """As :func:`bench_rerank`, with the memoised text parsers cleared before each run."""
+    from .memory import contradictions
+    from .retrieval.pipeline import QueryRequest, answer
+    from .retrieval.profiles import get_profile
+    from .temporal import conflicts
+
+    cands, as_of = synthetic_candidates(n)
+    knowledge = synthetic_knowledge(cands)
+    prof = get_profile(profile)
+    request = QueryRequest("What is the current API rate limit per key?", as_of, prof, 5, "perf")
+    caches = [f for m in (contradictions, conflicts) for f in vars(m).values() if hasattr(f, "cache_clear")]
+    times = []
+    for _ in range(repeats):
+        for f in caches:
+            f.cache_clear()
+        t0 = time.perf_counter()
+        answer(cands, request, prof, knowledge)
+        times.append(time.perf_counter() - t0)
+    return float(np.median(times) * 1000)
+
+
+# ---------------------------------------------------------------------------- stores
+def chunk_rows(n: int, *, seed: int = 0, start: int = 0, per_doc: int = 5, vectors: np.ndarray | None = None,
+               texts: list[str] | None = None, lifecycle: str = "ACTIVE", titles: list[str] | None = None) -> pa.Table:
+    """``n`` chunk rows (``per_doc`` per document) with random unit vectors unless given."""
+    from .store import chunks_schema
+
+    rng = np.random.default_rng(seed + start)
+    idx = np.arange(start, start + n)
+    now_us = int(_now().timestamp() * 1_000_000)
+    doc = idx // per_doc
+    created = now_us - (doc * 7919 % 1000) * 86_400_000_000 - 3_600_000_000
+    ts = pa.timestamp("us", tz="UTC")
+    vec = unit_vectors(n, rng) if vectors is None else np.asarray(vectors, dtype=np.float32)
+    if texts is None:
+        pool = [synthetic_text(rng, 30) for _ in range(min(n, 500))]
+        texts = [f"{pool[i % len(pool)]} Item {i}." for i in idx]
+    ids = [f"doc_{d:07d}" for d in doc]
+    kinds = KINDS[doc % 3]
+    null_ts = pa.nulls(n, ts)
+    cols = {
+        "chunk_id": [f"{d}#{i % per_doc}" for d, i in zip(ids, idx, strict=True)], "doc_id": ids,
+        "ordinal": pa.array(idx % per_doc, pa.int32()), "text": texts,
+        "char_start": pa.array(np.zeros(n), pa.int32()), "char_end": pa.array([len(t) for t in texts], pa.int32()),
+        "content_hash": [f"h{i:012d}" for i in idx],
+        "vector": pa.FixedSizeListArray.from_arrays(pa.array(vec.reshape(-1)), vec.shape[1]),
+        "title": titles if titles is not None else [f"Topic {d % 997}" for d in doc],
+        "source": ["official"] * n, "created_at": pa.array(created, pa.int64()).cast(ts),
+        "dated": pa.array(np.ones(n, bool)), "valid_from": null_ts,
+        "valid_until": null_ts, "kind": kinds.tolist(), "kind_reason": ["declared"] * n,
+        "doc_type": DOC_TYPES[doc % len(DOC_TYPES)].tolist(), "doc_type_reason": ["declared"] * n,
+        "version": [f"v{d % 3 + 1}" for d in doc], "supersedes": pa.array([[]] * n, pa.list_(pa.string())),
+        "depends_on": pa.array([[]] * n, pa.list_(pa.string())), "authority": pa.array(np.full(n, 0.8), pa.float32()),
+        "metadata": ["{}"] * n, "lifecycle": [lifecycle] * n, "superseded_at": null_ts,
+        "current": pa.array(np.ones(n, bool)), "ingested_at": pa.array(np.full(n, now_us), pa.int64()).cast(ts),
+        "retired_at": null_ts, "doc_hash": [f"d{d}" for d in doc],
+    }
+    return pa.table({name: cols[name] for name in chunks_schema(vec.shape[1]).names}).cast(chunks_schema(vec.shape[1]))
+
+
+def _app(directory: str, embedder):
+    from .service import SmartVector
+    from .settings import load_settings
+
+    return SmartVector(load_settings(directory, env={}), embedder=embedder)
+
+
+def fill(store, n: int, *, batch: int = 50_000, **kwargs) -> None:
+    for start in range(0, n, batch):
+        store.add_chunks(chunk_rows(min(batch, n - start), start=start, **kwargs))
+
+
+def bench_query(n: int, embedder, *, repeats: int, recall_queries: int = 0) -> dict:
+    """End-to-end query (embed, search, rerank, log) against embed + the raw LanceDB search."""
+    from .retrieval.candidates import SEARCH_COLUMNS
+
+    out: dict = {}
+    with tempfile.TemporaryDirectory() as directory:
+        app = _app(directory, embedder)
+        fill(app.store, n)
+        t0 = time.perf_counter()
+        out["indexes"] = app.store.ensure_indexes()
+        out["index_build_s"] = round(time.perf_counter() - t0, 2)
+        as_of = _now()
+        app.batching = True
+        app.query(QUESTIONS[0], as_of=as_of)
+        raw, e2e = [], []
+        for r in range(repeats):
+            q = QUESTIONS[r % len(QUESTIONS)]
+            t0 = time.perf_counter()
+            app.store.search(embedder.encode([q])[0], as_of=as_of, limit=60, columns=SEARCH_COLUMNS)
+            raw.append(time.perf_counter() - t0)
+            t0 = time.perf_counter()
+            app.query(q, as_of=as_of)
+            e2e.append(time.perf_counter() - t0)
+        t0 = time.perf_counter()
+        app.flush()
+        flush_s = time.perf_counter() - t0
+        out.update(query_p50_ms=_ms(np.median(e2e)), raw_p50_ms=_ms(np.median(raw)),
+                   query_overhead_ratio=round(float(np.median(e2e) / np.median(raw)), 3),
+                   log_flush_ms_per_query=_ms(flush_s / (repeats + 1)),
+                   mean_overhead_ratio_with_flush=round(float((np.sum(e2e) + flush_s) / np.sum(raw)), 3))
+        if recall_queries:
+            out["recall_at_20"] = recall_at_20(app.store, recall_queries)
+    return out
+
+
+def recall_at_20(store, queries: int, *, seed: int = 7) -> float:
+    """Share of the exact top-20 (brute force, same prefilter) that the indexed search returns.
+
+    Queries are stored vectors moved by noise (a question lies near, not on, its passages)."""
+    rng = np.random.default_rng(seed)
+    _, base = store.current_chunks(("chunk_id",))
+    picks = base[rng.integers(0, len(base), queries)] + rng.standard_normal((queries, base.shape[1])) * 0.03
+    hits = []
+    for q in picks.astype(np.float32):
+        approx = store.search(q, as_of=_now(), limit=20, columns=["chunk_id"]).column("chunk_id").to_pylist()
+        exact = store.search(q, as_of=_now(), limit=20, columns=["chunk_id"], exact=True).column("chunk_id").to_pylist()
+        hits.append(len(set(approx) & set(exact)) / max(1, len(exact)))
+    return round(float(np.mean(hits)), 4)
+
+
+def _ms(seconds: float) -> float:
+    return round(float(seconds) * 1000, 2)
+
+
+# ---------------------------------------------------------------------------- ingest
+def _records(n_chunks: int, *, per_doc: int = 4, seed: int = 3, prefix: str = "ing") -> list[dict]:
+    """Documents of ``per_doc`` distinct paragraphs (one chunk each), real English-like text."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for d in range(max(1, n_chunks // per_doc)):
+        paragraphs = [f"Section {d}.{p}: {synthetic_text(rng, 30)}" for p in range(per_doc)]
+        out.append({"id": f"{prefix}_{d:06d}", "title": f"{prefix} document {d}", "text": "\n\n".join(paragraphs),
+                    "created_at": "2025-06-01T00:00:00Z", "doc_type": "policy", "kind": "STATIC",
+                    "source": "official"})
+    return out
+
+
+def bench_ingest(embedder, n_chunks: int) -> dict:
+    """Ingest throughput (validate, chunk, classify, embed, write) over plain model.encode."""
+    from .ingest.chunking import chunk_document
+
+    records = _records(n_chunks)
+    texts = [c.text for r in records for c in chunk_document(r["id"], r["text"])]
+    model = embedder._model
+
+    def encode() -> float:
+        t0 = time.perf_counter()
+        model.encode(texts, batch_size=64, convert_to_numpy=True, normalize_embeddings=True,
+                     show_progress_bar=False)
+        return time.perf_counter() - t0
+
+    encode()   # warm
+    enc = [encode()]
+    with tempfile.TemporaryDirectory() as directory:
+        app = _app(directory, embedder)
+        app.store.count_chunks()
+        t0 = time.perf_counter()
+        report = app.ingest_records(records, now=_now(), consolidate=False)
+        ingest_s = time.perf_counter() - t0
+    enc.append(encode())
+    encode_s = float(np.mean(enc))
+    return {"ingest_chunks": report.chunks, "ingest_chunks_per_s": round(report.chunks / ingest_s, 1),
+            "encode_chunks_per_s": round(len(texts) / encode_s, 1),
+            "ingest_vs_encode_ratio": round(encode_s / ingest_s * report.chunks / len(texts), 3)}
+
+
+def bench_surgical(embedder) -> dict:
+    """Re-embedded share of a 20-chunk document after a one-word edit."""
+    rng = np.random.default_rng(11)
+    paragraphs = [f"Clause {p}. {synthetic_text(rng, 40)}" for p in range(20)]
+    record = {"id": "surgical", "title": "Surgical", "text": "\n\n".join(paragraphs),
+              "created_at": "2025-06-01T00:00:00Z", "doc_type": "policy", "kind": "STATIC"}
+    with tempfile.TemporaryDirectory() as directory:
+        app = _app(directory, embedder)
+        first = app.ingest_records([record], now=_now(), consolidate=False)
+        words = paragraphs[7].split()
+        words[5] = "zebra"
+        paragraphs[7] = " ".join(words)
+        edited = dict(record, text="\n\n".join(paragraphs))
+        second = app.ingest_records([edited], now=_now() + timedelta(hours=1), consolidate=False)
+    return {"surgical_chunks": first.chunks, "surgical_reembedded": second.chunks_embedded,
+            "surgical_reembed_fraction": round(second.chunks_embedded / max(1, second.chunks), 4)}
+
+
+# ----------------------------------------------------------------------- consolidate
+def bench_consolidate(n: int) -> float | None:
+    """Seconds of one full consolidation of ``n`` freshly written chunks (None without one).
+
+    Text families share titles (version chains) and change numbers (contradictions); vectors
+    come from the hashing embedder so near texts are near vectors, as with a real model."""
+    from .embedding import HashingEmbedder
+    from .service import SmartVector
+
+    if not hasattr(SmartVector, "consolidate"):
+        return None
+    rng = np.random.default_rng(5)
+    texts = [f"The {_WORDS[i % len(_WORDS)]} limit of family {i // 3} is {int(rng.integers(1, 500))} "
+             f"requests per minute. {synthetic_text(rng, 12)}" for i in range(n)]
+    titles = [f"Family {i // 3} policy" for i in range(n)]
+    hashing = HashingEmbedder(DIM)
+    with tempfile.TemporaryDirectory() as directory:
+        app = _app(directory, hashing)
+        app.store.add_chunks(chunk_rows(n, per_doc=1, vectors=hashing.encode(texts), texts=texts,
+                                        titles=titles, lifecycle="UNCONSOLIDATED"))
+        app.store.ensure_indexes()
+        t0 = time.perf_counter()
+        app.consolidate(now=_now())
+        return round(time.perf_counter() - t0, 3)
+
+
+# ------------------------------------------------------------------------------- rss
+def _rss_child(n_chunks: int) -> None:
+    """Subprocess body: load the model, encode once, ingest ``n_chunks`` chunks; print peak RSS.
+
+    The model is loaded and run (its memory counts) but the bulk vectors are random unit
+    vectors: encoding 100k passages would take ~an hour on 2 cores and is not what is measured.
+    """
+    import resource
+
+    from .embedding import get_embedder
+
+    model = get_embedder()
+    model.encode([synthetic_text(np.random.default_rng(0), 40) for _ in range(64)])
+
+    class RandomVectors:
+        name, dim = "random", model.dim
+
+        def __init__(self) -> None:
+            self.rng = np.random.default_rng(1)
+
+        def encode(self, texts, **_):
+            return unit_vectors(len(texts), self.rng, self.dim)
+
+    with tempfile.TemporaryDirectory() as directory:
+        app = _app(directory, RandomVectors())
+        t0 = time.perf_counter()
+        report = app.ingest_records(_records(n_chunks, per_doc=5, prefix="rss"), now=_now(), consolidate=False)
+        seconds = time.perf_counter() - t0
+    peak_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    print(json.dumps({"peak_rss_mb": round(peak_kb / 1024, 1), "rss_chunks": report.chunks,
+                      "rss_ingest_s": round(seconds, 1)}))
+
+
+def bench_peak_rss(n_chunks: int) -> dict:
+    code = f"from smartvector_core.perf import _rss_child; _rss_child({int(n_chunks)})"
+    env = dict(os.environ, LANCEDB_LOG="error")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
+                          cwd=str(Path(__file__).resolve().parent.parent), timeout=3600)
+    if done.returncode != 0:
+        return {"peak_rss_mb": None, "rss_error": done.stderr.strip().splitlines()[-1:]}
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+# ------------------------------------------------------------------------------- run
+def run(*, quick: bool = False, log: Callable[[str], None] | None = None) -> dict:
+    """Every figure, as one flat dict (keys in the module docstring)."""
+    from .embedding import get_embedder
+
+    sizes = QUICK if quick else FULL
+    say = log or (lambda _m: None)
+    started = time.perf_counter()
+    out: dict = {"mode": "quick" if quick else "full", "cores": os.cpu_count(),
+                 "load_avg_1m_at_start": round(os.getloadavg()[0], 2)}
+    say("rerank")
+    out["rerank_1000_ms"] = round(bench_rerank(1000, sizes["rerank_repeats"]), 3)
+    out["rerank_1000_cold_ms"] = round(bench_rerank_cold(1000), 3)
+    embedder = get_embedder()
+    small, large = sizes["query_sizes"]
+    for label, n in (("small", small), ("large", large)):
+        say(f"query at {n} chunks")
+        figures = bench_query(n, embedder, repeats=sizes["query_repeats"],
+                              recall_queries=sizes["recall_queries"] if label == "large" else 0)
+        if "recall_at_20" in figures:
+            out["recall_at_20"] = figures.pop("recall_at_20")
+        out[f"query_{label}_chunks"] = n
+        out[f"query_{label}"] = figures
+    out["query_p50_ms"] = {str(small): out["query_small"]["query_p50_ms"], str(large): out["query_large"]["query_p50_ms"]}
+    out["query_overhead_ratio"] = max(out["query_small"]["query_overhead_ratio"],
+                                      out["query_large"]["query_overhead_ratio"])
+    say("ingest")
+    out.update(bench_ingest(embedder, sizes["ingest_chunks"]))
+    say("surgical edit")
+    out.update(bench_surgical(embedder))
+    say("consolidate")
+    c_small, c_large = sizes["consolidate_sizes"]
+    t_small, t_large = bench_consolidate(c_small), bench_consolidate(c_large)
+    out["consolidate_s"] = {str(c_small): t_small, str(c_large): t_large}
+    out["consolidate_growth_exponent"] = (round(math.log(t_large / t_small) / math.log(c_large / c_small), 3)
+                                          if t_small and t_large else None)
+    say(f"peak RSS of ingesting {sizes['rss_chunks']} chunks")
+    out.update(bench_peak_rss(sizes["rss_chunks"]))
+    out["anchors"] = ANCHORS
+    out["targets_met"] = check_targets(out)
+    out["seconds"] = round(time.perf_counter() - started, 1)
+    return out
+
+
+def check_targets(out: dict) -> dict[str, bool | None]:
+    """Each target of issue 7 against the figures (None where a figure is missing)."""
+    values = {
+        "rerank_1000_ms": out.get("rerank_1000_ms"),
+        "query_p50_ms_large": out.get("query_large", {}).get("query_p50_ms"),
+        "query_overhead_ratio": out.get("query_overhead_ratio"),
+        "ingest_vs_encode_ratio": out.get("ingest_vs_encode_ratio"),
+        "consolidate_s_large": max((v for v in out.get("consolidate_s", {}).values() if v is not None), default=None),
+        "consolidate_growth_exponent": out.get("consolidate_growth_exponent"),
+        "surgical_reembed_fraction": out.get("surgical_reembed_fraction"),
+        "peak_rss_mb": out.get("peak_rss_mb"), "recall_at_20": out.get("recall_at_20"),
+    }
+    met = {}
+    for key, (op, bound) in TARGETS.items():
+        value = values.get(key)
+        met[key] = None if value is None else (value <= bound if op == "<=" else value >= bound)
+    return met
+
+
+def format_table(out: dict) -> str:
+    """The figures as plain text lines (``perf`` without ``--json``)."""
+    lines = [f"cores: {out['cores']}  mode: {out['mode']}  load at start: {out['load_avg_1m_at_start']}"]
+    for key, value in out.items():
+        if key in ("cores", "mode", "load_avg_1m_at_start", "targets_met"):
+            continue
+        lines.append(f"{key:>34}: {json.dumps(value, default=str)}")
+    lines.append("targets met: " + ", ".join(f"{k}={v}" for k, v in out["targets_met"].items()))
+    return "\n".join(lines)
