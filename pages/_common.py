@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import dataclasses
 import hmac
+import runpy
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import datetime
+from pathlib import Path
 
 import pandas as pd
 import streamlit as st
@@ -22,8 +24,30 @@ from smartvector_core.service import SmartVector
 from smartvector_core.settings import Settings, load_settings
 from smartvector_core.ui.views import table_safe, to_csv_bytes
 
+APP = Path(__file__).resolve().parent.parent / "app.py"
 TOKEN_KEY = "operator_token_input"   # the sidebar widget
 TOKEN_STATE = "operator_token"        # what it last held (a plain key: survives page switches)
+
+
+def page_setup() -> None:
+    """Make ``app.py`` the router even though the pages live in a folder named ``pages/``.
+
+    Streamlit treats a ``pages/`` folder beside the main script as a v1 multipage app until
+    ``st.navigation`` has run: a first request straight to ``/query_lab`` (and every AppTest
+    run) then executes the page file alone, without ``app.py``: no page config, no sidebar,
+    every file of the folder listed as a page. Each page calls this first; in that situation
+    it switches the process to ``st.navigation`` mode, runs ``app.py`` in place (which routes
+    back to this same page and renders it once) and stops. No rerun: a pending button click
+    survives.
+    """
+    try:
+        from streamlit.runtime.pages_manager import PagesManager
+    except ImportError:  # a Streamlit without the v1 fallback
+        return
+    if PagesManager.uses_pages_directory:
+        PagesManager.uses_pages_directory = False
+        runpy.run_path(str(APP), run_name="__main__")
+        st.stop()
 
 
 @st.cache_resource(show_spinner="Opening the store…")

@@ -4,11 +4,12 @@ import inspect
 
 import streamlit as st
 
-from pages._common import missing, show_figure, show_table, shown_errors
+from pages._common import missing, page_setup, show_figure, show_table, shown_errors
 from smartvector_core import evaluation
 from smartvector_core.retrieval import PROFILES
 from smartvector_core.ui import charts, views
 
+page_setup()
 st.title("Evaluation")
 run_bench = getattr(evaluation, "run_bench", None)
 

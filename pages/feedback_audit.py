@@ -3,9 +3,19 @@
 import pandas as pd
 import streamlit as st
 
-from pages._common import missing, require_write, service, show_figure, show_table, shown_errors, utc_now
+from pages._common import (
+    missing,
+    page_setup,
+    require_write,
+    service,
+    show_figure,
+    show_table,
+    shown_errors,
+    utc_now,
+)
 from smartvector_core.ui import charts, views
 
+page_setup()
 st.title("Feedback & Audit")
 sv = service()
 RESOLUTIONS = {"Keep the first (src), correct the second": "keep_src",

@@ -4,10 +4,11 @@ from datetime import timedelta
 
 import streamlit as st
 
-from pages._common import as_utc, service, show_figure, show_table, shown_errors, utc_now
+from pages._common import as_utc, page_setup, service, show_figure, show_table, shown_errors, utc_now
 from smartvector_core.config import decay_profile
 from smartvector_core.ui import charts, views
 
+page_setup()
 st.title("Freshness")
 sv = service()
 if "fresh_default_as_of" not in st.session_state:

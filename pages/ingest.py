@@ -2,11 +2,12 @@
 
 import streamlit as st
 
-from pages._common import require_write, service, show_table, shown_errors, utc_now
+from pages._common import page_setup, require_write, service, show_table, shown_errors, utc_now
 from smartvector_core.config import DECAY_PROFILES
 from smartvector_core.errors import InputError
 from smartvector_core.ui import views
 
+page_setup()
 st.title("Ingest")
 sv = service()
 KINDS = ["(infer)", "STATIC", "VERSIONED", "EVENT"]

@@ -3,9 +3,10 @@
 import pandas as pd
 import streamlit as st
 
-from pages._common import service, show_figure, show_table, shown_errors, utc_now
+from pages._common import page_setup, service, show_figure, show_table, shown_errors, utc_now
 from smartvector_core.ui import charts, views
 
+page_setup()
 st.title("Knowledge Graph")
 sv = service()
 

@@ -2,10 +2,11 @@
 
 import streamlit as st
 
-from pages._common import require_write, service, show_figure, show_table, shown_errors, utc_now
+from pages._common import page_setup, require_write, service, show_figure, show_table, shown_errors, utc_now
 from smartvector_core.settings import DEMO_CORPUS
 from smartvector_core.ui import charts
 
+page_setup()
 st.title("SmartVector Studio")
 sv = service()
 with shown_errors("Reading the store"):

@@ -4,10 +4,20 @@ from datetime import timedelta
 
 import streamlit as st
 
-from pages._common import as_utc, require_write, service, show_figure, show_table, shown_errors, utc_now
+from pages._common import (
+    as_utc,
+    page_setup,
+    require_write,
+    service,
+    show_figure,
+    show_table,
+    shown_errors,
+    utc_now,
+)
 from smartvector_core.retrieval import PROFILES
 from smartvector_core.ui import charts, views
 
+page_setup()
 st.title("Query Lab")
 sv = service()
 names = list(PROFILES)

@@ -2,9 +2,10 @@
 
 import streamlit as st
 
-from pages._common import service, show_figure, show_table, shown_errors
+from pages._common import page_setup, service, show_figure, show_table, shown_errors
 from smartvector_core.ui import charts, views
 
+page_setup()
 st.title("Rejection Log")
 sv = service()
 

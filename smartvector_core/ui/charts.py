@@ -76,10 +76,11 @@ def score_breakdown(results: Sequence[Mapping], title: str = "Score breakdown") 
             hovertemplate=f"{name}: value %{{customdata[0]:.3f}} × weight %{{customdata[1]:.2f}}"
                           " = %{x:.3f}<extra></extra>",
         ))
-    fig.update_layout(title=title, barmode="relative", height=90 + 34 * len(results),
-                      legend={"orientation": "h", "y": -0.15}, **LAYOUT)
+    fig.update_layout(title=title, barmode="relative", height=110 + 34 * len(results),
+                      legend={"orientation": "h", "x": 1.0, "xanchor": "right", "y": 1.0, "yanchor": "bottom"},
+                      **LAYOUT)
     fig.update_yaxes(autorange="reversed")
-    fig.update_xaxes(title="contribution to score")
+    fig.update_xaxes(title={"text": "contribution to score", "font": {"size": 11}})
     return fig
 
 

@@ -119,6 +119,7 @@ def test_the_token_field_shows_in_the_sidebar_only_when_a_token_is_set(seeded_st
     assert [t.label for t in at.sidebar.text_input] == ["Operator token"]
     at.text_input(key="operator_token_input").input("s3cret").run()
     assert at.session_state["operator_token"] == "s3cret"
+    assert any("unlocked" in s.value for s in at.sidebar.success)
 
 
 def test_feedback_needs_the_operator_token_when_one_is_set(seeded_store, monkeypatch):
@@ -131,12 +132,10 @@ def test_feedback_needs_the_operator_token_when_one_is_set(seeded_store, monkeyp
     assert any("operator token" in w.value for w in at.warning)
     events = _store(seeded_store).events_frame(first["id"])
     assert "FEEDBACK_CORRECT" not in set(events["event_type"])   # nothing written
-    at.session_state["operator_token"] = "wrong"   # what the sidebar field of app.py stores
-    at.run()
+    at.sidebar.text_input(key="operator_token_input").input("wrong").run()
     at.button(key=key).click().run()
     assert "FEEDBACK_CORRECT" not in set(_store(seeded_store).events_frame(first["id"])["event_type"])
-    at.session_state["operator_token"] = "s3cret"
-    at.run()
+    at.sidebar.text_input(key="operator_token_input").input("s3cret").run()
     at.button(key=key).click().run()
     _ok(at)
     assert "FEEDBACK_CORRECT" in set(_store(seeded_store).events_frame(first["id"])["event_type"])
