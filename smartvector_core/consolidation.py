@@ -64,6 +64,7 @@ from collections import defaultdict
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
 
+import networkx as nx
 import numpy as np
 import pandas as pd
 import pyarrow as pa
@@ -194,7 +195,11 @@ def _chunk_pairs(store, chunks: pa.Table, vectors: np.ndarray, query_rows: np.nd
 # --- the run ------------------------------------------------------------------------------
 def consolidate(store, knowledge_state, *, now: datetime, config: ConsolidationConfig = DEFAULT_CONSOLIDATION,
                 full: bool = False) -> ConsolidationReport:
-    """Run the agent once at ``now`` (see the module docstring); returns what it did."""
+    """Run the agent once at ``now`` (see the module docstring); returns what it did.
+
+    ``knowledge_state``: a current :class:`~smartvector_core.knowledge.KnowledgeState` whose
+    ``events`` are used for live confidence; None reads the events table (all that is needed).
+    """
     t_start = time.perf_counter()
     report = ConsolidationReport(full=full)
     timings = report.timings
@@ -223,8 +228,13 @@ def consolidate(store, knowledge_state, *, now: datetime, config: ConsolidationC
     edges = store.edges().to_pandas()
     existing_ids = set(edges["edge_id"]) if len(edges) else set()
     live_edges = edges[edges["status"].fillna("") != "rejected"] if len(edges) else edges
-    graph = KnowledgeGraph.from_edges(live_edges, ids)
-    sup_graph = graph.graphs[EdgeType.SUPERSEDES]
+    # SUPERSEDES among known documents, as a plain digraph over the documents that have one
+    # (the full KnowledgeGraph is built only when a ripple needs it: cheap at 10k documents)
+    sup_graph = nx.DiGraph()
+    if len(live_edges):
+        sup = live_edges[(live_edges["edge_type"] == EdgeType.SUPERSEDES.value)
+                         & live_edges["src"].isin(position) & live_edges["dst"].isin(position)]
+        sup_graph.add_edges_from(zip(sup["src"], sup["dst"], strict=True))
     new_edges: list[dict] = []
     new_events: list[dict] = []
 
@@ -235,7 +245,8 @@ def consolidate(store, knowledge_state, *, now: datetime, config: ConsolidationC
         existing_ids.add(eid)
         new_edges.append({"edge_id": eid, "src": src, "dst": dst, "edge_type": etype.value,
                           "origin": "inferred", "evidence": evidence, "status": status, "created_at": now})
-        graph.add_edge(src, dst, etype, origin="inferred", evidence=evidence)
+        if etype == EdgeType.SUPERSEDES:
+            sup_graph.add_edge(src, dst)
         return True
 
     # --- neighbour pairs (query side only) ---------------------------------------------
@@ -272,9 +283,10 @@ def consolidate(store, knowledge_state, *, now: datetime, config: ConsolidationC
     t0 = time.perf_counter()
     candidates: list[tuple[int, int, str]] = []  # (older, newer, evidence)
     versionable = dated & (kinds != DocumentKind.EVENT.value) & (titles != "")
+    versionable &= pd.Series(titles).isin(set(titles[versionable & query_side])).to_numpy()
     groups = pd.Series(np.flatnonzero(versionable)).groupby(titles[versionable]).agg(list)
     for title, members in groups.items():
-        if len(members) < 2 or not query_side[members].any():
+        if len(members) < 2:
             continue
         for kind in (DocumentKind.VERSIONED.value, DocumentKind.STATIC.value):
             same = sorted((i for i in members if kinds[i] == kind), key=lambda i: (created[i], ids[i]))
@@ -310,17 +322,20 @@ def consolidate(store, knowledge_state, *, now: datetime, config: ConsolidationC
     timings["supersession"] = time.perf_counter() - t0
 
     # --- supersession applied ----------------------------------------------------------
-    eff_by_doc = dict(zip(ids, effective.tolist(), strict=True))
+    # superseded_at = earliest effective time of a direct successor (KnowledgeGraph.superseded_at)
     new_superseded = old_superseded.copy()
-    for dst in {d for _, d in sup_graph.edges()}:
-        moment = graph.superseded_at(dst, eff_by_doc)
-        new_superseded[position.get_loc(dst)] = _NOT_SUPERSEDED if moment is None else moment
+    if sup_graph.number_of_edges():
+        src_i, dst_i = (position.get_indexer(list(col)) for col in zip(*sup_graph.edges(), strict=True))
+        moment = np.full(n, _NOT_SUPERSEDED, dtype=np.int64)
+        np.minimum.at(moment, dst_i, effective[src_i])
+        new_superseded[dst_i] = moment[dst_i]
     newly_superseded = np.flatnonzero((old_superseded == _NOT_SUPERSEDED) & (new_superseded != _NOT_SUPERSEDED))
     changed_superseded = np.flatnonzero(new_superseded != old_superseded)
     report.supersessions = len(newly_superseded)
     superseded_now = new_superseded <= now_us
-    chains = graph.version_chains()
-    chain = np.asarray([chains.get(d, d) for d in ids], dtype=object)
+    chain = ids.copy()  # version chains: components of SUPERSEDES, named by their smallest id
+    for component in nx.weakly_connected_components(sup_graph):
+        chain[position.get_indexer(list(component))] = min(component)
 
     # --- 2. contradictions -------------------------------------------------------------
     t0 = time.perf_counter()
@@ -363,10 +378,10 @@ def consolidate(store, knowledge_state, *, now: datetime, config: ConsolidationC
                 continue
             if add_edge(ids[citing], ids[cited], EdgeType.DEPENDS_ON, how):
                 report.inferred_depends_on += 1
-        declared = graph.graphs[EdgeType.DEPENDS_ON]
-        report.dependencies = report.inferred_depends_on + sum(
-            1 for i in np.flatnonzero(query_side & (states == Lifecycle.UNCONSOLIDATED.value))
-            for _, _, data in declared.out_edges(ids[i], data=True) if data.get("origin") == "declared")
+        fresh = set(ids[query_side & (states == Lifecycle.UNCONSOLIDATED.value)])
+        report.dependencies = report.inferred_depends_on + (int(
+            ((live_edges["edge_type"] == EdgeType.DEPENDS_ON.value) & (live_edges["origin"] == "declared")
+             & live_edges["src"].isin(fresh) & live_edges["dst"].isin(position)).sum()) if len(live_edges) else 0)
     timings["dependencies"] = time.perf_counter() - t0
 
     # --- 5. ripple ---------------------------------------------------------------------
@@ -374,7 +389,10 @@ def consolidate(store, knowledge_state, *, now: datetime, config: ConsolidationC
     archived = set(ids[(states == Lifecycle.ARCHIVED.value) | superseded_now])
     triggers = [(f"superseded:{ids[i]}", ids[i], "superseded") for i in newly_superseded if superseded_now[i]]
     triggers += [(f"edit:{d}:{h}", d, "edited") for d, h in _edited(store, docs, query_side)]
+    graph = _ripple_graph(live_edges, new_edges, position) if triggers else None
     for trigger, source, why in triggers:
+        if source not in graph.graphs[EdgeType.DEPENDS_ON]:
+            continue
         for step in graph.ripple_plan(source, config.ripple.penalty, config.ripple.hop_decay,
                                       config.ripple.max_hops, exclude=archived):
             new_events.append({"event_id": stable_id("ripple", trigger, step.doc_id), "doc_id": step.doc_id,
@@ -394,7 +412,12 @@ def consolidate(store, knowledge_state, *, now: datetime, config: ConsolidationC
 
     # --- 6. lifecycle ------------------------------------------------------------------
     t0 = time.perf_counter()
-    events = knowledge_state.events
+    if knowledge_state is not None:
+        events = knowledge_state.events
+    else:
+        from .knowledge import _events_frame
+
+        events = _events_frame(store.events())
     if new_events:
         events = pd.concat([events, _frame(new_events)], ignore_index=True)
     agg = aggregate_events(events, ids, now_us)
@@ -464,9 +487,15 @@ def _edge_id(src: str, etype: EdgeType, dst: str) -> str:
 
 
 def _path(graph, a: str, b: str) -> bool:
-    import networkx as nx
-
     return a in graph and b in graph and nx.has_path(graph, a, b)
+
+
+def _ripple_graph(live_edges: pd.DataFrame, new_edges: list[dict], position: pd.Index) -> KnowledgeGraph:
+    """The relations graph over the documents that have an edge (old and new ones)."""
+    frames = [f for f in (live_edges, pd.DataFrame(new_edges)) if len(f)]
+    edges = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=["src", "dst", "edge_type"])
+    edges = edges[edges["src"].isin(position) & edges["dst"].isin(position)]
+    return KnowledgeGraph.from_edges(edges, sorted(set(edges["src"]) | set(edges["dst"])))
 
 
 def _frame(rows: list[dict]) -> pd.DataFrame:
@@ -513,8 +542,9 @@ def _edited(store, docs: pa.Table, query_side: np.ndarray) -> list[tuple[str, st
 
 def _citations(ids, titles, created, live, query_side, chunk_doc, texts, config):
     """(citing doc, cited doc, evidence) for every text that names another document's id or
-    title. Query-side texts are scanned for every id/title; the others only for the ids and
-    titles of query-side documents (what is new to them)."""
+    title. Query-side texts are scanned for every id and title; the other texts only for the
+    ids and titles of query-side documents (what is new to them), and only those texts that
+    contain a probe substring of one (one C-speed search over the joined texts per new key)."""
     id_index: dict[str, int] = {str(d): i for i, d in enumerate(ids)
                                 if len(str(d)) >= 3 and _ID_LIKE.search(str(d))}
     newest: dict[tuple[str, ...], int] = {}
@@ -531,11 +561,9 @@ def _citations(ids, titles, created, live, query_side, chunk_doc, texts, config)
     new_ids = {d for d, i in id_index.items() if query_side[i]}
     new_titles = {tuple(titles[i].split()) for i in np.flatnonzero(query_side)} & newest.keys()
     out: set[tuple[int, int, str]] = set()
-    for row, text in enumerate(texts):
-        citing = int(chunk_doc[row])
-        everything = bool(query_side[citing])
-        if not everything and not new_ids and not new_titles:
-            continue
+
+    def scan(row: int, everything: bool) -> None:
+        text, citing = texts[row], int(chunk_doc[row])
         for token in set(_ID_TOKEN.findall(text)):
             token = token.rstrip(".:/-")
             i = id_index.get(token)
@@ -543,12 +571,31 @@ def _citations(ids, titles, created, live, query_side, chunk_doc, texts, config)
                 out.add((citing, i, f"text cites id '{token}'"))
         words = _WORDS.findall(text.lower())
         hits = first.keys() & set(words)
-        if not hits:
-            continue
         for pos, word in enumerate(words):
             if word not in hits:
                 continue
             for title in first[word]:
                 if tuple(words[pos:pos + len(title)]) == title and (everything or title in new_titles):
                     out.add((citing, newest[title], f"text cites title '{' '.join(title)}'"))
+
+    on_query_side = query_side[chunk_doc]
+    for row in np.flatnonzero(on_query_side):
+        scan(int(row), True)
+    others = np.flatnonzero(~on_query_side)
+    if len(others) and (new_ids or new_titles):
+        if len(new_ids) + len(new_titles) > 500:  # many new keys: scan every text
+            candidates = set(others.tolist())
+        else:
+            joined = "\x00".join(texts[others])
+            lowered = joined.lower()
+            starts = np.cumsum([0] + [len(t) + 1 for t in texts[others]])
+            candidates = set()
+            probes = [(joined, key) for key in new_ids] + [(lowered, max(t, key=len)) for t in new_titles]
+            for haystack, probe in probes:
+                at = haystack.find(probe)
+                while at >= 0:
+                    candidates.add(int(others[np.searchsorted(starts, at, side="right") - 1]))
+                    at = haystack.find(probe, at + 1)
+        for row in sorted(candidates):
+            scan(row, False)
     return sorted(out)

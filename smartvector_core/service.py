@@ -282,8 +282,8 @@ class SmartVector:
         from .consolidation import DEFAULT_CONSOLIDATION
         from .consolidation import consolidate as run_consolidation
 
-        report = run_consolidation(self.store, self.knowledge.get(), now=now, full=full,
-                                   config=config or DEFAULT_CONSOLIDATION)
+        # only the events are needed: skip the knowledge cache's full reload (graph, documents)
+        report = run_consolidation(self.store, None, now=now, full=full, config=config or DEFAULT_CONSOLIDATION)
         return report.to_dict()
 
     def _wake_dormant(self, access_events: list[dict[str, Any]]) -> None:
