@@ -65,9 +65,11 @@ with feedback, shown_errors("Feedback"):
                    f"{out['confidence_after']:.3f}; rippled to {len(out['rippled'])} document(s)")
 
 with history, shown_errors("Confidence history"):
-    doc_h = st.selectbox("Document", list(doc_labels), format_func=doc_labels.get, key="aud_hist_doc")
+    doc_h = st.selectbox("Document", list(doc_labels), index=None, format_func=doc_labels.get, key="aud_hist_doc",
+                         placeholder="Choose a document to draw its confidence from its events")
     if doc_h:
-        series = sv.confidence_history(doc_h, until=utc_now())
+        with st.spinner("Replaying the document's events…"):
+            series = sv.confidence_history(doc_h, until=utc_now())
         doc_events = sv.events_frame(doc_h)
         show_figure(charts.confidence_over_time(series, doc_events), key="aud_hist_chart")
         show_table(series, key="aud_hist", file_name=f"confidence_{doc_h}.csv")
