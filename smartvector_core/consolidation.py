@@ -334,8 +334,9 @@ def consolidate(store, knowledge_state, *, now: datetime, config: ConsolidationC
     report.supersessions = len(newly_superseded)
     superseded_now = new_superseded <= now_us
     chain = ids.copy()  # version chains: components of SUPERSEDES, named by their smallest id
-    for component in nx.weakly_connected_components(sup_graph):
-        chain[position.get_indexer(list(component))] = min(component)
+    members = [(d, min(c)) for c in nx.weakly_connected_components(sup_graph) for d in c]
+    if members:
+        chain[position.get_indexer([d for d, _ in members])] = [c for _, c in members]
 
     # --- 2. contradictions -------------------------------------------------------------
     t0 = time.perf_counter()
