@@ -169,6 +169,7 @@ class DocIndex:
     chain: np.ndarray
     superseded_us: np.ndarray
     relational: np.ndarray
+    dependency_stale_us: np.ndarray   # when the first document this one relies on was superseded
     _where: dict | None = field(default=None, repr=False)
 
     @classmethod
@@ -222,7 +223,16 @@ class DocIndex:
             superseded[order[lo:hi][has]] = eff[nxt[has]]
         live = superseded == no_end
         relational = graph.relational_importance(ids, live) if n else np.zeros(0)
-        return cls(ids, position, effective, labels.astype(np.int64), superseded, relational)
+        dependency_stale = np.full(n, no_end, dtype=np.int64)
+        if len(edges):
+            dep = edges[edges["edge_type"] == EdgeType.DEPENDS_ON.value]
+            if not with_inferred:
+                dep = dep[dep["origin"] == "declared"]
+            s = position.get_indexer(dep["src"].to_numpy())
+            d = position.get_indexer(dep["dst"].to_numpy())
+            ok = (s >= 0) & (d >= 0)
+            np.minimum.at(dependency_stale, s[ok], superseded[d[ok]])
+        return cls(ids, position, effective, labels.astype(np.int64), superseded, relational, dependency_stale)
 
     def lookup(self, doc_ids: np.ndarray) -> np.ndarray:
         """Positions of ``doc_ids`` in the index (-1 where unknown): one dict probe per id."""
