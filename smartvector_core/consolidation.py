@@ -28,7 +28,9 @@ What a run does, in order (each step idempotent; a second run with nothing new w
    neighbour pairs with similarity >= ``contradiction_min_similarity`` between live documents
    that are not in one version chain: a CONTRADICTS edge with status "open" and its evidence
    goes to the review queue, and both sides get a CONTRADICTION event of
-   ``contradiction_delta``. A contradiction never archives or invalidates anything.
+   ``contradiction_delta``. A contradiction never archives or invalidates anything. Two
+   point-in-time reports (``snapshot_doc_types``: news, report, release notes) written on
+   different days are not compared: they describe different moments.
 3. **Dependencies**: declared ones come from ingest; a DEPENDS_ON edge is inferred when a
    document's text cites another's id (ids with a digit or one of ``_-.:/``, matched as a whole
    token, case-sensitively: a bare word like "refunds" is never taken for an id) or its exact
@@ -70,7 +72,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from .clock import from_us, iso, to_us
+from .clock import US_PER_DAY, from_us, iso, to_us
 from .config import decay_profile
 from .memory import (
     DEFAULT_LIFECYCLE,
@@ -101,6 +103,9 @@ class ConsolidationConfig:
     exact_limit: int = 20_000               # numpy top-m up to this many chunks, LanceDB above
     block_rows: int = 1024
     min_title_words: int = 2
+    # point-in-time reports: two of them written on different days describe different moments
+    # ("attrition 15% in 2025" vs "21% in 2026"), so they are never taken to contradict each other
+    snapshot_doc_types: tuple[str, ...] = ("breaking_news", "news", "report", "release_notes")
     ripple: RippleConfig = DEFAULT_RIPPLE
     lifecycle: LifecycleConfig = DEFAULT_LIFECYCLE
     tag: str = CONSOLIDATE_TAG
@@ -341,8 +346,11 @@ def consolidate(store, knowledge_state, *, now: datetime, config: ConsolidationC
     # --- 2. contradictions -------------------------------------------------------------
     t0 = time.perf_counter()
     live = ~superseded_now & (states != Lifecycle.ARCHIVED.value)
+    snapshot = pd.Series(docs.column("doc_type").to_pylist()).isin(config.snapshot_doc_types).to_numpy()
     ok = ((sims >= config.contradiction_min_similarity) & (chain[doc_a] != chain[doc_b])
-          & live[doc_a] & live[doc_b]) if len(doc_a) else np.zeros(0, bool)
+          & live[doc_a] & live[doc_b]
+          & ~(snapshot[doc_a] & snapshot[doc_b] & (created[doc_a] // US_PER_DAY != created[doc_b] // US_PER_DAY))
+          ) if len(doc_a) else np.zeros(0, bool)
     found: set[int] = set()
     for ca, cb in zip(chunk_a[ok], chunk_b[ok], strict=True):
         x, y = int(chunk_doc[ca]), int(chunk_doc[cb])

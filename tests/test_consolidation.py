@@ -311,3 +311,17 @@ def test_numpy_neighbours_match_lancedb_search(fake_app):
         assert np.allclose(np.sort(sims[rows == row]), np.sort(lsims[q == row]), atol=1e-5)
     chunk_ids = np.asarray(chunks.column("chunk_id").to_pylist(), dtype=object)
     assert set(ids) <= set(chunk_ids) and set(chunk_ids[cols]) <= set(chunk_ids)
+
+
+def test_point_in_time_reports_of_different_days_do_not_contradict(fake_app):
+    fake_app.ingest_records([
+        doc("news_2025", "Voluntary attrition at Larkspur was 15% this year.", doc_type="news",
+            created_at=(NOW - 400 * DAY).isoformat()),
+        doc("news_2026", "Voluntary attrition at Larkspur was 21% this year.", doc_type="news",
+            created_at=(NOW - 30 * DAY).isoformat()),
+        doc("policy_note", "Voluntary attrition at Larkspur was 9% this year.", doc_type="policy",
+            created_at=(NOW - 20 * DAY).isoformat()),
+    ], now=NOW)
+    pairs = {frozenset((r.src, r.dst)) for r in fake_app.review_queue().itertuples()}
+    assert frozenset(("news_2025", "news_2026")) not in pairs
+    assert frozenset(("news_2026", "policy_note")) in pairs
