@@ -1,35 +1,41 @@
 """Evaluation: the benchmark on the demo queries or the paper suite, per profile."""
 
-import inspect
-
 import streamlit as st
 
-from pages._common import missing, page_setup, show_figure, show_table, shown_errors
+from pages._common import missing, page_setup, service, show_figure, show_table, shown_errors
 from smartvector_core import evaluation
 from smartvector_core.retrieval import PROFILES
 from smartvector_core.ui import charts, views
 
 page_setup()
 st.title("Evaluation")
-run_bench = getattr(evaluation, "run_bench", None)
+run_paper_bench = getattr(evaluation, "run_paper_bench", None)
 
 with st.form("eval_form"):
     suite = st.radio("Benchmark", ["demo", "paper"], horizontal=True, key="eval_suite",
-                     format_func={"demo": "Demo queries", "paper": "Paper suite (held-out split)"}.get)
-    profiles = st.multiselect("Profiles", list(PROFILES), default=["naive", "default"], key="eval_profiles")
+                     format_func={"demo": "Demo corpus and queries", "paper": "Paper suite (held-out split)"}.get)
+    profiles = st.multiselect("Profiles", list(getattr(evaluation, "ALL_PROFILES", PROFILES)),
+                              default=["naive", "default"], key="eval_profiles")
+    c1, c2 = st.columns(2)
+    ablations = c1.checkbox("Ablations (paper suite)", key="eval_ablations")
+    sweep = c2.checkbox("Weight sweep (paper suite; slow)", key="eval_sweep_on")
     go = st.form_submit_button("Run benchmark", type="primary")
 
-if run_bench is None:
-    missing("The benchmark runner (smartvector_core.evaluation.run_bench)")
-elif go:
-    with shown_errors("Benchmark"), st.status("Running the benchmark…", expanded=True) as status:
-        bar = st.progress(0.0)
-        wanted = {"suite": suite, "profiles": profiles,
-                  "progress": lambda done, total: bar.progress(min(done / max(total, 1), 1.0))}
-        accepted = inspect.signature(run_bench).parameters
-        result = run_bench(**{k: v for k, v in wanted.items() if k in accepted})
-        st.session_state["eval_result"] = result if isinstance(result, dict) else getattr(result, "to_dict", dict)()
-        status.update(label="Benchmark done", state="complete")
+if go:
+    with shown_errors("Benchmark"), st.status("Running the benchmark in a temporary store…", expanded=True) as status:
+        bar = st.progress(0.05, text="building the benchmark store (ingest, consolidation)")
+        if suite == "demo":
+            result = views.demo_bench(service().embedder, profiles)
+        elif run_paper_bench is None:
+            result = None
+            missing("The paper suite runner (smartvector_core.evaluation.run_paper_bench)")
+        else:
+            result = run_paper_bench(service().embedder, profiles=profiles, ablations=ablations, sweep=sweep,
+                                     rates=())
+        bar.progress(1.0, text="done")
+        if result is not None:
+            st.session_state["eval_result"] = result
+            status.update(label="Benchmark done", state="complete")
 
 result = st.session_state.get("eval_result")
 if result:
@@ -43,16 +49,20 @@ if result:
         if curves:
             show_figure(charts.reliability_diagram({p: views.as_frame(c) for p, c in curves.items()}), key="eval_rel")
         else:
-            missing("Reliability bins in the benchmark output")
+            st.info("Reliability bins come with the demo benchmark (the paper runner reports ECE only).")
         st.subheader("Ablations")
         ablations = views.as_frame(result.get("ablations"))
         if len(ablations):
             show_figure(charts.ablation_bars(ablations), key="eval_ablation")
             show_table(ablations, key="eval_ablation", file_name="ablations.csv")
         else:
-            missing("Ablations in the benchmark output")
+            st.info("Run the paper suite with \"Ablations\" ticked to see them.")
         st.subheader("Weight sweep")
-        sweep = views.as_frame(result.get("sweep") or result.get("weight_sweep"))
+        raw_sweep = result.get("sweep") or {}
+        sweep = views.as_frame(raw_sweep.get("points") if isinstance(raw_sweep, dict) else raw_sweep)
+        if len(sweep) and "scorer" in sweep.columns:
+            scorer = st.selectbox("Scorer", sorted(sweep["scorer"].unique()), key="eval_scorer")
+            sweep = sweep[sweep["scorer"] == scorer]
         if len(sweep):
             axes = [c for c in sweep.columns if c in ("semantic", "temporal", "confidence", "relational")]
             x = st.selectbox("x", axes, index=0, key="eval_x") if axes else None
@@ -62,4 +72,4 @@ if result:
                 show_figure(charts.sweep_heatmap(sweep, x, y, z), key="eval_sweep")
             show_table(sweep, key="eval_sweep", file_name="weight_sweep.csv")
         else:
-            missing("The weight sweep in the benchmark output")
+            st.info("Run the paper suite with \"Weight sweep\" ticked to see it.")

@@ -9,8 +9,8 @@ from __future__ import annotations
 import hashlib
 import re
 import tempfile
-from collections.abc import Iterable, Mapping, Sequence
-from datetime import datetime
+from collections.abc import Collection, Iterable, Mapping, Sequence
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -400,3 +400,39 @@ def as_frame(value: Any) -> pd.DataFrame:
         frame.index.name = "variant"
         return frame.reset_index()
     return pd.DataFrame(list(value))
+
+
+def reliability_from_runs(runs: Mapping[str, Mapping[str, Sequence[Mapping[str, Any]]]],
+                          relevant: Mapping[str, Collection[str]], bins: int = 10) -> dict[str, pd.DataFrame]:
+    """Per profile, :func:`reliability_bins` of each query's top result (confidence, is it relevant)."""
+    out = {}
+    for profile, by_query in runs.items():
+        conf, hit = [], []
+        for qid, results in by_query.items():
+            if results:
+                conf.append(float(results[0].get("confidence") or 0.0))
+                hit.append(str(results[0].get("id")) in set(relevant.get(qid, ())))
+        out[profile] = reliability_bins(conf, hit, bins)
+    return out
+
+
+def demo_bench(embedder, profiles: Sequence[str], *, k: int = 5) -> dict[str, Any]:
+    """The benchmark on the demo corpus and queries (as ``bench --corpus --queries`` does), plus
+    a reliability table per profile from the kept runs. Queries without ``as_of`` are asked at
+    the latest moment of the data, as the CLI does."""
+    from ..evaluation.runner import data_now, normalise_queries, run_bench
+    from ..ingest import read_records
+    from ..service import read_queries
+    from ..settings import DEMO_CORPUS, DEMO_QUERIES
+
+    unset = datetime(1970, 1, 1, tzinfo=UTC)
+    corpus = read_records(DEMO_CORPUS)
+    specs = read_queries(DEMO_QUERIES, now=unset)
+    latest = data_now(corpus, normalise_queries([s for s in specs if s.as_of != unset]))
+    for spec in specs:
+        if spec.as_of == unset and latest is not None:
+            spec.as_of = latest
+    result = run_bench(corpus, specs, list(profiles), embedder=embedder, k=k)
+    out = result.to_dict()
+    out["reliability"] = reliability_from_runs(result.runs, {s.id: s.relevant for s in specs})
+    return out

@@ -228,10 +228,12 @@ def test_feedback_audit_form_events_and_tag(seeded_store):
     assert "before-test" in {label for t in _store(seeded_store).store.tags().values() for label in t}
 
 
-def test_evaluation_page_runs_or_says_unavailable(seeded_store):
+def test_evaluation_runs_the_demo_benchmark(seeded_store):
     at = _page("pages/evaluation.py")
     _ok(at)
-    from smartvector_core import evaluation
-
-    if not hasattr(evaluation, "run_bench"):
-        assert any("not available yet" in i.value for i in at.info)
+    next(b for b in at.button if b.label == "Run benchmark").click().run(timeout=180)
+    _ok(at)
+    result = at.session_state["eval_result"]
+    assert set(result["profiles"]) == {"naive", "default"}
+    assert at.dataframe[0].value["profile"].tolist() == ["naive", "default"]
+    assert len(at.get("plotly_chart")) >= 2          # metric bars and the reliability diagram
