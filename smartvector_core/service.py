@@ -288,15 +288,21 @@ class SmartVector:
 
     def _wake_dormant(self, access_events: list[dict[str, Any]]) -> None:
         """DORMANT -> ACTIVE for accessed documents (a dormant document stays searchable)."""
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
         from .consolidation import wake_accessed
 
         ids = list(dict.fromkeys(e["doc_id"] for e in access_events))
-        rows = self.store.chunks_for_docs(ids)
+        state = self.knowledge.get()  # cached: its documents carry the lifecycle (no store read)
+        docs = getattr(state, "docs", None)
+        rows = docs.filter(pc.is_in(docs.column("doc_id"), value_set=pa.array(ids))) if docs is not None \
+            else self.store.chunks_for_docs(ids)
         states = dict(zip(rows.column("doc_id").to_pylist(), rows.column("lifecycle").to_pylist(), strict=True))
         sleeping = {d: s for d, s in states.items() if s == "DORMANT"}
         if sleeping:
             last = access_events[-1]
-            wake_accessed(self.store, self.knowledge.get().events, sleeping, now=last["at"],
+            wake_accessed(self.store, state.events, sleeping, now=last["at"],
                           query_id=last.get("query_id", ""))
 
     def record_access(self, doc_ids: Sequence[str], *, now: datetime, query_id: str = "",
