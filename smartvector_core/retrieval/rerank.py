@@ -118,8 +118,8 @@ def rerank(cands: Candidates, profile: Profile, *, t_us: int, as_of_us: int, int
     codes = np.full(n, KEEP, dtype=np.int16)
     notes: dict[int, list[str]] = {}
     rng = intent.time_range_us if (intent is not None and profile.use_intent) else None
+    bypass = np.zeros(n, dtype=bool)           # explicitly asked-for versions skip the validity gates
     if profile.gates:
-        bypass = np.zeros(n, dtype=bool)       # explicitly asked-for versions skip the validity gates
         if intent is not None and profile.use_intent and (intent.version or intent.version_rank):
             bypass = _target_versions(cands, intent, chain, index, pos, codes, notes)
         exists = cands.created_us <= t_us
@@ -167,6 +167,10 @@ def rerank(cands: Candidates, profile: Profile, *, t_us: int, as_of_us: int, int
         boosted, severity = _conflict_boost(cands, chain, codes, score, k)
         if profile.conflict_boost:
             score = boosted
+    if profile.scorer == "default" and intent is not None and intent.version and (bypass & (codes == KEEP)).any():
+        # the question names a version and some kept candidates carry it: the others are about
+        # something else (or another version), so they step back
+        score = np.where(bypass, score, score * VERSION_NOT_NAMED_FACTOR)
     if profile.scorer == "default" and profile.stale_dependency_demotion < 1.0:
         relies_on_old = (dependency_stale_us <= t_us) & (codes == KEEP)
         score = np.where(relies_on_old, score * profile.stale_dependency_demotion, score)
@@ -234,6 +238,9 @@ def _conflict_boost(cands, chain, codes, score, k) -> tuple[np.ndarray, np.ndarr
             severity[i] = conflict_severity(cands.text[older], cands.text[i]).severity
     boosted = np.clip(score + 0.2 * severity, 0.0, 1.0)
     return boosted, severity
+
+
+VERSION_NOT_NAMED_FACTOR = 0.8   # ours: score factor for candidates not carrying a named version
 
 
 def _target_versions(cands, intent, chain, index, pos, codes, notes) -> np.ndarray:
