@@ -50,9 +50,8 @@ VECTOR_INDEX_MIN_ROWS = 20_000
 REINDEX_FRACTION = 0.10
 SCALAR_INDEXES = {"chunk_id": "btree", "doc_id": "btree", "content_hash": "btree", "created_at": "btree",
                   "current": "bitmap", "kind": "bitmap", "doc_type": "bitmap", "lifecycle": "bitmap"}
-SEARCH_NPROBES = 40        # IVF partitions probed per query (recall, see ensure_indexes)
-SEARCH_REFINE_FACTOR = 10  # re-rank 10·k candidates by exact distance
-SEARCH_EF = 1200           # HNSW beam: recall@20 0.998 on random unit vectors at 20k (0.93 with defaults)
+SEARCH_NPROBES = 20        # IVF partitions probed per query (recall, see ensure_indexes)
+SEARCH_REFINE_FACTOR = 5   # re-rank 5·k candidates by exact distance
 TS = pa.timestamp("us", tz="UTC")
 _META = {b"smartvector.schema_version": SCHEMA_VERSION.encode()}
 
@@ -314,11 +313,7 @@ class Store:
             cond = cond & extra
         q = (self._tables["chunks"].search(np.asarray(vector, dtype=np.float32), vector_column_name="vector")
              .distance_type("cosine").where(cond, prefilter=True).limit(limit))
-        if exact:
-            q = q.bypass_vector_index()
-        else:
-            q = (q.nprobes(SEARCH_NPROBES).refine_factor(SEARCH_REFINE_FACTOR)
-                 .ef(max(SEARCH_EF, 2 * limit * SEARCH_REFINE_FACTOR)))
+        q = q.bypass_vector_index() if exact else q.nprobes(SEARCH_NPROBES).refine_factor(SEARCH_REFINE_FACTOR)
         if columns:
             q = q.select(list(columns))
         return q.to_arrow()
@@ -500,15 +495,15 @@ class Store:
 
         with self.write_lock():
             for t in self._tables.values():
-                kwargs = {}
-                if cleanup_older_than_days is not None:
-                    age = timedelta(days=cleanup_older_than_days)
-                    tagged = {v["version"] for v in t.tags.list().values()}
-                    stamps = [v["timestamp"] for v in t.list_versions() if v["version"] in tagged]
-                    if stamps:
-                        age = max(age, datetime.now() - min(stamps) + timedelta(seconds=1))
-                    kwargs["cleanup_older_than"] = age
-                t.optimize(**kwargs)
+                t.optimize()  # compaction; the cleanup follows with a cut-off computed after it
+                if cleanup_older_than_days is None:
+                    continue
+                age = timedelta(days=cleanup_older_than_days)
+                tagged = {v["version"] for v in t.tags.list().values()}
+                stamps = [v["timestamp"] for v in t.list_versions() if v["version"] in tagged]
+                if stamps:  # one second of slack for the time between here and LanceDB's clock
+                    age = max(age, datetime.now() - min(stamps) + timedelta(seconds=1))
+                t.optimize(cleanup_older_than=age)  # compacted already: this is the cleanup
 
     # ----------------------------------------------------------------------------- indexes
     def add_chunks(self, rows: pa.Table) -> None:

