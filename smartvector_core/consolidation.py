@@ -230,6 +230,12 @@ def consolidate(store, knowledge_state, *, now: datetime, config: ConsolidationC
     query_side = np.ones(n, bool) if full else states == Lifecycle.UNCONSOLIDATED.value
     report.query_documents = int(query_side.sum())
 
+    if knowledge_state is not None:
+        events = knowledge_state.events
+    else:  # read before this run writes: its own events are added below, once
+        from .knowledge import _events_frame
+
+        events = _events_frame(store.events())
     edges = store.edges().to_pandas()
     existing_ids = set(edges["edge_id"]) if len(edges) else set()
     live_edges = edges[edges["status"].fillna("") != "rejected"] if len(edges) else edges
@@ -421,12 +427,6 @@ def consolidate(store, knowledge_state, *, now: datetime, config: ConsolidationC
 
     # --- 6. lifecycle ------------------------------------------------------------------
     t0 = time.perf_counter()
-    if knowledge_state is not None:
-        events = knowledge_state.events
-    else:
-        from .knowledge import _events_frame
-
-        events = _events_frame(store.events())
     if new_events:
         events = pd.concat([events, _frame(new_events)], ignore_index=True)
     agg = aggregate_events(events, ids, now_us)

@@ -325,3 +325,18 @@ def test_point_in_time_reports_of_different_days_do_not_contradict(fake_app):
     pairs = {frozenset((r.src, r.dst)) for r in fake_app.review_queue().itertuples()}
     assert frozenset(("news_2025", "news_2026")) not in pairs
     assert frozenset(("news_2026", "policy_note")) in pairs
+
+
+def test_lifecycle_counts_this_runs_penalties_once(fake_app):
+    """0.21 · 2^(−40/1825) − 0.05 = 0.157 >= 0.15: stays ACTIVE (counted twice it would sleep)."""
+    old = (NOW - 40 * DAY).isoformat()
+    fake_app.ingest_records([
+        doc("kb_a", "Password resets are allowed for contractors.", source="wiki", authority=0.21, created_at=old),
+        doc("kb_b", "Password resets are not allowed for contractors.", source="security", created_at=old),
+    ], now=NOW, consolidate=False)
+    first = fake_app.consolidate(now=NOW)
+    assert first["contradictions"] == 1 and first["dormant"] == 0
+    assert fake_app.confidence_of(["kb_a"], as_of=NOW)["kb_a"] == pytest.approx(
+        0.21 * 2 ** (-40 / 1825) - 0.05)
+    assert lifecycle(fake_app, "kb_a") == "ACTIVE"
+    assert fake_app.consolidate(now=NOW)["activated"] == 0
