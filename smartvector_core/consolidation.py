@@ -62,7 +62,6 @@ import hashlib
 import json
 import re
 import time
-from collections import defaultdict
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
 
@@ -564,9 +563,8 @@ def _citations(ids, titles, created, live, query_side, chunk_doc, texts, config)
         j = newest.get(words)
         if j is None or (live[i], created[i]) > (live[j], created[j]):
             newest[words] = i
-    first: dict[str, list[tuple[str, ...]]] = defaultdict(list)
-    for words in newest:
-        first[words[0]].append(words)
+    first_words = {words[0] for words in newest}
+    lengths = sorted({len(words) for words in newest})  # few: one set look-up per length and position
     new_ids = {d for d, i in id_index.items() if query_side[i]}
     new_titles = {tuple(titles[i].split()) for i in np.flatnonzero(query_side)} & newest.keys()
     out: set[tuple[int, int, str]] = set()
@@ -579,12 +577,13 @@ def _citations(ids, titles, created, live, query_side, chunk_doc, texts, config)
             if i is not None and (everything or token in new_ids):
                 out.add((citing, i, f"text cites id '{token}'"))
         words = _WORDS.findall(text.lower())
-        hits = first.keys() & set(words)
+        hits = first_words.intersection(words)
         for pos, word in enumerate(words):
             if word not in hits:
                 continue
-            for title in first[word]:
-                if tuple(words[pos:pos + len(title)]) == title and (everything or title in new_titles):
+            for length in lengths:
+                title = tuple(words[pos:pos + length])
+                if title in newest and (everything or title in new_titles):
                     out.add((citing, newest[title], f"text cites title '{' '.join(title)}'"))
 
     on_query_side = query_side[chunk_doc]
