@@ -257,19 +257,28 @@ class SmartVector:
 
     def confidence_of(self, doc_ids: Sequence[str], *, as_of: datetime) -> dict[str, float]:
         """Live confidence at ``as_of`` of each document."""
+        return self._confidence_at(doc_ids, [to_us(as_of)])[0]
+
+    def _confidence_at(self, doc_ids: Sequence[str], times_us: Sequence[int]) -> list[dict[str, float]]:
+        """Live confidence of ``doc_ids`` at each moment of ``times_us`` (documents read once)."""
         from .config import decay_profile
 
-        docs = self.store.documents()
+        state = self.knowledge.get()
+        docs = state.docs if state.docs is not None else self.store.documents()
         frame = docs.to_pandas().set_index("doc_id") if docs.num_rows else pd.DataFrame()
-        ids = [d for d in doc_ids if d in frame.index]
+        ids = [d for d in dict.fromkeys(doc_ids) if d in frame.index]
         if not ids:
-            return {}
+            return [{} for _ in times_us]
         sub = frame.loc[ids]
         created = sub["created_at"].astype("datetime64[us, UTC]").astype("int64").to_numpy()
         half = np.array([decay_profile(t).half_life_days for t in sub["doc_type"]])
-        values = self.knowledge.get().confidence(np.asarray(ids, dtype=object), sub["authority"].to_numpy(float),
-                                                 created, half, to_us(as_of))
-        return dict(zip(ids, map(float, values), strict=True))
+        authority = sub["authority"].to_numpy(float)
+        id_array = np.asarray(ids, dtype=object)
+        out = []
+        for t in times_us:
+            values = state.confidence(id_array, authority, created, half, int(t))
+            out.append(dict(zip(ids, map(float, values), strict=True)))
+        return out
 
     # ------------------------------------------------------------------------- consolidation
     def consolidate(self, *, now: datetime, full: bool = False, config=None) -> dict[str, Any]:
@@ -440,8 +449,9 @@ class SmartVector:
         times.update(int(t) for t in events.loc[events["doc_id"] == doc_id, "at_us"] if start <= t <= end)
         from .clock import from_us
 
-        series = [(from_us(t), self.confidence_of([doc_id], as_of=from_us(t))[doc_id]) for t in sorted(times)]
-        return pd.DataFrame(series, columns=["at", "confidence"])
+        ordered = sorted(times)
+        values = self._confidence_at([doc_id], ordered)
+        return pd.DataFrame({"at": [from_us(t) for t in ordered], "confidence": [v[doc_id] for v in values]})
 
     # ---------------------------------------------------------------------- versions & audit
     def tag(self, label: str) -> dict[str, int]:
