@@ -62,8 +62,11 @@ class KnowledgeState:
         if len(edges):
             edges = edges[edges["status"].fillna("") != "rejected"]
         docs = store.documents()
-        doc_ids = docs.column("doc_id").to_pylist() if docs.num_rows else []
-        graph = KnowledgeGraph.from_edges(edges if len(edges) else None, doc_ids)
+        # the graph holds only documents that have edges (a store of 100k mostly unrelated
+        # documents would otherwise cost seconds per reload); the others have no relations
+        stored = set(docs.column("doc_id").to_pylist()) if docs.num_rows else set()
+        linked = (set(edges["src"]) | set(edges["dst"])) & stored if len(edges) else set()
+        graph = KnowledgeGraph.from_edges(edges if len(edges) else None, sorted(linked))
         return cls(events=_events_frame(store.events()), edges=edges, graph=graph, docs=docs)
 
     def confidence(self, doc_ids: np.ndarray, authority: np.ndarray, created_us: np.ndarray,
@@ -222,7 +225,11 @@ class DocIndex:
             has = nxt < (hi - lo)
             superseded[order[lo:hi][has]] = eff[nxt[has]]
         live = superseded == no_end
-        relational = graph.relational_importance(ids, live) if n else np.zeros(0)
+        relational = np.zeros(n)
+        if graph.doc_ids:
+            linked = np.asarray(graph.doc_ids, dtype=object)
+            at = position.get_indexer(linked)
+            relational[at] = graph.relational_importance(linked, live[at])
         dependency_stale = np.full(n, no_end, dtype=np.int64)
         if len(edges):
             dep = edges[edges["edge_type"] == EdgeType.DEPENDS_ON.value]
