@@ -122,26 +122,7 @@ def rerank(cands: Candidates, profile: Profile, *, t_us: int, as_of_us: int, int
     if profile.gates:
         if intent is not None and profile.use_intent and (intent.version or intent.version_rank):
             bypass = _target_versions(cands, intent, chain, index, pos, codes, notes)
-        exists = cands.created_us <= t_us
-        _reject(codes, ~exists & ~bypass, RejectionCode.NOT_YET_VALID)
-        if rng is not None:
-            start, end = rng
-            until = np.minimum(cands.valid_until_us, superseded_us)
-            begin = np.where(cands.valid_from_us > np.iinfo(np.int64).min, cands.valid_from_us, cands.created_us)
-            in_force = (begin < end) & (until > start)
-            published = (cands.created_us >= start) & (cands.created_us < end)
-            event_window = (cands.kind == KIND_EVENT) & in_force
-            match = np.where(cands.kind == KIND_VERSIONED, in_force, published | event_window)
-            _reject(codes, ~match & ~bypass, RejectionCode.OUT_OF_TIME_RANGE)
-        else:
-            expired = (states == STATE_EXPIRED) & ~bypass
-            _reject(codes, expired & (cands.kind == KIND_VERSIONED), RejectionCode.EXPIRED_VERSIONED_DOC)
-            _reject(codes, expired & (cands.kind == KIND_EVENT), RejectionCode.HARD_EXPIRED_EVENT)
-            _reject(codes, expired, RejectionCode.EXPIRED_DOC)
-            _reject(codes, (states == STATE_NOT_YET_VALID) & ~bypass, RejectionCode.NOT_YET_VALID)
-            if profile.chains:
-                _reject(codes, (superseded_us <= t_us) & ~bypass, RejectionCode.SUPERSEDED_IN_CHAIN)
-        _reject(codes, cands.raw_cosine < scoring.relevance_gate, RejectionCode.BELOW_RELEVANCE_GATE)
+        _gate(cands, codes, states, superseded_us, t_us, rng, bypass, profile, scoring)
 
     signals = _score(cands, profile, intent, states, decay, recency, confidence, trust, relational, scoring)
     score = signals.score.copy()
@@ -149,37 +130,16 @@ def rerank(cands: Candidates, profile: Profile, *, t_us: int, as_of_us: int, int
         score = semantic_signal(cands.raw_cosine)
         signals = SignalSet(values={"semantic": score}, weights={"semantic": np.ones(n)}, score=score)
 
-    if profile.chains:   # one answer per version chain: the best-scoring surviving member
-        alive = codes == KEEP
-        order = np.lexsort((-score, chain))
-        alive_sorted = alive[order]
-        chain_sorted = chain[order]
-        first_alive = np.zeros(n, dtype=bool)
-        seen_idx = np.flatnonzero(alive_sorted)
-        if seen_idx.size:
-            c = chain_sorted[seen_idx]
-            head = np.r_[True, c[1:] != c[:-1]]
-            first_alive[order[seen_idx[head]]] = True
-        _reject(codes, alive & ~first_alive, RejectionCode.SUPERSEDED_IN_CHAIN)
-
     severity = np.zeros(n)
     if profile.chains:
+        _one_per_chain(chain, codes, score)
         boosted, severity = _conflict_boost(cands, chain, codes, score, k)
         if profile.conflict_boost:
             score = boosted
-    if profile.scorer == "default" and intent is not None and intent.version and (bypass & (codes == KEEP)).any():
-        # the question names a version and some kept candidates carry it: the others are about
-        # something else (or another version), so they step back
-        score = np.where(bypass, score, score * VERSION_NOT_NAMED_FACTOR)
-    if profile.scorer == "default" and profile.stale_dependency_demotion < 1.0:
-        relies_on_old = (dependency_stale_us <= t_us) & (codes == KEEP)
-        score = np.where(relies_on_old, score * profile.stale_dependency_demotion, score)
-        for i in np.flatnonzero(relies_on_old):
-            notes.setdefault(int(i), []).append(
-                "relies on a document that a newer version has replaced: flagged for review, "
-                f"score x{profile.stale_dependency_demotion}")
-    if profile.scorer == "default" and profile.contradiction_demotion < 1.0:
-        score = _demote_contradicted(cands, chain, codes, score, trust, k, profile.contradiction_demotion, notes)
+    if profile.scorer == "default":
+        version_named = intent is not None and bool(intent.version)
+        score = _adjust(cands, profile, codes, score, trust, chain, bypass if version_named else None,
+                        dependency_stale_us <= t_us, k, notes)
 
     action = np.full(n, "SOLO", dtype=object)
     partner = np.full(n, -1, dtype=np.intp)
@@ -194,6 +154,64 @@ def rerank(cands: Candidates, profile: Profile, *, t_us: int, as_of_us: int, int
     return Ranked(order=order, score=final, signals=signals, states=states, decay=decay, confidence=confidence,
                   trust=trust, reject_code=codes, chain=chain, partner=partner, action=action, notes=notes,
                   severity=severity)
+
+
+def _gate(cands, codes, states, superseded_us, t_us, rng, bypass, profile, scoring) -> None:
+    """The temporal layer's gates, each rejection with its code (first code wins):
+    not existing yet at ``t``; outside a named period (VERSIONED: in force during it; others:
+    published or, for EVENTs, their window in it) — or, without a period, expired, not yet
+    valid, superseded in its chain at ``t``; and raw cosine under the relevance gate."""
+    exists = cands.created_us <= t_us
+    _reject(codes, ~exists & ~bypass, RejectionCode.NOT_YET_VALID)
+    if rng is not None:
+        start, end = rng
+        until = np.minimum(cands.valid_until_us, superseded_us)
+        begin = np.where(cands.valid_from_us > np.iinfo(np.int64).min, cands.valid_from_us, cands.created_us)
+        in_force = (begin < end) & (until > start)
+        published = (cands.created_us >= start) & (cands.created_us < end)
+        event_window = (cands.kind == KIND_EVENT) & in_force
+        match = np.where(cands.kind == KIND_VERSIONED, in_force, published | event_window)
+        _reject(codes, ~match & ~bypass, RejectionCode.OUT_OF_TIME_RANGE)
+    else:
+        expired = (states == STATE_EXPIRED) & ~bypass
+        _reject(codes, expired & (cands.kind == KIND_VERSIONED), RejectionCode.EXPIRED_VERSIONED_DOC)
+        _reject(codes, expired & (cands.kind == KIND_EVENT), RejectionCode.HARD_EXPIRED_EVENT)
+        _reject(codes, expired, RejectionCode.EXPIRED_DOC)
+        _reject(codes, (states == STATE_NOT_YET_VALID) & ~bypass, RejectionCode.NOT_YET_VALID)
+        if profile.chains:
+            _reject(codes, (superseded_us <= t_us) & ~bypass, RejectionCode.SUPERSEDED_IN_CHAIN)
+    _reject(codes, cands.raw_cosine < scoring.relevance_gate, RejectionCode.BELOW_RELEVANCE_GATE)
+
+
+def _one_per_chain(chain, codes, score) -> None:
+    """Keep the best-scoring surviving member of each version chain; reject the others."""
+    alive = codes == KEEP
+    order = np.lexsort((-score, chain))
+    survivors = np.flatnonzero(alive[order])
+    first = np.zeros(len(chain), dtype=bool)
+    if survivors.size:
+        c = chain[order][survivors]
+        first[order[survivors[np.r_[True, c[1:] != c[:-1]]]]] = True
+    _reject(codes, alive & ~first, RejectionCode.SUPERSEDED_IN_CHAIN)
+
+
+def _adjust(cands, profile, codes, score, trust, chain, version_hit, relies_on_old, k, notes) -> np.ndarray:
+    """The ``default`` profile's demotions, each explained in the result's reasons:
+    candidates not carrying a version the question names (×0.8); candidates that rely on a
+    superseded version (the ripple, at query time); the lower-trust side of a contradiction."""
+    kept = codes == KEEP
+    if version_hit is not None and (version_hit & kept).any():
+        score = np.where(version_hit, score, score * VERSION_NOT_NAMED_FACTOR)
+    if profile.stale_dependency_demotion < 1.0:
+        flagged = relies_on_old & kept
+        score = np.where(flagged, score * profile.stale_dependency_demotion, score)
+        for i in np.flatnonzero(flagged):
+            notes.setdefault(int(i), []).append(
+                "relies on a document that a newer version has replaced: flagged for review, "
+                f"score x{profile.stale_dependency_demotion}")
+    if profile.contradiction_demotion < 1.0:
+        score = _demote_contradicted(cands, chain, codes, score, trust, k, profile.contradiction_demotion, notes)
+    return score
 
 
 def _demote_contradicted(cands, chain, codes, score, trust, k, factor, notes) -> np.ndarray:
@@ -321,6 +339,3 @@ def _pair(cands, decay, score, codes, action, partner) -> None:
 
 def age_days(created_us: int, t_us: int) -> float:
     return max(0.0, (t_us - created_us) / US_PER_DAY)
-
-
-__all__ = ["CODES", "KEEP", "Ranked", "rerank", "version_matches", "KIND_VERSIONED", "STATE_TEMPORAL"]
