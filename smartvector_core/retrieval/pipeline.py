@@ -163,14 +163,14 @@ def _reasons(cands: Candidates, ranked: Ranked, i: int, t_us: int, hours_left: f
 def build_rejections(cands: Candidates, ranked: Ranked, t_us: int, *, limit: int) -> list[Rejection]:
     rejected = ranked.rejected()
     rejected = rejected[np.argsort(-cands.raw_cosine[rejected], kind="stable")][:limit]
+    at = iso(from_us(t_us))
     return [Rejection(id=cands.doc_id[i], code=CODES[ranked.reject_code[i]],
-                      reason=_rejection_reason(cands, ranked, int(i), t_us), chunk_id=cands.chunk_id[i])
+                      reason=_rejection_reason(cands, ranked, int(i), at), chunk_id=cands.chunk_id[i])
             for i in rejected]
 
 
-def _rejection_reason(cands: Candidates, ranked: Ranked, i: int, t_us: int) -> str:
+def _rejection_reason(cands: Candidates, ranked: Ranked, i: int, at: str) -> str:
     code = CODES[ranked.reject_code[i]]
-    at = iso(from_us(t_us))
     if code in (RejectionCode.EXPIRED_VERSIONED_DOC, RejectionCode.HARD_EXPIRED_EVENT, RejectionCode.EXPIRED_DOC):
         return f"valid_until {iso(from_us(int(cands.valid_until_us[i])))} is not after {at}: no longer true"
     if code is RejectionCode.NOT_YET_VALID:

@@ -24,11 +24,9 @@ from ..temporal import (
     STATE_NOT_YET_VALID,
     STATE_TEMPORAL,
     QueryIntent,
-    floors_for,
-    half_lives_for,
-    temporal_weights_for,
     validity_states,
 )
+from ..temporal.decay import profile_arrays
 from ..temporal.freshness import pairing_action
 from .candidates import Candidates
 from .profiles import Profile
@@ -95,8 +93,7 @@ def _reject(codes: np.ndarray, mask: np.ndarray, code: RejectionCode) -> None:
 def rerank(cands: Candidates, profile: Profile, *, t_us: int, as_of_us: int, intent: QueryIntent | None,
            knowledge, k: int, scoring=DEFAULT_SCORING) -> Ranked:
     n = len(cands)
-    half_life = half_lives_for(cands.doc_type)
-    floors = floors_for(cands.doc_type, cands.kind)
+    half_life, type_weight, floors = profile_arrays(cands.doc_type, cands.kind)
     states = validity_states(cands.kind, cands.valid_from_us, cands.valid_until_us, t_us)
     decay, recency = recency_and_decay(cands.created_us, cands.dated, t_us, half_life, floors)
     # ours: an EVENT inside its window is as fresh as its window (the blog's live notice is the
@@ -124,7 +121,8 @@ def rerank(cands: Candidates, profile: Profile, *, t_us: int, as_of_us: int, int
             bypass = _target_versions(cands, intent, chain, index, pos, codes, notes)
         _gate(cands, codes, states, superseded_us, t_us, rng, bypass, profile, scoring)
 
-    signals = _score(cands, profile, intent, states, decay, recency, confidence, trust, relational, scoring)
+    signals = _score(cands, profile, intent, states, decay, recency, confidence, trust, relational, type_weight,
+                     scoring)
     score = signals.score.copy()
     if rng is not None and profile.gates:   # inside an asked-for period freshness steps aside
         score = semantic_signal(cands.raw_cosine)
@@ -283,13 +281,13 @@ def _target_versions(cands, intent, chain, index, pos, codes, notes) -> np.ndarr
     return hit
 
 
-def _score(cands, profile: Profile, intent, states, decay, recency, confidence, trust, relational,
+def _score(cands, profile: Profile, intent, states, decay, recency, confidence, trust, relational, type_weight,
            scoring) -> SignalSet:
     if profile.scorer == "cosine":
         sem = semantic_signal(cands.raw_cosine)
         return SignalSet({"semantic": sem}, {"semantic": np.ones(len(sem))}, sem)
     if profile.scorer == "temporal":
-        weight = temporal_weights_for(cands.doc_type)
+        weight = type_weight
         if intent is not None and profile.use_intent and intent.recency_words:
             weight = np.maximum(weight, intent.recency_weight)
         return temporal_layer_score(cands.raw_cosine, cands.kind, states, decay, recency, weight, scoring)

@@ -108,3 +108,21 @@ def floors_for(doc_types: Sequence[object] | np.ndarray, kind_codes: np.ndarray)
     for kind, code in KIND_CODES.items():
         table[:, code] = [DECAY_FLOORS.get((n, DocumentKind(kind)), 0.0) for n in names]
     return table[inverse, np.asarray(kind_codes, dtype=np.intp)]
+
+
+def profile_arrays(doc_types: Sequence[object] | np.ndarray, kind_codes: np.ndarray
+                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(half-life days, temporal weight, decay floor) per candidate, with one factorisation
+    of the doc types: what :func:`half_lives_for`, :func:`temporal_weights_for` and
+    :func:`floors_for` return, for the query path that needs all three."""
+    names, inverse = _unique_doc_types(doc_types)
+    if not names.size:
+        return np.zeros(0), np.zeros(0), np.zeros(0)
+    profiles = [decay_profile(n) for n in names]
+    half = np.array([p.half_life_days for p in profiles], dtype=np.float64)[inverse]
+    weight = np.array([p.temporal_weight for p in profiles], dtype=np.float64)[inverse]
+    table = np.zeros((names.size, len(KIND_CODES)), dtype=np.float64)
+    for kind, code in KIND_CODES.items():
+        table[:, code] = [DECAY_FLOORS.get((n, DocumentKind(kind)), 0.0) for n in names]
+    floor = table[inverse, np.asarray(kind_codes, dtype=np.intp)]
+    return half, weight, floor
