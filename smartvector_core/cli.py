@@ -125,7 +125,7 @@ def _print_counts(out: dict, as_json: bool, keys: Sequence[str]) -> None:
 
 
 def cmd_consolidate(app: SmartVector, args) -> int:
-    out = app.consolidate(now=clock.now(), full=args.full)
+    out = app.consolidate(now=clock.now(), full=args.full, engine=getattr(args, "engine", "local"))
     _print_counts(out, args.json, ("supersessions", "contradictions", "dependencies", "archived", "dormant",
                                    "activated", "rippled", "examined_pairs", "seconds"))
     return 0
@@ -284,6 +284,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("consolidate", help="run the consolidation agent now")
     p.add_argument("--full", action="store_true", help="re-examine every document, not only new or edited ones")
+    p.add_argument("--engine", choices=("local", "ray"), default="local",
+                   help="ray: candidate search and per-pair checks as Ray tasks ($RAY_ADDRESS, else a local Ray)")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_consolidate)
 

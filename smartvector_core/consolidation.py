@@ -12,6 +12,14 @@ its top-``neighbours`` most similar current chunks are found from the stored vec
 vectorised numpy top-m over blocks of rows while the store holds at most ``exact_limit``
 chunks (exact, ~0.25 ms per query row at 10k chunks), LanceDB's batched vector search (which
 uses the table's vector index when one exists) above that. Only these pairs are examined.
+Candidates are re-ranked by exact float64 cosine (ties by row), so a query row's neighbours do
+not depend on which rows were searched with it.
+
+**Two engines, one writer.** The pure part (neighbour pairs, the near-duplicate test,
+``find_contradiction``, the citation scan) is :func:`find_candidates` over a slice of query
+documents; :func:`merge_findings` combines slices deterministically. The local engine runs one
+slice in-process; ``engine="ray"`` (:mod:`smartvector_core.scaleout.ray_consolidate`) runs
+partitions as Ray tasks. Everything below (decisions and writes) runs once, in the driver.
 
 What a run does, in order (each step idempotent; a second run with nothing new writes nothing):
 
@@ -178,28 +186,201 @@ def top_neighbours(queries: np.ndarray, base: np.ndarray, m: int, block_rows: in
     return np.concatenate(rows), np.concatenate(cols), np.concatenate(sims)
 
 
-def _chunk_pairs(store, chunks: pa.Table, vectors: np.ndarray, query_rows: np.ndarray,
-                 config: ConsolidationConfig) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Neighbour chunk pairs (row a, row b, cosine) of the query-side chunks, a != b."""
+NEIGHBOUR_MARGIN = 4  # extra candidates per query row before the exact (float64) re-ranking
+
+
+@dataclass
+class ConsolidationPlan:
+    """What every findings task reads (read-only): per document (``n``) and per current chunk."""
+
+    ids: np.ndarray          # doc ids (object)
+    doc_types: np.ndarray
+    titles: np.ndarray       # normalised titles
+    kinds: np.ndarray
+    sources: np.ndarray
+    dated: np.ndarray
+    created: np.ndarray      # created_at, us
+    archived: np.ndarray     # lifecycle ARCHIVED before this run
+    snapshot: np.ndarray     # doc_type in config.snapshot_doc_types
+    old_chain: np.ndarray    # version chain before this run (smallest id of its SUPERSEDES component)
+    query_side: np.ndarray
+    chunk_doc: np.ndarray    # chunk row -> document row
+    texts: np.ndarray        # chunk texts
+    vectors: np.ndarray      # (chunks, dim) float32, unit-norm
+    centroids: np.ndarray    # (n, dim) float32, unit-norm
+    config: ConsolidationConfig
+
+
+@dataclass
+class Findings:
+    """The pure part of a run for some query documents; :func:`merge_findings` combines parts.
+
+    ``chunk_a < chunk_b``: distinct-document neighbour chunk pairs, ordered by (-sims, a, b);
+    ``near_duplicates``: (x < y, centroid cosine) document pairs that pass the implicit
+    supersession test of near-duplicates; ``contradictions``: (chunk a, chunk b, hit), the first
+    hit of each document pair in pair order; ``citations``: (citing doc, "id", cited doc, evidence)
+    or (citing doc, "title", title words, evidence), resolved by the driver (the newest live
+    document of a title depends on this run's supersessions)."""
+
+    chunk_a: np.ndarray
+    chunk_b: np.ndarray
+    sims: np.ndarray
+    near_duplicates: list[tuple[int, int, float]]
+    contradictions: list[tuple[int, int, object]]
+    citations: set[tuple]
+
+    @classmethod
+    def empty(cls) -> Findings:
+        return cls(np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0), [], [], set())
+
+
+def _cosines(matrix: np.ndarray, a, b, block: int = 65_536) -> np.ndarray:
+    """Exact cosine of rows ``a[i]``, ``b[i]`` (float64, symmetric, independent of batching)."""
+    a, b = np.asarray(a, np.int64), np.asarray(b, np.int64)
+    out = np.zeros(len(a))
+    for start in range(0, len(a), block):
+        x = matrix[a[start:start + block]].astype(np.float64)
+        y = matrix[b[start:start + block]].astype(np.float64)
+        out[start:start + block] = (x * y).sum(axis=1)
+    return out
+
+
+def _neighbour_pairs(plan: ConsolidationPlan, query_rows: np.ndarray, search
+                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Neighbour chunk pairs (row a, row b, exact cosine) of ``query_rows``, a != b.
+
+    Exact search (numpy, or always when ``search`` is None) takes ``m + NEIGHBOUR_MARGIN``
+    candidates per row from the float32 product, then keeps the top ``m`` by (float64 cosine,
+    row): the result of a row does not depend on which other rows were searched with it, so
+    any partition of the query rows finds the same pairs. Above ``exact_limit`` chunks the
+    local engine uses ``search`` (LanceDB, index when present)."""
+    config, vectors = plan.config, plan.vectors
     m = config.neighbours + 1  # a chunk is its own nearest neighbour
-    if len(vectors) <= config.exact_limit:
-        qi, b, sim = top_neighbours(vectors[query_rows], vectors, m, config.block_rows)
-        a = query_rows[qi]
+    if len(query_rows) == 0:
+        return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0)
+    exact = search is None or len(vectors) <= config.exact_limit
+    if exact:
+        qi, b, _ = top_neighbours(vectors[query_rows], vectors, m + NEIGHBOUR_MARGIN, config.block_rows)
     else:
-        qi, ids, sim = store.nearest_chunks(vectors[query_rows], m)
-        position = pd.Index(chunks.column("chunk_id").to_pylist())
-        b = position.get_indexer(ids)
-        a = query_rows[qi]
-        keep = b >= 0
+        qi, b = search(vectors[query_rows], m)
+    a = query_rows[qi]
+    sim = _cosines(vectors, a, b)
+    if exact:
+        order = np.lexsort((b, -sim, a))
+        a, b, sim = a[order], b[order], sim[order]
+        starts = np.r_[0, np.flatnonzero(np.diff(a)) + 1]
+        rank = np.arange(len(a)) - np.repeat(starts, np.diff(np.r_[starts, len(a)]))
+        keep = rank < m
         a, b, sim = a[keep], b[keep], sim[keep]
     keep = a != b
     return a[keep], b[keep], sim[keep]
 
 
+def find_candidates(plan: ConsolidationPlan, doc_rows=None, search=None) -> Findings:
+    """The pure, expensive part of a run for the query documents among ``doc_rows`` (all: None):
+    their chunks' neighbour pairs (against every current chunk), the near-duplicate supersession
+    test, ``find_contradiction`` on the pairs, and the citation scan of these documents' texts.
+    Runs anywhere (a Ray task gets ``plan`` from the object store); writes nothing."""
+    config, chunk_doc, n = plan.config, plan.chunk_doc, len(plan.ids)
+    mine = np.ones(n, bool) if doc_rows is None else np.isin(np.arange(n), np.asarray(doc_rows, np.int64))
+    in_slice = mine[chunk_doc]
+    query_rows = np.flatnonzero(in_slice & plan.query_side[chunk_doc])
+    a, b, sim = _neighbour_pairs(plan, query_rows, search)
+    # unordered, distinct documents, each chunk pair once, by (-similarity, a, b)
+    da, db = chunk_doc[a], chunk_doc[b]
+    keep = da != db
+    a, b, sim = a[keep], b[keep], sim[keep]
+    lo, hi = np.minimum(a, b), np.maximum(a, b)
+    _, first = np.unique(lo.astype(np.int64) * len(chunk_doc) + hi, return_index=True)
+    lo, hi, sim = lo[first], hi[first], sim[first]
+    order = np.lexsort((hi, lo, -sim))
+    chunk_a, chunk_b, sims = lo[order], hi[order], sim[order]
+    doc_a, doc_b = chunk_doc[chunk_a], chunk_doc[chunk_b]
+
+    # implicit supersession of near-duplicates (static test; chains are checked by the driver)
+    near: list[tuple[int, int, float]] = []
+    if len(doc_a):
+        x_all, y_all = np.minimum(doc_a, doc_b), np.maximum(doc_a, doc_b)
+        _, first = np.unique(x_all.astype(np.int64) * n + y_all, return_index=True)
+        x, y = x_all[first], y_all[first]
+        cos = _cosines(plan.centroids, x, y)
+        titles, kinds, created = plan.titles, plan.kinds, plan.created
+        ok = ((cos >= config.near_duplicate) & plan.dated[x] & plan.dated[y] & (kinds[x] == kinds[y])
+              & (kinds[x] != DocumentKind.EVENT.value) & (created[x] != created[y])
+              & (plan.sources[x] == plan.sources[y])
+              & ((titles[x] == titles[y]) | (titles[x] == "") | (titles[y] == "")))
+        near = [(int(p), int(q), float(c)) for p, q, c in zip(x[ok], y[ok], cos[ok], strict=True)]
+
+    # contradictions: the first hit of each document pair (this run's chains and liveness are
+    # applied by the driver; pairs in one old chain or with an archived side never qualify)
+    created = plan.created
+    ok = ((sims >= config.contradiction_min_similarity) & (plan.old_chain[doc_a] != plan.old_chain[doc_b])
+          & ~plan.archived[doc_a] & ~plan.archived[doc_b]
+          & ~(plan.snapshot[doc_a] & plan.snapshot[doc_b]
+              & (created[doc_a] // US_PER_DAY != created[doc_b] // US_PER_DAY))
+          ) if len(doc_a) else np.zeros(0, bool)
+    found: set[int] = set()
+    contradictions: list[tuple[int, int, object]] = []
+    for ca, cb in zip(chunk_a[ok], chunk_b[ok], strict=True):
+        x, y = int(chunk_doc[ca]), int(chunk_doc[cb])
+        key = min(x, y) * n + max(x, y)
+        if key in found:
+            continue
+        hit = find_contradiction(plan.texts[ca], plan.texts[cb])
+        if hit is None:
+            continue
+        found.add(key)
+        contradictions.append((int(ca), int(cb), hit))
+
+    citations = _citation_hits(plan, np.flatnonzero(in_slice)) if plan.query_side.any() else set()
+    return Findings(chunk_a, chunk_b, sims, near, contradictions, citations)
+
+
+def merge_findings(parts, plan: ConsolidationPlan) -> Findings:
+    """Combine the findings of disjoint query slices into what one pass over all of them finds:
+    pairs by (-similarity, a, b), near-duplicates by (x, y), per document pair the first
+    contradiction hit in pair order, the union of citations. Independent of the parts' order."""
+    parts = list(parts)
+    if not parts:
+        return Findings.empty()
+    chunks = max(1, len(plan.chunk_doc))
+    a = np.concatenate([p.chunk_a for p in parts]).astype(np.int64)
+    b = np.concatenate([p.chunk_b for p in parts]).astype(np.int64)
+    sim = np.concatenate([np.asarray(p.sims, np.float64) for p in parts])
+    _, first = np.unique(a * chunks + b, return_index=True)  # a pair's cosine is the same in every part
+    a, b, sim = a[first], b[first], sim[first]
+    order = np.lexsort((b, a, -sim))
+    a, b, sim = a[order], b[order], sim[order]
+    rank = {int(k): r for r, k in enumerate(a * chunks + b)}
+    near = sorted({(x, y): c for p in parts for x, y, c in p.near_duplicates}.items())
+    n = len(plan.ids)
+    best: dict[int, tuple[int, int, int, object]] = {}
+    for p in parts:
+        for ca, cb, hit in p.contradictions:
+            x, y = int(plan.chunk_doc[ca]), int(plan.chunk_doc[cb])
+            key, r = min(x, y) * n + max(x, y), rank[ca * chunks + cb]
+            if key not in best or r < best[key][0]:
+                best[key] = (r, ca, cb, hit)
+    contradictions = [(ca, cb, hit) for _, ca, cb, hit in sorted(best.values(), key=lambda t: t[0])]
+    citations = set().union(*(p.citations for p in parts))
+    return Findings(a, b, sim, [(x, y, c) for (x, y), c in near], contradictions, citations)
+
+
+def local_finder(plan: ConsolidationPlan, search=None) -> Findings:
+    """The local engine: every query document in this process, one part."""
+    return merge_findings([find_candidates(plan, None, search)], plan)
+
+
 # --- the run ------------------------------------------------------------------------------
 def consolidate(store, knowledge_state, *, now: datetime, config: ConsolidationConfig = DEFAULT_CONSOLIDATION,
-                full: bool = False) -> ConsolidationReport:
+                full: bool = False, finder=None) -> ConsolidationReport:
     """Run the agent once at ``now`` (see the module docstring); returns what it did.
+
+    ``finder``: ``(plan, search) -> Findings`` computes the pure, expensive part (neighbour
+    pairs and the per-pair checks) for every query document; None runs
+    :func:`find_candidates` over all of them in this process (the local engine),
+    :func:`smartvector_core.scaleout.ray_consolidate.ray_finder` runs it as Ray tasks.
+    The writes below are the same for both.
 
     ``knowledge_state``: a current :class:`~smartvector_core.knowledge.KnowledgeState` whose
     ``events`` are used for live confidence; None reads the events table (all that is needed).
@@ -259,13 +440,11 @@ def consolidate(store, knowledge_state, *, now: datetime, config: ConsolidationC
             sup_graph.add_edge(src, dst)
         return True
 
-    # --- neighbour pairs (query side only) ---------------------------------------------
+    # --- neighbour pairs and per-pair checks (query side only; pure: local or Ray) ----
     t0 = time.perf_counter()
-    doc_a = doc_b = chunk_a = chunk_b = sims = np.zeros(0, np.int64)
-    texts = np.zeros(0, dtype=object)
     chunk_doc = np.zeros(0, np.int64)
     centroids = np.zeros((0, store.dim), np.float32)
-    chunks = None
+    findings = Findings.empty()
     if query_side.any():
         chunks, vectors = store.current_chunks(("chunk_id", "doc_id", "text"))
         report.chunks = chunks.num_rows
@@ -274,17 +453,26 @@ def consolidate(store, knowledge_state, *, now: datetime, config: ConsolidationC
         centroids = np.zeros((n, vectors.shape[1]), np.float32)
         np.add.at(centroids, chunk_doc, vectors)
         centroids /= np.maximum(np.linalg.norm(centroids, axis=1, keepdims=True), 1e-12)
-        query_rows = np.flatnonzero(query_side[chunk_doc])
-        a, b, sims = _chunk_pairs(store, chunks, vectors, query_rows, config)
-        # unordered, distinct documents, each chunk pair once
-        da, db = chunk_doc[a], chunk_doc[b]
-        keep = da != db
-        a, b, sims, da, db = a[keep], b[keep], sims[keep], da[keep], db[keep]
-        lo, hi = np.minimum(a, b), np.maximum(a, b)
-        _, first = np.unique(lo.astype(np.int64) * len(texts) + hi, return_index=True)
-        order = first[np.argsort(-sims[first], kind="stable")]
-        chunk_a, chunk_b, sims = lo[order], hi[order], sims[order]
-        doc_a, doc_b = chunk_doc[chunk_a], chunk_doc[chunk_b]
+        old_chain = ids.copy()  # version chains before this run: never compared for contradictions
+        members = [(d, min(c)) for c in nx.weakly_connected_components(sup_graph) for d in c]
+        if members:
+            old_chain[position.get_indexer([d for d, _ in members])] = [c for _, c in members]
+        doc_types = np.asarray(docs.column("doc_type").to_pylist(), dtype=object)
+        snapshot = pd.Series(doc_types).isin(config.snapshot_doc_types).to_numpy()
+        plan = ConsolidationPlan(
+            ids=ids, doc_types=doc_types, titles=titles, kinds=kinds, sources=sources, dated=dated, created=created,
+            archived=states == Lifecycle.ARCHIVED.value, snapshot=snapshot, old_chain=old_chain,
+            query_side=query_side, chunk_doc=chunk_doc, texts=texts, vectors=vectors, centroids=centroids,
+            config=config)
+        chunk_index = pd.Index(chunks.column("chunk_id").to_pylist())
+
+        def search(queries: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+            qi, found_ids, _ = store.nearest_chunks(queries, k)
+            b = chunk_index.get_indexer(found_ids)
+            return qi[b >= 0], b[b >= 0]
+
+        findings = (finder or local_finder)(plan, search)
+        doc_a, doc_b = chunk_doc[findings.chunk_a], chunk_doc[findings.chunk_b]
         report.examined_pairs = int(len(np.unique(np.minimum(doc_a, doc_b).astype(np.int64) * n
                                                   + np.maximum(doc_a, doc_b))))
     timings["neighbours"] = time.perf_counter() - t0
@@ -304,24 +492,15 @@ def consolidate(store, knowledge_state, *, now: datetime, config: ConsolidationC
                 if created[newer] <= created[older]:
                     continue
                 if kind == DocumentKind.STATIC.value:
-                    cos = float(centroids[older] @ centroids[newer]) if len(centroids) else 0.0
+                    cos = _cosines(centroids, [older], [newer])[0] if len(centroids) else 0.0
                     if cos < config.near_duplicate:
                         continue
                 candidates.append((older, newer, f"same title '{title}', newer created_at "
                                    f"({iso(from_us(int(created[newer])))} > {iso(from_us(int(created[older])))})"))
-    if len(doc_a):
-        pair_key = np.minimum(doc_a, doc_b).astype(np.int64) * n + np.maximum(doc_a, doc_b)
-        _, first = np.unique(pair_key, return_index=True)
-        pa_, pb_ = doc_a[first], doc_b[first]
-        cos = np.einsum("ij,ij->i", centroids[pa_], centroids[pb_])
-        ok = ((cos >= config.near_duplicate) & dated[pa_] & dated[pb_] & (kinds[pa_] == kinds[pb_])
-              & (kinds[pa_] != DocumentKind.EVENT.value) & (created[pa_] != created[pb_])
-              & (sources[pa_] == sources[pb_])
-              & ((titles[pa_] == titles[pb_]) | (titles[pa_] == "") | (titles[pb_] == "")))
-        for x, y, c in zip(pa_[ok], pb_[ok], cos[ok], strict=True):
-            older, newer = (x, y) if created[x] < created[y] else (y, x)
-            candidates.append((older, newer, f"near-duplicate text (cosine {c:.3f}), same source, newer "
-                               f"created_at ({iso(from_us(int(created[newer])))})"))
+    for x, y, c in findings.near_duplicates:  # ascending (x, y): the pair checks ran in the finder
+        older, newer = (x, y) if created[x] < created[y] else (y, x)
+        candidates.append((older, newer, f"near-duplicate text (cosine {c:.3f}), same source, newer "
+                           f"created_at ({iso(from_us(int(created[newer])))})"))
     candidates.sort(key=lambda t: (created[t[1]], -created[t[0]]))
     for older, newer, evidence in candidates:
         o, w = ids[older], ids[newer]
@@ -351,21 +530,12 @@ def consolidate(store, knowledge_state, *, now: datetime, config: ConsolidationC
     # --- 2. contradictions -------------------------------------------------------------
     t0 = time.perf_counter()
     live = ~superseded_now & (states != Lifecycle.ARCHIVED.value)
-    snapshot = pd.Series(docs.column("doc_type").to_pylist()).isin(config.snapshot_doc_types).to_numpy()
-    ok = ((sims >= config.contradiction_min_similarity) & (chain[doc_a] != chain[doc_b])
-          & live[doc_a] & live[doc_b]
-          & ~(snapshot[doc_a] & snapshot[doc_b] & (created[doc_a] // US_PER_DAY != created[doc_b] // US_PER_DAY))
-          ) if len(doc_a) else np.zeros(0, bool)
-    found: set[int] = set()
-    for ca, cb in zip(chunk_a[ok], chunk_b[ok], strict=True):
+    # findings.contradictions: the first hit of each document pair, in pair order; the checks
+    # that depend on this run's supersessions (one version chain, live) are applied here
+    for ca, cb, hit in findings.contradictions:
         x, y = int(chunk_doc[ca]), int(chunk_doc[cb])
-        key = min(x, y) * n + max(x, y)
-        if key in found:
+        if chain[x] == chain[y] or not (live[x] and live[y]):
             continue
-        hit = find_contradiction(texts[ca], texts[cb])
-        if hit is None:
-            continue
-        found.add(key)
         src, dst = (x, y) if (created[x], ids[x]) >= (created[y], ids[y]) else (y, x)
         evidence = f"{hit.kind}: {hit.evidence} | {ids[src]}: '{hit.excerpt_a if src == x else hit.excerpt_b}'" \
                    f" | {ids[dst]}: '{hit.excerpt_b if src == x else hit.excerpt_a}'"
@@ -386,7 +556,7 @@ def consolidate(store, knowledge_state, *, now: datetime, config: ConsolidationC
     # --- 3. dependencies ---------------------------------------------------------------
     t0 = time.perf_counter()
     if query_side.any():
-        for citing, cited, how in _citations(ids, titles, created, live, query_side, chunk_doc, texts, config):
+        for citing, cited, how in _resolve_citations(findings.citations, titles, created, live, config):
             if citing == cited or (titles[citing] and titles[citing] == titles[cited]) \
                     or chain[citing] == chain[cited]:
                 continue
@@ -548,13 +718,13 @@ def _edited(store, docs: pa.Table, query_side: np.ndarray) -> list[tuple[str, st
     return out
 
 
-def _citations(ids, titles, created, live, query_side, chunk_doc, texts, config):
-    """(citing doc, cited doc, evidence) for every text that names another document's id or
-    title. Query-side texts are scanned for every id and title; the other texts only for the
-    ids and titles of query-side documents (what is new to them), and only those texts that
-    contain a probe substring of one (one C-speed search over the joined texts per new key)."""
-    id_index: dict[str, int] = {str(d): i for i, d in enumerate(ids)
-                                if len(str(d)) >= 3 and _ID_LIKE.search(str(d))}
+def _title_keys(titles, min_words: int) -> set[tuple[str, ...]]:
+    return {words for words in (tuple(t.split()) for t in titles) if len(words) >= min_words}
+
+
+def _resolve_citations(hits, titles, created, live, config) -> list[tuple[int, int, str]]:
+    """(citing doc, cited doc, evidence), sorted: a cited title names its newest document
+    (live ones first), which depends on this run's supersessions (hence resolved here)."""
     newest: dict[tuple[str, ...], int] = {}
     for i, title in enumerate(titles):
         words = tuple(title.split())
@@ -563,11 +733,23 @@ def _citations(ids, titles, created, live, query_side, chunk_doc, texts, config)
         j = newest.get(words)
         if j is None or (live[i], created[i]) > (live[j], created[j]):
             newest[words] = i
-    first_words = {words[0] for words in newest}
-    lengths = sorted({len(words) for words in newest})  # few: one set look-up per length and position
+    return sorted({(citing, key if kind == "id" else newest[key], how) for citing, kind, key, how in hits})
+
+
+def _citation_hits(plan: ConsolidationPlan, rows: np.ndarray) -> set[tuple]:
+    """Citations in the chunk texts ``rows`` that name another document's id or title.
+    Query-side texts are scanned for every id and title; the other texts only for the ids and
+    titles of query-side documents (what is new to them), and only those texts that contain a
+    probe substring of one (one C-speed search over the joined texts per new key)."""
+    ids, titles, query_side, chunk_doc, texts = plan.ids, plan.titles, plan.query_side, plan.chunk_doc, plan.texts
+    id_index: dict[str, int] = {str(d): i for i, d in enumerate(ids)
+                                if len(str(d)) >= 3 and _ID_LIKE.search(str(d))}
+    title_keys = _title_keys(titles, plan.config.min_title_words)
+    first_words = {words[0] for words in title_keys}
+    lengths = sorted({len(words) for words in title_keys})  # few: one set look-up per length and position
     new_ids = {d for d, i in id_index.items() if query_side[i]}
-    new_titles = {tuple(titles[i].split()) for i in np.flatnonzero(query_side)} & newest.keys()
-    out: set[tuple[int, int, str]] = set()
+    new_titles = {tuple(titles[i].split()) for i in np.flatnonzero(query_side)} & title_keys
+    out: set[tuple] = set()
 
     def scan(row: int, everything: bool) -> None:
         text, citing = texts[row], int(chunk_doc[row])
@@ -575,7 +757,7 @@ def _citations(ids, titles, created, live, query_side, chunk_doc, texts, config)
             token = token.rstrip(".:/-")
             i = id_index.get(token)
             if i is not None and (everything or token in new_ids):
-                out.add((citing, i, f"text cites id '{token}'"))
+                out.add((citing, "id", i, f"text cites id '{token}'"))
         words = _WORDS.findall(text.lower())
         hits = first_words.intersection(words)
         for pos, word in enumerate(words):
@@ -583,13 +765,14 @@ def _citations(ids, titles, created, live, query_side, chunk_doc, texts, config)
                 continue
             for length in lengths:
                 title = tuple(words[pos:pos + length])
-                if title in newest and (everything or title in new_titles):
-                    out.add((citing, newest[title], f"text cites title '{' '.join(title)}'"))
+                if title in title_keys and (everything or title in new_titles):
+                    out.add((citing, "title", title, f"text cites title '{' '.join(title)}'"))
 
-    on_query_side = query_side[chunk_doc]
-    for row in np.flatnonzero(on_query_side):
+    rows = np.asarray(rows, np.int64)
+    on_query_side = query_side[chunk_doc[rows]]
+    for row in rows[on_query_side]:
         scan(int(row), True)
-    others = np.flatnonzero(~on_query_side)
+    others = rows[~on_query_side]
     if len(others) and (new_ids or new_titles):
         if len(new_ids) + len(new_titles) > 500:  # many new keys: scan every text
             candidates = set(others.tolist())
@@ -606,4 +789,4 @@ def _citations(ids, titles, created, live, query_side, chunk_doc, texts, config)
                     at = haystack.find(probe, at + 1)
         for row in sorted(candidates):
             scan(row, False)
-    return sorted(out)
+    return out

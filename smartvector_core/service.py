@@ -281,18 +281,28 @@ class SmartVector:
         return out
 
     # ------------------------------------------------------------------------- consolidation
-    def consolidate(self, *, now: datetime, full: bool = False, config=None) -> dict[str, Any]:
+    def consolidate(self, *, now: datetime, full: bool = False, config=None, engine: str = "local") -> dict[str, Any]:
         """Run the consolidation agent (see :mod:`smartvector_core.consolidation`).
 
         Incremental by default: only UNCONSOLIDATED documents (new or edited) are compared with
         their neighbours; ``full`` re-examines everything. Returns the run's counts
         (``supersessions, contradictions, dependencies, archived, dormant`` and more).
+        ``engine="ray"``: the candidate search and per-pair checks run as Ray tasks
+        (:mod:`smartvector_core.scaleout.ray_consolidate`); same result, writes from here.
         """
         from .consolidation import DEFAULT_CONSOLIDATION
         from .consolidation import consolidate as run_consolidation
 
+        if engine not in ("local", "ray"):
+            raise ValueError(f"unknown consolidation engine {engine!r} (local or ray)")
+        finder = None
+        if engine == "ray":
+            from .scaleout.ray_consolidate import ray_finder
+
+            finder = ray_finder()
         # only the events are needed: skip the knowledge cache's full reload (graph, documents)
-        report = run_consolidation(self.store, None, now=now, full=full, config=config or DEFAULT_CONSOLIDATION)
+        report = run_consolidation(self.store, None, now=now, full=full, config=config or DEFAULT_CONSOLIDATION,
+                                   finder=finder)
         return report.to_dict()
 
     def _wake_dormant(self, access_events: list[dict[str, Any]]) -> None:
