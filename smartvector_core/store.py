@@ -345,10 +345,18 @@ class Store:
 
     def current_chunks(self, columns: Sequence[str] = ("chunk_id", "doc_id", "text")
                        ) -> tuple[pa.Table, np.ndarray]:
-        """Every current chunk (``columns``) and its vectors as an (n, dim) float32 array."""
+        """Every current chunk (``columns``) and its vectors as an (n, dim) float32 array, in
+        ``chunk_id`` order: the same rows in the same order whatever the table's physical layout
+        (so neighbour ties break the same way after compaction or a crash and re-run)."""
+        import pyarrow.compute as pc
+
         tbl = self._tables["chunks"]
-        rows = (tbl.search().where(col("current") == lit(True)).select(list(columns) + ["vector"])
+        names = list(dict.fromkeys([*columns, "chunk_id"]))
+        rows = (tbl.search().where(col("current") == lit(True)).select(names + ["vector"])
                 .limit(max(1, tbl.count_rows())).to_arrow())
+        rows = rows.take(pc.sort_indices(rows, sort_keys=[("chunk_id", "ascending")]))
+        if "chunk_id" not in columns:
+            rows = rows.drop(["chunk_id"])
         if rows.num_rows == 0:
             return rows.drop(["vector"]), np.zeros((0, self.dim), dtype=np.float32)
         flat = rows.column("vector").combine_chunks().flatten().to_numpy(zero_copy_only=False)
