@@ -12,6 +12,7 @@ import pytest
 os.environ.setdefault("LANCEDB_LOG", "error")
 os.environ.setdefault("SMARTVECTOR_TORCH_THREADS", "1")
 
+from smartvector_core.cli import main  # noqa: E402
 from smartvector_core.embedding import HashingEmbedder  # noqa: E402
 from smartvector_core.service import SmartVector  # noqa: E402
 from smartvector_core.settings import load_settings  # noqa: E402
@@ -29,6 +30,20 @@ def store_dir(tmp_path: Path) -> Path:
 def fake_app(store_dir: Path) -> SmartVector:
     """A knowledge base over a temp store with the deterministic hashing embedder (pure logic)."""
     return SmartVector(load_settings(str(store_dir), env={}), embedder=HashingEmbedder())
+
+
+@pytest.fixture
+def cli(monkeypatch, store_dir, capsys):
+    """Run the command line in-process on the temp store with the hashing model:
+    ``cli("ingest", path)`` -> (exit code, stdout, stderr)."""
+    monkeypatch.setenv("SMARTVECTOR_MODEL", "hashing")
+
+    def run(*args: str) -> tuple[int, str, str]:
+        code = main(["--store", str(store_dir), *args])
+        out, err = capsys.readouterr()
+        return code, out, err
+
+    return run
 
 
 @pytest.fixture(scope="session")

@@ -6,8 +6,6 @@ import json
 
 import pytest
 
-from smartvector_core.cli import main
-
 from .conftest import write_jsonl
 
 CORPUS = [
@@ -19,18 +17,6 @@ CORPUS = [
      "created_at": "2026-11-10T00:00:00Z"},
 ]
 CONTRACT_KEYS = {"supersessions", "contradictions", "dependencies", "archived", "dormant"}
-
-
-@pytest.fixture
-def cli(monkeypatch, store_dir, capsys):
-    monkeypatch.setenv("SMARTVECTOR_MODEL", "hashing")
-
-    def run(*args: str) -> tuple[int, str, str]:
-        code = main(["--store", str(store_dir), *args])
-        out, err = capsys.readouterr()
-        return code, out, err
-
-    return run
 
 
 @pytest.fixture

@@ -6,7 +6,6 @@ import json
 
 import pytest
 
-from smartvector_core.cli import main
 from smartvector_core.errors import InputError
 from smartvector_core.ingest.chunking import chunk_document
 
@@ -14,18 +13,6 @@ from .conftest import NOW, write_jsonl
 
 GOOD = {"id": "policy_v1", "title": "Rate limits", "text": "API calls are limited to 100 requests per minute.",
         "created_at": "2025-06-01T00:00:00Z", "kind": "VERSIONED", "doc_type": "policy"}
-
-
-@pytest.fixture
-def cli(monkeypatch, store_dir, capsys):
-    monkeypatch.setenv("SMARTVECTOR_MODEL", "hashing")
-
-    def run(*args: str) -> tuple[int, str, str]:
-        code = main(["--store", str(store_dir), *args])
-        out, err = capsys.readouterr()
-        return code, out, err
-
-    return run
 
 
 BAD_LINES = [

@@ -8,7 +8,6 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from smartvector_core.cli import main
 from smartvector_core.embedding import HashingEmbedder
 from smartvector_core.errors import OperatorTokenError
 from smartvector_core.service import PRE_INGEST_TAG, PRE_INGEST_TAG_MIN_DOCS, SmartVector
@@ -21,18 +20,6 @@ from .helpers import store_state
 def _docs(prefix: str, n: int) -> list[dict]:
     return [{"id": f"{prefix}{i}", "text": f"Document {prefix} {i} about topic {i}.", "created_at": "2025-01-01",
              "kind": "STATIC", "doc_type": "reference"} for i in range(n)]
-
-
-@pytest.fixture
-def cli(monkeypatch, store_dir, capsys):
-    monkeypatch.setenv("SMARTVECTOR_MODEL", "hashing")
-
-    def run(*args: str) -> tuple[int, str, str]:
-        code = main(["--store", str(store_dir), *args])
-        out, err = capsys.readouterr()
-        return code, out, err
-
-    return run
 
 
 def _app(store_dir) -> SmartVector:

@@ -7,8 +7,6 @@ from pathlib import Path
 
 import pytest
 
-from smartvector_core.cli import main
-
 from .helpers import run_cli
 
 BASE = [
@@ -18,18 +16,6 @@ BASE = [
      "created_at": "2025-06-01", "kind": "VERSIONED", "doc_type": "policy", "supersedes": "rules_v1"},
 ]
 GOOD = json.dumps({"id": "fine", "text": "A perfectly good document about rate limits.", "created_at": "2025-02-01"})
-
-
-@pytest.fixture
-def cli(monkeypatch, store_dir, capsys):
-    monkeypatch.setenv("SMARTVECTOR_MODEL", "hashing")
-
-    def run(*args: str) -> tuple[int, str, str]:
-        code = main(["--store", str(store_dir), *args])
-        out, err = capsys.readouterr()
-        return code, out, err
-
-    return run
 
 
 @pytest.fixture
