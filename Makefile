@@ -6,7 +6,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-$(shell sha1sum requirements.txt | cut -c1-12)
 PORT ?= 8501
 
-.PHONY: run test lint demo bench perf chromium clean-store
+.PHONY: run test lint demo bench perf chromium screenshot
 
 $(STAMP): requirements.txt
 	test -x $(PY) || python3 -m venv $(VENV)
@@ -35,3 +35,6 @@ bench: $(STAMP)
 
 perf: $(STAMP)
 	$(PY) -m smartvector_core perf --quick
+
+screenshot: $(STAMP) chromium
+	SMARTVECTOR_SCREENSHOT_MODEL=all-MiniLM-L6-v2 $(PY) -m pytest -q tests/ui/test_browser.py

@@ -15,8 +15,8 @@ HOSTILE = {"id": "hostile_doc", "title": SCRIPT_TITLE, "created_at": "2026-10-01
            "text": "API rate limits <b>bold</b> <img src=x onerror=alert(2)> are shown as text, not HTML."}
 
 
-def seed_store(path: Path) -> SmartVector:
-    sv = SmartVector(load_settings(str(path), env={"SMARTVECTOR_MODEL": "hashing"}))
+def seed_store(path: Path, model: str = "hashing") -> SmartVector:
+    sv = SmartVector(load_settings(str(path), env={"SMARTVECTOR_MODEL": model}))
     sv.ingest_paths([DEMO_CORPUS], now=NOW)
     sv.ingest_records([HOSTILE], now=NOW)
     return sv
