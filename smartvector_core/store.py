@@ -41,6 +41,7 @@ import lancedb  # noqa: E402
 from lancedb.expr import col, lit  # noqa: E402
 
 SCHEMA_VERSION = "1"
+COMPACT_EVERY_WRITES = 50
 
 # Index policy (measured, see docs/PERF.md): under SCALAR_INDEX_MIN_ROWS a scan is as fast as
 # any index; brute-force top-k grows linearly (18 ms at 10k, 110–270 ms at 100k on 2 cores)
@@ -167,6 +168,7 @@ class Store:
         else:
             self._lock = FileLock(str(_lock_path(self.uri)), timeout=120)
         self._tables: dict[str, Any] = {}
+        self._writes: dict[str, int] = {}
         self._ensure_tables()
 
     # ----------------------------------------------------------------------------- set-up
@@ -427,6 +429,7 @@ class Store:
         tbl = self._tables["events"]
         with self.write_lock():
             self._retry(lambda: tbl.add(table))
+            self._compact_every("events")
         return len(rows)
 
     def events(self, doc_ids: Sequence[str] | None = None) -> pa.Table:
@@ -456,7 +459,16 @@ class Store:
         tbl = self._tables["queries"]
         with self.write_lock():
             self._retry(lambda: tbl.add(table))
+            self._compact_every("queries")
         return len(rows)
+
+    def _compact_every(self, name: str) -> None:
+        """Compact an append-only table every ``COMPACT_EVERY_WRITES`` small writes of this process
+        (feedback clicks and query logs would otherwise leave one tiny data file per write).
+        Called under the write lock; old versions stay until ``maintain`` cleans them up."""
+        self._writes[name] = self._writes.get(name, 0) + 1
+        if self._writes[name] % COMPACT_EVERY_WRITES == 0:
+            self._tables[name].optimize()
 
     def queries(self, query_ids: Sequence[str] | None = None) -> pa.Table:
         tbl = self._tables["queries"]

@@ -106,3 +106,18 @@ def test_demo_if_empty_loads_once(cli):
     code, out, _ = cli("demo", "--if-empty")
     assert code == 0 and "not loaded" in out
     assert json.loads(cli("stats", "--json")[1])["documents"] == documents
+
+
+def test_many_feedback_clicks_do_not_pile_up_small_files(fake_app):
+    from smartvector_core.store import COMPACT_EVERY_WRITES
+
+    from .conftest import NOW
+
+    fake_app.ingest_records(CORPUS, now=NOW, consolidate=False)
+    before = fake_app.store.table("events").count_rows()
+    clicks = COMPACT_EVERY_WRITES + 10
+    for i in range(clicks):
+        fake_app.feedback("limits_v2", "accept" if i % 2 else "correct", now=NOW, query_id=f"q{i}")
+    events = fake_app.store.table("events")
+    assert events.count_rows() >= before + clicks          # every click recorded (plus ripples)
+    assert events.stats()["fragment_stats"]["num_fragments"] <= 12   # compacted after 50 writes
