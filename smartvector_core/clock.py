@@ -16,7 +16,7 @@ from dateutil import parser as _dateparser
 from .errors import InputError
 
 UTC = UTC
-_ISO_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}")
+_ISO_DATE = re.compile(r"^\d{4}(?:-\d{2}(?:-\d{2})?|\d{4})?(?:$|[T ])")
 US_PER_DAY = 86_400 * 1_000_000
 
 
@@ -35,13 +35,20 @@ def ensure_utc(moment: datetime) -> datetime:
 def parse_time(value: object, *, field: str = "time") -> datetime:
     """Parse an ISO-8601 string (or datetime/date) into an aware UTC datetime.
 
-    Accepts ``2026-06-01``, ``2026-06-01T12:00:00Z``, ``2026-06-01 12:00+02:00``.
+    Accepts ``2026-06-01``, ``2026-06-01T12:00:00Z``, ``2026-06-01 12:00+02:00``, and the reduced
+    ISO forms ``2026-06`` and ``2026`` (the first moment of that month or year); a number is
+    read as Unix seconds.
     Raises :class:`InputError` naming ``field`` when the value cannot be read.
     """
     if isinstance(value, datetime):
         return ensure_utc(value)
     if isinstance(value, date):
         return datetime(value.year, value.month, value.day, tzinfo=UTC)
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        try:  # Unix seconds, as some exporters write them
+            return datetime.fromtimestamp(float(value), UTC)
+        except (OverflowError, OSError, ValueError):
+            raise InputError(f"number {value!r} is not a Unix time in seconds", field=field) from None
     if not isinstance(value, str) or not value.strip():
         raise InputError(f"expected an ISO-8601 time, found {value!r}", field=field)
     text = value.strip()
