@@ -73,3 +73,13 @@ if result:
             show_table(sweep, key="eval_sweep", file_name="weight_sweep.csv")
         else:
             st.info("Run the paper suite with \"Weight sweep\" ticked to see it.")
+
+st.subheader("Confidence against operators' verdicts")
+with shown_errors("Reading the feedback"):
+    verdicts = service().feedback_reliability()
+    if verdicts["n"]:
+        st.caption(f"{verdicts['n']} accept/correct verdicts on logged answers; ECE {verdicts['ece']:.3f}")
+        show_figure(charts.reliability_diagram({p: views.as_frame(v["bins"]) for p, v in verdicts["by_profile"].items()}),
+                    key="eval_feedback_rel")
+    else:
+        st.info("No accept/correct feedback on logged answers yet (Query Lab buttons record it with the query id).")

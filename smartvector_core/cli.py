@@ -117,6 +117,22 @@ def cmd_stats(app: SmartVector, args) -> int:
     return 0
 
 
+def cmd_calibration(app: SmartVector, args) -> int:
+    report = app.feedback_reliability()
+    if args.json:
+        print(dumps(report))
+        return 0
+    if not report["n"]:
+        print("no feedback tied to a logged query yet (feedback ID accept|correct --query-id Q)")
+        return 0
+    print(f"{report['n']} verdicts on logged answers, ECE {report['ece']:.3f}")
+    for profile, part in report["by_profile"].items():
+        print(f"  {profile}: n={part['n']} ECE={part['ece']:.3f}")
+        for b in part["bins"]:
+            print(f"    conf {b['confidence']:.2f}  accepted {b['accuracy']:.2f}  (n={b['count']})")
+    return 0
+
+
 def _print_counts(out: dict, as_json: bool, keys: Sequence[str]) -> None:
     if as_json:
         print(dumps(out))
@@ -281,6 +297,10 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("stats", help="what the store holds")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_stats)
+
+    p = sub.add_parser("calibration", help="reported confidence against operators' accept/correct verdicts")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_calibration)
 
     p = sub.add_parser("consolidate", help="run the consolidation agent now")
     p.add_argument("--full", action="store_true", help="re-examine every document, not only new or edited ones")

@@ -424,6 +424,42 @@ class SmartVector:
     def edges_frame(self) -> pd.DataFrame:
         return self.store.edges().to_pandas()
 
+    def feedback_reliability(self, *, bins: int = 10) -> dict[str, Any]:
+        """How well the reported confidence matches operators' verdicts.
+
+        Each FEEDBACK event that names a logged query is paired with the confidence that query
+        reported for that document: accept counts as right (1), correct as wrong (0). Returns
+        ``{"n", "ece", "by_profile": {profile: {"n", "ece", "bins": [...]}}}`` (bins as in
+        :func:`evaluation.metrics.reliability_bins`).
+        """
+        from .evaluation.metrics import expected_calibration_error, reliability_bins
+
+        events = self.store.events().to_pandas()
+        if not len(events):
+            return {"n": 0, "ece": None, "by_profile": {}}
+        fb = events[events["event_type"].isin([EventType.FEEDBACK_ACCEPT.value, EventType.FEEDBACK_CORRECT.value])
+                    & (events["query_id"].fillna("") != "")]
+        logged = {r["query_id"]: r for r in self.store.queries(sorted(set(fb["query_id"]))).to_pylist()} if len(fb) else {}
+        pairs: dict[str, tuple[list[float], list[bool]]] = {}
+        for row in fb.itertuples(index=False):
+            rec = logged.get(row.query_id)
+            if rec is None:
+                continue
+            response = json.loads(rec["response"] or "{}")
+            hit = next((r for r in response.get("results", []) if r.get("id") == row.doc_id), None)
+            if hit is None:
+                continue
+            conf, right = pairs.setdefault(response.get("profile", rec["profile"]), ([], []))
+            conf.append(float(hit.get("confidence", 0.0)))
+            right.append(row.event_type == EventType.FEEDBACK_ACCEPT.value)
+        by_profile = {name: {"n": len(c), "ece": expected_calibration_error(c, r, bins),
+                             "bins": reliability_bins(c, r, bins).to_dict("records")}
+                      for name, (c, r) in sorted(pairs.items())}
+        all_conf = [x for c, _ in pairs.values() for x in c]
+        all_right = [x for _, r in pairs.values() for x in r]
+        return {"n": len(all_conf), "ece": expected_calibration_error(all_conf, all_right, bins) if all_conf else None,
+                "by_profile": by_profile}
+
     def review_queue(self) -> pd.DataFrame:
         """Open contradictions awaiting an operator's decision."""
         edges = self.edges_frame()

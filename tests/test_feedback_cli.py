@@ -121,3 +121,26 @@ def test_many_feedback_clicks_do_not_pile_up_small_files(fake_app):
     events = fake_app.store.table("events")
     assert events.count_rows() >= before + clicks          # every click recorded (plus ripples)
     assert events.stats()["fragment_stats"]["num_fragments"] <= 12   # compacted after 50 writes
+
+
+def test_feedback_reliability_pairs_verdicts_with_reported_confidence(fake_app):
+    from .conftest import NOW
+
+    fake_app.ingest_records(CORPUS, now=NOW, consolidate=False)
+    assert fake_app.feedback_reliability()["n"] == 0
+    resp = fake_app.query("requests per minute limit", as_of=NOW, profile="default", k=3)
+    top = resp.results[0]
+    fake_app.feedback(top.id, "accept", now=NOW, query_id=resp.query_id)
+    fake_app.feedback(top.id, "correct", now=NOW, query_id=resp.query_id)
+    fake_app.feedback(top.id, "accept", now=NOW)                    # no query id: not paired
+    report = fake_app.feedback_reliability()
+    assert report["n"] == 2 and set(report["by_profile"]) == {"default"}
+    # two verdicts on one answer of confidence c: half right, so ECE = |c - 0.5|
+    assert report["ece"] == pytest.approx(abs(top.confidence - 0.5))
+    (only_bin,) = report["by_profile"]["default"]["bins"]
+    assert only_bin["count"] == 2 and only_bin["accuracy"] == 0.5
+
+
+def test_calibration_command(loaded):
+    code, out, _ = loaded("calibration", "--json")
+    assert code == 0 and json.loads(out)["n"] == 0

@@ -19,6 +19,7 @@ from collections.abc import Collection, Iterable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
 from ..errors import InputError
 
@@ -182,3 +183,19 @@ def evaluate(runs: Mapping[str, Sequence[Mapping[str, Any]]],
         for name, idx in sorted(by_type.items())
     }
     return out
+
+
+def reliability_bins(confidence: Sequence[float] | np.ndarray, correct: Sequence[bool] | np.ndarray,
+                     bins: int = 10) -> pd.DataFrame:
+    """Equal-width confidence bins (the reliability diagram's points): for each non-empty bin
+    ``[b/bins, (b+1)/bins)`` (the last one closed), the mean confidence, the accuracy and the
+    count. Perfect calibration puts every point on the diagonal; ECE is the count-weighted mean
+    distance from it (:func:`expected_calibration_error`)."""
+    conf = np.clip(np.asarray(confidence, dtype=float), 0.0, 1.0)
+    hit = np.asarray(correct, dtype=float)
+    if conf.size == 0:
+        return pd.DataFrame(columns=["bin", "confidence", "accuracy", "count"])
+    which = np.minimum((conf * bins).astype(int), bins - 1)
+    frame = pd.DataFrame({"bin": which, "c": conf, "h": hit})
+    out = frame.groupby("bin").agg(confidence=("c", "mean"), accuracy=("h", "mean"), count=("c", "size"))
+    return out.reset_index()

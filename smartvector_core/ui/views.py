@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import InputError
+from ..evaluation.metrics import reliability_bins  # noqa: F401  (re-exported for the pages)
 
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>&~$=:\"'])")
 _SAFE_NAME = re.compile(r"[^A-Za-z0-9._-]+")
@@ -375,18 +376,6 @@ def metrics_frame(bench: Mapping[str, Any]) -> pd.DataFrame:
     frame = pd.DataFrame.from_dict(rows, orient="index")
     frame.index.name = "profile"
     return frame
-
-
-def reliability_bins(confidence: Sequence[float], correct: Sequence[bool], bins: int = 10) -> pd.DataFrame:
-    """Equal-width confidence bins: mean confidence, accuracy and count of each non-empty bin."""
-    conf = np.clip(np.asarray(confidence, dtype=float), 0.0, 1.0)
-    hit = np.asarray(correct, dtype=float)
-    if conf.size == 0:
-        return pd.DataFrame(columns=["bin", "confidence", "accuracy", "count"])
-    which = np.minimum((conf * bins).astype(int), bins - 1)
-    frame = pd.DataFrame({"bin": which, "c": conf, "h": hit})
-    out = frame.groupby("bin").agg(confidence=("c", "mean"), accuracy=("h", "mean"), count=("c", "size"))
-    return out.reset_index()
 
 
 def as_frame(value: Any) -> pd.DataFrame:
