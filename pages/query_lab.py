@@ -1,6 +1,6 @@
 """Query Lab: one question, two profiles side by side, every score broken into its signals."""
 
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 
 import streamlit as st
 
@@ -40,8 +40,11 @@ if run:
     else:
         with shown_errors("Query"), st.spinner("Querying both profiles…"):
             moment = as_utc(as_of)
+            asked_at = datetime.now(UTC)
+            vector = sv.embedder.encode([text])[0]          # embed once for both profiles
             st.session_state["lab_responses"] = [
-                sv.query(text, as_of=moment, profile=p, k=int(k)).to_dict() for p in (left, right)]
+                sv.query(text, as_of=moment, profile=p, k=int(k), asked_at=asked_at, vector=vector).to_dict()
+                for p in (left, right)]
 
 
 def feedback_buttons(result: dict, query_id: str, side: str) -> None:

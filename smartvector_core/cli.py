@@ -91,18 +91,22 @@ def cmd_query(app: SmartVector, args) -> int:
     if args.batch:
         if args.text:
             raise InputError("give either TEXT or --batch FILE, not both", field="query")
-        specs = read_queries(args.batch, now=clock.now(), warn=lambda m: _eprint(f"warning: {m}"))
+        asked_at = clock.now()
+        specs = read_queries(args.batch, now=asked_at, warn=lambda m: _eprint(f"warning: {m}"))
+        vectors = app.embedder.encode([spec.text for spec in specs]) if specs else []   # one batched call
         app.batching = True
         try:
-            for spec in specs:
-                resp = app.query(spec.text, as_of=spec.as_of, profile=args.profile, k=args.k, query_id=spec.id)
+            for spec, vector in zip(specs, vectors, strict=True):
+                resp = app.query(spec.text, as_of=spec.as_of, profile=args.profile, k=args.k, query_id=spec.id,
+                                 asked_at=asked_at, vector=vector)
                 _print_response(resp, args.json)
         finally:
             app.flush()
         return 0
     if not args.text:
         raise InputError("missing: give the question TEXT or --batch FILE", field="query")
-    resp = app.query(" ".join(args.text), as_of=_as_of(args.as_of), profile=args.profile, k=args.k)
+    resp = app.query(" ".join(args.text), as_of=_as_of(args.as_of), profile=args.profile, k=args.k,
+                     asked_at=clock.now())
     _print_response(resp, args.json)
     return 0
 

@@ -178,15 +178,22 @@ class SmartVector:
 
     # ------------------------------------------------------------------------------- query
     def query(self, text: str, *, as_of: datetime, profile: str = "default", k: int = 5,
-              query_id: str = "", log: bool = True) -> QueryResponse:
+              query_id: str = "", log: bool = True, asked_at: datetime | None = None,
+              vector=None) -> QueryResponse:
+        """Answer ``text`` as of ``as_of``.
+
+        ``asked_at`` (default ``as_of``) is when the question was really asked: the query log and
+        the access events carry it, so asking about a past moment never rewrites that past's
+        confidence. ``vector``: the question's embedding when the caller encoded it already.
+        """
         if not text or not text.strip():
             raise InputError("empty: the query needs some text", field="query")
         if k < 1:
             raise InputError(f"expected k >= 1, found {k}", field="k")
         request = QueryRequest(text.strip(), as_of, get_profile(profile), k, query_id)
-        response = run_query(self.store, self.embedder, request, knowledge=self.knowledge.get())
+        response = run_query(self.store, self.embedder, request, knowledge=self.knowledge.get(), vector=vector)
         if log:
-            self._log_query(response, now=as_of)
+            self._log_query(response, now=asked_at or as_of)
         return response
 
     def _log_query(self, response: QueryResponse, *, now: datetime) -> None:

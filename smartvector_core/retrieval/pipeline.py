@@ -58,12 +58,15 @@ def retrieve(store, query_vector: np.ndarray, as_of: datetime, k: int) -> Candid
     return Candidates.from_search(hits)
 
 
-def run_query(store, embedder, request: QueryRequest, *, knowledge) -> QueryResponse:
-    """Answer one query; ``knowledge`` is the store's :class:`KnowledgeState`."""
+def run_query(store, embedder, request: QueryRequest, *, knowledge, vector: np.ndarray | None = None
+              ) -> QueryResponse:
+    """Answer one query; ``knowledge`` is the store's :class:`KnowledgeState`; ``vector`` the
+    question's embedding if already computed (else it is embedded here, once)."""
     profile = get_profile(request.profile)
     timings: dict[str, float] = {}
     t0 = time.perf_counter()
-    vector = embedder.encode([request.text])[0]
+    if vector is None:
+        vector = embedder.encode([request.text])[0]
     timings["embed"] = (time.perf_counter() - t0) * 1000
     t1 = time.perf_counter()
     cands = retrieve(store, vector, request.as_of, request.k)
