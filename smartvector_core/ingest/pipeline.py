@@ -114,7 +114,12 @@ def ingest_documents(store: Store, embedder, docs: Sequence[Document], *, now: d
                 # appears whole), then the audit events: a kill between two commits leaves
                 # each document whole or absent, and a re-run converges
                 store.upsert_edges(edges)
-                if rows:
+                if rows and not part.updated:
+                    # only new documents: a plain append (merge_insert would join against the
+                    # whole table, its memory growing with the store); safe under the lock, the
+                    # table unchanged since the plan found these ids absent
+                    store.add_chunks(_to_table(rows, store.dim))
+                elif rows:
                     store.upsert_chunks(_to_table(rows, store.dim))
                 store.append_events(events)
             break
