@@ -65,6 +65,9 @@ def score_breakdown(results: Sequence[Mapping], title: str = "Score breakdown") 
     names: list[str] = []
     for r in results:
         names.extend(n for n in r.get("signals", {}) if n not in names)
+    weighted = [n for n in names if any(float((r.get("signals", {}).get(n) or {}).get("weight", 0.0))
+                                        for r in results)]
+    names = weighted or names   # a signal shown for information only (weight 0) draws no segment
     fig = go.Figure()
     for k, name in enumerate(names):
         parts = [r.get("signals", {}).get(name) or {} for r in results]
@@ -76,8 +79,8 @@ def score_breakdown(results: Sequence[Mapping], title: str = "Score breakdown") 
             hovertemplate=f"{name}: value %{{customdata[0]:.3f}} × weight %{{customdata[1]:.2f}}"
                           " = %{x:.3f}<extra></extra>",
         ))
-    fig.update_layout(title=title, barmode="relative", height=110 + 34 * len(results),
-                      legend={"orientation": "h", "x": 1.0, "xanchor": "right", "y": 1.0, "yanchor": "bottom"},
+    fig.update_layout(title=title, barmode="relative", height=175 + 34 * len(results),
+                      legend={"orientation": "h", "x": 0.0, "xanchor": "left", "y": -0.32, "yanchor": "top"},
                       **LAYOUT)
     fig.update_yaxes(autorange="reversed")
     fig.update_xaxes(title={"text": "contribution to score", "font": {"size": 11}})
