@@ -253,7 +253,8 @@ def cmd_bench(app: SmartVector, args) -> int:
     """``bench``: a benchmark in a temporary store (see smartvector_core.evaluation.report)."""
     from .evaluation.report import bench_command, format_report
 
-    out = bench_command(args, embedder=app.embedder, warn=lambda m: _eprint(f"warning: {m}"))
+    out = bench_command(args, embedder=app.embedder, warn=lambda m: _eprint(f"warning: {m}"),
+                        feedback=app.feedback_certainty_pairs if args.with_feedback else None)
     print(dumps(out) if args.json else format_report(out))
     return 0
 
@@ -362,6 +363,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--reembed", action="store_true", help="--suite only: re-embedding cost per one-word edit")
     p.add_argument("--fit-calibration", dest="fit_calibration", action="store_true",
                    help="--suite only: fit calibration knots on the tune split first")
+    p.add_argument("--with-feedback", dest="with_feedback", action="store_true",
+                   help="with --fit-calibration: add the store's accept/correct verdicts to the fit")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_bench)
 

@@ -431,6 +431,45 @@ class SmartVector:
     def edges_frame(self) -> pd.DataFrame:
         return self.store.edges().to_pandas()
 
+    def feedback_certainty_pairs(self) -> dict[str, tuple[list[float], list[bool]]]:
+        """Per profile, (certainty of the answer as it was scored, accepted?) for every FEEDBACK
+        event tied to a logged query: the operators' verdicts as calibration data.
+
+        The certainty is recomputed from the logged scores exactly as
+        :func:`retrieval.calibration.calibrate` computes it (score, margin over the next result).
+        """
+        from .retrieval.calibration import certainty
+
+        pairs: dict[str, tuple[list[float], list[bool]]] = {}
+        for profile, response, doc_id, accepted in self._verdicts():
+            results = response.get("results", [])
+            at = next((j for j, r in enumerate(results) if r.get("id") == doc_id), None)
+            if at is None:
+                continue
+            score = float(results[at].get("score", 0.0))
+            margin = score - float(results[at + 1].get("score", 0.0)) if at + 1 < len(results) else 1.0
+            x, hit = pairs.setdefault(profile, ([], []))
+            x.append(float(certainty(np.array([score]), np.array([margin]))[0]))
+            hit.append(accepted)
+        return pairs
+
+    def _verdicts(self):
+        """(profile, logged response, doc id, accepted?) for each FEEDBACK event with a logged query."""
+        events = self.store.events().to_pandas()
+        if not len(events):
+            return
+        fb = events[events["event_type"].isin([EventType.FEEDBACK_ACCEPT.value, EventType.FEEDBACK_CORRECT.value])
+                    & (events["query_id"].fillna("") != "")]
+        if not len(fb):
+            return
+        logged = {r["query_id"]: r for r in self.store.queries(sorted(set(fb["query_id"]))).to_pylist()}
+        for row in fb.itertuples(index=False):
+            rec = logged.get(row.query_id)
+            if rec is not None:
+                response = json.loads(rec["response"] or "{}")
+                yield (response.get("profile", rec["profile"]), response, row.doc_id,
+                       row.event_type == EventType.FEEDBACK_ACCEPT.value)
+
     def feedback_reliability(self, *, bins: int = 10) -> dict[str, Any]:
         """How well the reported confidence matches operators' verdicts.
 
@@ -441,24 +480,13 @@ class SmartVector:
         """
         from .evaluation.metrics import expected_calibration_error, reliability_bins
 
-        events = self.store.events().to_pandas()
-        if not len(events):
-            return {"n": 0, "ece": None, "by_profile": {}}
-        fb = events[events["event_type"].isin([EventType.FEEDBACK_ACCEPT.value, EventType.FEEDBACK_CORRECT.value])
-                    & (events["query_id"].fillna("") != "")]
-        logged = {r["query_id"]: r for r in self.store.queries(sorted(set(fb["query_id"]))).to_pylist()} if len(fb) else {}
         pairs: dict[str, tuple[list[float], list[bool]]] = {}
-        for row in fb.itertuples(index=False):
-            rec = logged.get(row.query_id)
-            if rec is None:
-                continue
-            response = json.loads(rec["response"] or "{}")
-            hit = next((r for r in response.get("results", []) if r.get("id") == row.doc_id), None)
-            if hit is None:
-                continue
-            conf, right = pairs.setdefault(response.get("profile", rec["profile"]), ([], []))
-            conf.append(float(hit.get("confidence", 0.0)))
-            right.append(row.event_type == EventType.FEEDBACK_ACCEPT.value)
+        for profile, response, doc_id, accepted in self._verdicts():
+            hit = next((r for r in response.get("results", []) if r.get("id") == doc_id), None)
+            if hit is not None:
+                conf, right = pairs.setdefault(profile, ([], []))
+                conf.append(float(hit.get("confidence", 0.0)))
+                right.append(accepted)
         by_profile = {name: {"n": len(c), "ece": expected_calibration_error(c, r, bins),
                              "bins": reliability_bins(c, r, bins).to_dict("records")}
                       for name, (c, r) in sorted(pairs.items())}

@@ -144,3 +144,17 @@ def test_feedback_reliability_pairs_verdicts_with_reported_confidence(fake_app):
 def test_calibration_command(loaded):
     code, out, _ = loaded("calibration", "--json")
     assert code == 0 and json.loads(out)["n"] == 0
+
+
+def test_feedback_certainty_pairs_recompute_the_scored_certainty(fake_app):
+    from smartvector_core.retrieval.calibration import certainty
+
+    from .conftest import NOW
+
+    fake_app.ingest_records(CORPUS, now=NOW, consolidate=False)
+    resp = fake_app.query("requests per minute limit", as_of=NOW, profile="temporal", k=3)
+    first = resp.results[0]
+    fake_app.feedback(first.id, "correct", now=NOW, query_id=resp.query_id)
+    pairs = fake_app.feedback_certainty_pairs()
+    margin = first.score - resp.results[1].score if len(resp.results) > 1 else 1.0
+    assert pairs == {"temporal": ([pytest.approx(float(certainty([first.score], [margin])[0]))], [False])}

@@ -14,7 +14,7 @@ from __future__ import annotations
 import shutil
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -151,7 +151,8 @@ def run_paper_bench(embedder, *, seed: int = DEFAULT_SEED, split: str = "heldout
 
 
 def fit_calibration(embedder, *, seed: int = DEFAULT_SEED, profiles: Sequence[str] = GATED_PROFILES,
-                    rates: Sequence[float] = (0.0,), k: int = 5, write: bool = True) -> dict[str, Any]:
+                    rates: Sequence[float] = (0.0,), k: int = 5, write: bool = True,
+                    feedback: Mapping[str, tuple[Sequence[float], Sequence[bool]]] | None = None) -> dict[str, Any]:
     """Fit each profile's certainty -> accuracy knots on the **tune** split and save them.
 
     For every tune query (at each contradiction rate in ``rates``) the top result's certainty
@@ -180,6 +181,10 @@ def fit_calibration(embedder, *, seed: int = DEFAULT_SEED, profiles: Sequence[st
                     x = float(certainty(np.array([results[0]["score"]]), np.array([margin]))[0])
                     pairs[name][0].append(x)
                     pairs[name][1].append(results[0]["id"] in q.relevant)
+    for name, (x, hit) in (feedback or {}).items():
+        if name in pairs:
+            pairs[name][0].extend(float(v) for v in x)
+            pairs[name][1].extend(bool(v) for v in hit)
     knots, report = {}, {}
     for name, (x, hit) in pairs.items():
         if not x:
@@ -189,7 +194,7 @@ def fit_calibration(embedder, *, seed: int = DEFAULT_SEED, profiles: Sequence[st
         report[name] = {"n": len(x), "knots": len(knots[name]["x"]),
                         "tune_ece_raw_certainty": expected_calibration_error(np.array(x), np.array(hit)),
                         "tune_ece_fitted": expected_calibration_error(fitted, np.array(hit))}
-    meta = {"split": "tune", "seed": seed, "rates": list(check_rates(rates)), "k": k,
+    meta = {"split": "tune", "feedback_pairs": sum(len(x) for x, _ in (feedback or {}).values()), "seed": seed, "rates": list(check_rates(rates)), "k": k,
             "model": getattr(embedder, "name", type(embedder).__name__), "method": "isotonic"}
     if write and knots:
         save_knots(knots, meta)

@@ -62,7 +62,8 @@ def bench_files(corpus_path: str, queries_path: str, profiles: list[str], *, emb
     return out
 
 
-def bench_command(args, *, embedder, warn: Callable[[str], None] | None = None) -> dict[str, Any]:
+def bench_command(args, *, embedder, warn: Callable[[str], None] | None = None,
+                  feedback=None) -> dict[str, Any]:
     """Dispatch the parsed ``bench`` arguments (see cli.py) and return the JSON document."""
     profiles = parse_list(args.profiles, "profiles")
     if args.k < 1:
@@ -74,7 +75,8 @@ def bench_command(args, *, embedder, warn: Callable[[str], None] | None = None) 
             raise InputError(f"expected one of {', '.join(SUITES)}, found {args.suite!r}", field="--suite")
         out: dict[str, Any] = {}
         if args.fit_calibration:
-            out["calibration_fit"] = fit_calibration(embedder, seed=args.seed, k=args.k)
+            out["calibration_fit"] = fit_calibration(embedder, seed=args.seed, k=args.k,
+                                                     feedback=feedback() if feedback else None)
         out.update(run_paper_bench(embedder, seed=args.seed, split=args.split, rates=parse_rates(args.rates),
                                    profiles=profiles or ALL_PROFILES, k=args.k, ablations=args.ablations,
                                    sweep=args.sweep, sweep_step=args.sweep_step, reembed=args.reembed))

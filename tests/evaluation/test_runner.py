@@ -208,3 +208,12 @@ def test_paper_suite_end_to_end(capsys):
     assert out["params"]["split"] == "heldout" and out["params"]["model"] == "all-MiniLM-L6-v2"
     assert [r["rate"] for r in out["robustness"]["rates"]] == [0.0, 0.75]
     assert out["paper"]["smartvector"]["top1"] == 0.62
+
+
+def test_fit_calibration_adds_operator_verdicts():
+    base = paper_bench_module.fit_calibration(HashingEmbedder(), profiles=("default",), write=False)
+    verdicts = {"default": ([0.9, 0.9, 0.2], [False, False, True]), "naive": ([0.5], [True])}
+    out = paper_bench_module.fit_calibration(HashingEmbedder(), profiles=("default",), write=False,
+                                             feedback=verdicts)
+    assert out["profiles"]["default"]["n"] == base["profiles"]["default"]["n"] + 3
+    assert out["meta"]["feedback_pairs"] == 4 and "naive" not in out["profiles"]
