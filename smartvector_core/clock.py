@@ -8,6 +8,7 @@ Inside arrays and tables, times are int64 microseconds since the epoch (UTC).
 from __future__ import annotations
 
 import re
+import time
 from datetime import UTC, date, datetime
 
 import numpy as np
@@ -23,6 +24,12 @@ US_PER_DAY = 86_400 * 1_000_000
 def now() -> datetime:
     """The current moment, UTC. Only the CLI, the pages and ingest defaults may call this."""
     return datetime.now(UTC)
+
+
+def unix_seconds() -> float:
+    """Wall-clock seconds since the epoch, for leases shared between machines (the S3 write
+    lock's expiry). Like :func:`now`, only infrastructure at the edges calls this."""
+    return time.time()
 
 
 def ensure_utc(moment: datetime) -> datetime:

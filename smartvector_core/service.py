@@ -552,7 +552,7 @@ class SmartVector:
             raise InputError(f"expected a number of days >= 0, found {cleanup_older_than_days}",
                              field="--older-than-days")
         before = self.store.table_versions()
-        self.store.optimize(cleanup_older_than_days=cleanup_older_than_days)
+        self.store.optimize(cleanup_older_than_days=cleanup_older_than_days, now=now)
         out = {"cleanup_older_than_days": cleanup_older_than_days, "versions_before": before,
                "versions_after": self.store.table_versions(), "tags": sorted(
                    {t for tags in self.store.tags().values() for t in tags})}

@@ -512,25 +512,29 @@ class Store:
                 restored[name] = int(t.version)
         return restored
 
-    def optimize(self, *, cleanup_older_than_days: float | None = None) -> None:
-        """Compact, and (with ``cleanup_older_than_days``) drop versions older than that age.
+    def optimize(self, *, cleanup_older_than_days: float | None = None, now: datetime | None = None) -> None:
+        """Compact, and (with ``cleanup_older_than_days`` and ``now``) drop versions older than
+        that age at ``now``.
 
         Tagged versions are kept: LanceDB 0.40 refuses a cleanup whose cut-off passes a tagged
         version, so the cut-off stops just before each table's oldest tagged version (rolling
         tags move forward, so old versions still go; a pinned operator tag pins what follows it).
         """
-        from datetime import datetime, timedelta
+        from datetime import timedelta
 
+        if cleanup_older_than_days is not None and now is None:
+            raise ValueError("optimize: a cleanup needs the moment it is measured from (now)")
         with self.write_lock():
             for t in self._tables.values():
                 t.optimize()  # compaction; the cleanup follows with a cut-off computed after it
                 if cleanup_older_than_days is None:
                     continue
+                local_now = now.astimezone().replace(tzinfo=None)   # LanceDB stamps versions in naive local time
                 age = timedelta(days=cleanup_older_than_days)
                 tagged = {v["version"] for v in t.tags.list().values()}
                 stamps = [v["timestamp"] for v in t.list_versions() if v["version"] in tagged]
                 if stamps:  # one second of slack for the time between here and LanceDB's clock
-                    age = max(age, datetime.now() - min(stamps) + timedelta(seconds=1))
+                    age = max(age, local_now - min(stamps) + timedelta(seconds=1))
                 t.optimize(cleanup_older_than=age)  # compacted already: this is the cleanup
 
     # ----------------------------------------------------------------------------- indexes

@@ -26,6 +26,7 @@ import threading
 import time
 from typing import Any
 
+from ..clock import unix_seconds
 from ..errors import StoreError
 
 LOCK_KEY = "_smartvector/write.lock"
@@ -83,7 +84,7 @@ class S3WriteLock:
     # ------------------------------------------------------------------------- protocol
     def _body(self) -> bytes:
         return json.dumps({"owner": self.token, "host": socket.gethostname(), "pid": os.getpid(),
-                           "expires_at": time.time() + self.ttl_s}).encode()
+                           "expires_at": unix_seconds() + self.ttl_s}).encode()
 
     def _put(self, **cond) -> str | None:
         """Conditional put of our lease; the new etag, or None when the condition failed."""
@@ -119,7 +120,7 @@ class S3WriteLock:
             if current is None:
                 return False  # released in between: try again at once
             holder, stale = current
-            if float(holder.get("expires_at", 0)) >= time.time():
+            if float(holder.get("expires_at", 0)) >= unix_seconds():
                 return False
             etag = self._put(IfMatch=stale)  # take over an expired lease: one waiter wins
             if etag is None:
