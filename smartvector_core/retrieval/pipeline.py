@@ -85,7 +85,7 @@ def answer(cands: Candidates, request: QueryRequest, profile: Profile, knowledge
     t_us = as_of_us
     if intent is not None and intent.judged_at is not None:
         t_us = min(as_of_us, to_us(intent.judged_at))
-    ranked = rerank(cands, profile, t_us=t_us, as_of_us=as_of_us, intent=intent, knowledge=knowledge,
+    ranked = rerank(cands, profile, t_us=t_us, intent=intent, knowledge=knowledge,
                     k=request.k)
     results = build_results(cands, ranked, profile, request.k, t_us)
     rejections = build_rejections(cands, ranked, t_us, limit=max(25, 3 * request.k))

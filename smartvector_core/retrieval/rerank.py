@@ -90,7 +90,7 @@ def _reject(codes: np.ndarray, mask: np.ndarray, code: RejectionCode) -> None:
     codes[mask & (codes == KEEP)] = _CODE_INDEX[code]
 
 
-def rerank(cands: Candidates, profile: Profile, *, t_us: int, as_of_us: int, intent: QueryIntent | None,
+def rerank(cands: Candidates, profile: Profile, *, t_us: int, intent: QueryIntent | None,
            knowledge, k: int, scoring=DEFAULT_SCORING) -> Ranked:
     n = len(cands)
     half_life, type_weight, floors = profile_arrays(cands.doc_type, cands.kind)
