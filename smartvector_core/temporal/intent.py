@@ -46,9 +46,16 @@ _MONTH = (r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|
 _YEAR = r"(?:19\d\d|20\d\d|2100)"
 _UNIT_AFTER = (r"requests?|req|calls?|tokens?|users?|items?|rows?|ms|seconds?|secs?|minutes?|mins?"
                r"|hours?|days?|words?|characters?|chars|bytes?|kb|mb|gb|tb|times|people|employees"
-               r"|dollars|euros|per|x")
+               r"|dollars|euros|per|x|files?|documents?|records?|messages?|emails?|seats?|licen[cs]es?"
+               r"|accounts?|members?|customers?|orders?|products?|pages?|lines?|entries|events?|points?"
+               r"|credits?|units?|devices?|connections?|instances?|nodes?|keys?|queries|attempts?|retries"
+               r"|images?|videos?|uploads?|downloads?|transactions?|invoices?|tickets?|projects?|repos?"
+               r"|repositories|agents?|licences?|rps|qps|rpm")
+# a number after one of these names something (an error code, a port), it is not a year
+_NAMED_NUMBER = "".join(rf"(?<!{re.escape(w)} )" for w in ("code", "error", "port", "status", "number", "no.", "id", "#",
+                                                  "model", "type", "item", "issue", "ticket", "pr"))
 # A standalone year: not glued to letters, digits, dots, currency, and not a count of something.
-_YEAR_ALONE = (rf"(?<![\w.$€£/:]){_YEAR}(?!\w|\.\d|,\d|/\w|\s*%|\s+(?:{_UNIT_AFTER})\b)")
+_YEAR_ALONE = (rf"(?<![\w.$€£/:]){_NAMED_NUMBER}{_YEAR}(?!\w|\.\d|,\d|/\w|\s*%|\s+(?:{_UNIT_AFTER})\b)")
 _DAY = r"(?:[12]\d|3[01]|0?[1-9])(?:st|nd|rd|th)?"
 _PERIOD_FORMS = (
     ("day", rf"(?P<y>{_YEAR})-(?P<m>\d\d)-(?P<d>\d\d)(?!\d)"),

@@ -222,3 +222,16 @@ def test_parser_is_total_and_ranges_are_ordered(query, moment):
         start, end = intent.time_range
         assert start <= end and start.tzinfo is not None and end.tzinfo is not None
     assert intent.version_rank in (None, "oldest", "latest")
+
+
+@pytest.mark.parametrize("text", ["Can I upload 1999 files at once?", "error code 1900", "port 2020 is blocked",
+                                  "Error 2003 when connecting", "We have 2025 seats left"])
+def test_counts_and_codes_are_not_years(text):
+    assert parse_intent(text, AS_OF_FOR_COUNTS).time_range is None
+
+
+def test_a_year_beside_a_count_noun_still_counts_when_it_reads_as_a_year():
+    assert parse_intent("What were the 2023 results?", AS_OF_FOR_COUNTS).time_range is not None
+
+
+AS_OF_FOR_COUNTS = datetime(2026, 11, 30, tzinfo=UTC)
