@@ -97,3 +97,10 @@ def test_as_of_named_in_the_question_moves_judgement(demo):
 def test_named_version_is_judged_against_that_version(demo):
     resp = demo.query("Does Node.js 20.19.0 let require() load ES modules?", as_of=NOW, profile="default", log=False)
     assert ids(resp)[0] == "nodejs_20_19_0"
+
+
+def test_a_period_with_nothing_in_it_is_set_aside_not_answered_with_nothing(demo):
+    resp = demo.query("Show me research from 1990 to 1995 on scaling language models", as_of=NOW,
+                      profile="default", log=False)
+    assert "range_ignored" in resp.intent and resp.results
+    assert not any(r.code.value == "OUT_OF_TIME_RANGE" for r in resp.rejections)

@@ -63,6 +63,7 @@ class Ranked:
     action: np.ndarray
     notes: dict[int, list[str]] = field(default_factory=dict)
     severity: np.ndarray | None = None       # numeric change against the previous version (0..1)
+    range_ignored: bool = False              # the named period held no candidate at all
 
     def rejected(self) -> np.ndarray:
         return np.flatnonzero(self.reject_code != KEEP)
@@ -115,6 +116,9 @@ def rerank(cands: Candidates, profile: Profile, *, t_us: int, intent: QueryInten
     codes = np.full(n, KEEP, dtype=np.int16)
     notes: dict[int, list[str]] = {}
     rng = intent.time_range_us if (intent is not None and profile.use_intent) else None
+    range_ignored = False
+    if rng is not None and profile.gates and n and not in_range(cands, rng, superseded_us).any():
+        rng, range_ignored = None, True        # nothing at all in the period: a misread, not an answer
     bypass = np.zeros(n, dtype=bool)           # explicitly asked-for versions skip the validity gates
     if profile.gates:
         if intent is not None and profile.use_intent and (intent.version or intent.version_rank):
@@ -151,7 +155,7 @@ def rerank(cands: Candidates, profile: Profile, *, t_us: int, intent: QueryInten
     final = np.where(codes == KEEP, score, np.nan)
     return Ranked(order=order, score=final, signals=signals, states=states, decay=decay, confidence=confidence,
                   trust=trust, reject_code=codes, chain=chain, partner=partner, action=action, notes=notes,
-                  severity=severity)
+                  severity=severity, range_ignored=range_ignored)
 
 
 def _gate(cands, codes, states, superseded_us, t_us, rng, bypass, profile, scoring) -> None:
@@ -162,14 +166,7 @@ def _gate(cands, codes, states, superseded_us, t_us, rng, bypass, profile, scori
     exists = cands.created_us <= t_us
     _reject(codes, ~exists & ~bypass, RejectionCode.NOT_YET_VALID)
     if rng is not None:
-        start, end = rng
-        until = np.minimum(cands.valid_until_us, superseded_us)
-        begin = np.where(cands.valid_from_us > np.iinfo(np.int64).min, cands.valid_from_us, cands.created_us)
-        in_force = (begin < end) & (until > start)
-        published = (cands.created_us >= start) & (cands.created_us < end)
-        event_window = (cands.kind == KIND_EVENT) & in_force
-        match = np.where(cands.kind == KIND_VERSIONED, in_force, published | event_window)
-        _reject(codes, ~match & ~bypass, RejectionCode.OUT_OF_TIME_RANGE)
+        _reject(codes, ~in_range(cands, rng, superseded_us) & ~bypass, RejectionCode.OUT_OF_TIME_RANGE)
     else:
         expired = (states == STATE_EXPIRED) & ~bypass
         _reject(codes, expired & (cands.kind == KIND_VERSIONED), RejectionCode.EXPIRED_VERSIONED_DOC)
@@ -179,6 +176,19 @@ def _gate(cands, codes, states, superseded_us, t_us, rng, bypass, profile, scori
         if profile.chains:
             _reject(codes, (superseded_us <= t_us) & ~bypass, RejectionCode.SUPERSEDED_IN_CHAIN)
     _reject(codes, cands.raw_cosine < scoring.relevance_gate, RejectionCode.BELOW_RELEVANCE_GATE)
+
+
+def in_range(cands, rng, superseded_us) -> np.ndarray:
+    """Candidates that belong to the period ``rng`` named in the question: a VERSIONED document
+    when the period it was in force overlaps it, an EVENT when its window does, any other
+    document when it was published inside it."""
+    start, end = rng
+    until = np.minimum(cands.valid_until_us, superseded_us)
+    begin = np.where(cands.valid_from_us > np.iinfo(np.int64).min, cands.valid_from_us, cands.created_us)
+    in_force = (begin < end) & (until > start)
+    published = (cands.created_us >= start) & (cands.created_us < end)
+    event_window = (cands.kind == KIND_EVENT) & in_force
+    return np.where(cands.kind == KIND_VERSIONED, in_force, published | event_window)
 
 
 def _one_per_chain(chain, codes, score) -> None:
