@@ -92,7 +92,7 @@ def answer(cands: Candidates, request: QueryRequest, profile: Profile, knowledge
     intent_dict = intent.to_dict() if intent is not None else {}
     intent_dict["judged_at"] = iso(from_us(t_us))
     if ranked.range_ignored:
-        intent_dict["range_ignored"] = "no candidate falls in the named period: answered without it"
+        intent_dict["range_ignored"] = "no relevant document falls in the named period: answered without it"
     return QueryResponse(query_id=request.query_id or new_query_id(), query=request.text,
                          as_of=iso(request.as_of), profile=profile.name, results=results,
                          rejections=rejections, intent=intent_dict)

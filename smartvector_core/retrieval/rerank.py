@@ -63,7 +63,7 @@ class Ranked:
     action: np.ndarray
     notes: dict[int, list[str]] = field(default_factory=dict)
     severity: np.ndarray | None = None       # numeric change against the previous version (0..1)
-    range_ignored: bool = False              # the named period held no candidate at all
+    range_ignored: bool = False              # the named period held no relevant candidate
 
     def rejected(self) -> np.ndarray:
         return np.flatnonzero(self.reject_code != KEEP)
@@ -117,8 +117,9 @@ def rerank(cands: Candidates, profile: Profile, *, t_us: int, intent: QueryInten
     notes: dict[int, list[str]] = {}
     rng = intent.time_range_us if (intent is not None and profile.use_intent) else None
     range_ignored = False
-    if rng is not None and profile.gates and n and not in_range(cands, rng, superseded_us).any():
-        rng, range_ignored = None, True        # nothing at all in the period: a misread, not an answer
+    if rng is not None and profile.gates and not (in_range(cands, rng, superseded_us)
+                                                  & (cands.raw_cosine >= scoring.relevance_gate)).any():
+        rng, range_ignored = None, True        # nothing relevant in the period: a misread, not an answer
     bypass = np.zeros(n, dtype=bool)           # explicitly asked-for versions skip the validity gates
     if profile.gates:
         if intent is not None and profile.use_intent and (intent.version or intent.version_rank):
