@@ -138,3 +138,35 @@ def test_validation_error_type_is_value_error(fake_app):
     with pytest.raises(ValueError) as info:
         fake_app.ingest_records([{"id": "a", "text": "x", "kind": "nope"}], now=NOW)
     assert isinstance(info.value, InputError)
+
+
+def minimal_pdf(text: str) -> bytes:
+    """A one-page PDF whose content stream shows ``text`` in Helvetica (hand-built, valid xref)."""
+    stream = f"BT /F1 12 Tf 72 720 Td ({text}) Tj ET".encode()
+    objects = [
+        b"<< /Type /Catalog /Pages 2 0 R >>",
+        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R "
+        b"/Resources << /Font << /F1 5 0 R >> >> >>",
+        b"<< /Length " + str(len(stream)).encode() + b" >>\nstream\n" + stream + b"\nendstream",
+        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+    ]
+    out = bytearray(b"%PDF-1.4\n")
+    offsets = []
+    for number, body in enumerate(objects, start=1):
+        offsets.append(len(out))
+        out += f"{number} 0 obj\n".encode() + body + b"\nendobj\n"
+    xref = len(out)
+    out += f"xref\n0 {len(objects) + 1}\n0000000000 65535 f \n".encode()
+    out += b"".join(f"{o:010d} 00000 n \n".encode() for o in offsets)
+    out += f"trailer\n<< /Size {len(objects) + 1} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n".encode()
+    return bytes(out)
+
+
+def test_pdf_is_read_with_its_text(fake_app, tmp_path):
+    pdf = tmp_path / "refund-policy.pdf"
+    pdf.write_bytes(minimal_pdf("Refunds are accepted within 30 days of purchase."))
+    report = fake_app.ingest_paths([pdf], now=NOW)
+    assert report.documents == 1 and report.chunks == 1
+    doc = fake_app.store.chunks_for_docs(["refund-policy"]).to_pylist()[0]
+    assert "within 30 days" in doc["text"] and doc["source"].endswith("refund-policy.pdf")
