@@ -98,6 +98,7 @@ class SmartVector:
         self._pending_queries: list[dict[str, Any]] = []
         self._pending_events: list[dict[str, Any]] = []
         self.batching = False
+        self._batch_state = None
 
     @property
     def embedder(self):
@@ -191,10 +192,20 @@ class SmartVector:
         if k < 1:
             raise InputError(f"expected k >= 1, found {k}", field="k")
         request = QueryRequest(text.strip(), as_of, get_profile(profile), k, query_id)
-        response = run_query(self.store, self.embedder, request, knowledge=self.knowledge.get(), vector=vector)
+        response = run_query(self.store, self.embedder, request, knowledge=self._state_for_query(), vector=vector)
         if log:
             self._log_query(response, now=asked_at or as_of)
         return response
+
+    def _state_for_query(self):
+        """The knowledge state a query reads. In batch mode (``batching``) every query of the
+        batch reads one snapshot taken at its first query: the batch is consistent and
+        reproducible, and no query pays the per-table version checks; ``flush`` ends it."""
+        if not self.batching:
+            return self.knowledge.get()
+        if self._batch_state is None:
+            self._batch_state = self.knowledge.get()
+        return self._batch_state
 
     def _log_query(self, response: QueryResponse, *, now: datetime) -> None:
         """Append the query to the log and one ACCESS event per returned document."""
@@ -212,7 +223,9 @@ class SmartVector:
             self.flush()
 
     def flush(self) -> None:
-        """Write buffered query-log rows and access events (one commit each)."""
+        """Write buffered query-log rows and access events (one commit each); ends a batch's
+        knowledge snapshot."""
+        self._batch_state = None
         if self._pending_queries:
             self.store.log_queries(self._pending_queries)
             self._pending_queries = []
