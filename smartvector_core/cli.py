@@ -254,7 +254,7 @@ def cmd_bench(app: SmartVector, args) -> int:
     from .evaluation.report import bench_command, format_report
 
     out = bench_command(args, embedder=app.embedder, warn=lambda m: _eprint(f"warning: {m}"),
-                        feedback=app.feedback_certainty_pairs if args.with_feedback else None)
+                        feedback=app.feedback_certainty_pairs if args.with_feedback else None, now=clock.now())
     print(dumps(out) if args.json else format_report(out))
     return 0
 

@@ -36,8 +36,13 @@ def parse_rates(text: str | None) -> list[float]:
 
 
 def bench_files(corpus_path: str, queries_path: str, profiles: list[str], *, embedder, k: int,
-                warn: Callable[[str], None] | None = None) -> dict[str, Any]:
-    """``bench --corpus --queries``: the CONTRACT JSON (``profiles``) plus ``params`` and timings."""
+                warn: Callable[[str], None] | None = None, now: datetime | None = None) -> dict[str, Any]:
+    """``bench --corpus --queries``: the CONTRACT JSON (``profiles``) plus ``params`` and timings.
+
+    Queries without ``as_of`` are asked at the latest moment in the data; data with no time at
+    all (no ``created_at``, no ``as_of``) is asked at ``now`` (the caller's clock), which then
+    cannot change any answer: nothing in such data depends on time.
+    """
     from ..ingest import read_records
     from ..service import read_queries
 
@@ -49,7 +54,7 @@ def bench_files(corpus_path: str, queries_path: str, profiles: list[str], *, emb
         raise InputError("no queries in the queries file", file=str(queries_path))
     dated = [s for s in specs if s.as_of != _NO_TIME]
 
-    latest = data_now(corpus, normalise_queries(dated))
+    latest = data_now(corpus, normalise_queries(dated)) or now
     if latest is None:
         raise InputError("no created_at in the corpus and no as_of in the queries: the benchmark needs a "
                          "moment from the data", file=str(queries_path), field="as_of")
@@ -63,7 +68,7 @@ def bench_files(corpus_path: str, queries_path: str, profiles: list[str], *, emb
 
 
 def bench_command(args, *, embedder, warn: Callable[[str], None] | None = None,
-                  feedback=None) -> dict[str, Any]:
+                  feedback=None, now: datetime | None = None) -> dict[str, Any]:
     """Dispatch the parsed ``bench`` arguments (see cli.py) and return the JSON document."""
     profiles = parse_list(args.profiles, "profiles")
     if args.k < 1:
@@ -85,7 +90,7 @@ def bench_command(args, *, embedder, warn: Callable[[str], None] | None = None,
         raise InputError("give --corpus C.jsonl and --queries Q.jsonl, or --suite paper", field="bench")
     if args.fit_calibration or args.ablations or args.sweep:
         raise InputError("--fit-calibration, --ablations and --sweep need --suite paper", field="bench")
-    return bench_files(args.corpus, args.queries, profiles, embedder=embedder, k=args.k, warn=warn)
+    return bench_files(args.corpus, args.queries, profiles, embedder=embedder, k=args.k, warn=warn, now=now)
 
 
 def _row(name: str, m: dict[str, Any]) -> str:

@@ -140,6 +140,16 @@ def test_cli_bench_files(tmp_path, monkeypatch, capsys):
     assert "top1%" in capsys.readouterr().out
 
 
+def test_cli_bench_on_data_without_any_time(tmp_path, monkeypatch, capsys):
+    """No created_at, no as_of: nothing in the data depends on time, so the bench still runs."""
+    monkeypatch.setenv("SMARTVECTOR_MODEL", "hashing")
+    corpus = write_jsonl(tmp_path / "c.jsonl", [{"id": "a", "text": "Refunds are accepted within 30 days."},
+                                                 {"id": "b", "text": "Passwords change every 90 days."}])
+    queries = write_jsonl(tmp_path / "q.jsonl", [{"id": "q1", "text": "refunds accepted days", "relevant": ["a"]}])
+    assert cli.main(["bench", "--corpus", str(corpus), "--queries", str(queries), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["profiles"]["naive"]["n"] == 1
+
+
 def test_cli_bench_bad_input(tmp_path, monkeypatch, capsys):
     monkeypatch.setenv("SMARTVECTOR_MODEL", "hashing")
     corpus = write_jsonl(tmp_path / "c.jsonl", CORPUS)
