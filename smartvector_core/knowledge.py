@@ -16,6 +16,7 @@ import pandas as pd
 import pyarrow as pa
 
 from .clock import to_us
+from .config import DEFAULT_CONFIDENCE
 from .memory import KnowledgeGraph, aggregate_events, live_confidence
 from .models import EdgeType
 
@@ -147,6 +148,7 @@ class KnowledgeCache:
 
 
 _TITLE_NORM = __import__("re").compile(r"[^a-z0-9]+")
+IMPLICIT_CHAIN_AUTHORITY_GAP = 0.3   # ours: same-title documents further apart in authority are not versions
 
 
 def normalise_title(title: str) -> str:
@@ -203,10 +205,20 @@ class DocIndex:
             dst_list.append(d[ok])
         versioned = np.flatnonzero((kinds == "VERSIONED") & (titles != ""))
         if versioned.size:
+            # implicit chain: same normalised title, and authority close to the most trusted
+            # member's (a low-authority post titled like the official policy is not its version)
+            authority = (pc.cast(docs.column("authority"), pa.float64()).fill_null(np.nan).to_numpy()
+                         if "authority" in docs.column_names else np.full(n, np.nan))
+            trust = np.where(np.isnan(authority), DEFAULT_CONFIDENCE.default_authority, authority)[versioned]
             codes, _ = pd.factorize(titles[versioned])
-            first = pd.Series(versioned).groupby(codes).transform("first").to_numpy()
-            src_list.append(versioned)
-            dst_list.append(first)
+            order = np.lexsort((-trust, codes))
+            heads = order[np.r_[True, codes[order][1:] != codes[order][:-1]]]
+            head_of = np.empty(codes.max() + 1, dtype=np.int64)
+            head_of[codes[heads]] = heads
+            head = head_of[codes]
+            close = np.abs(trust - trust[head]) <= IMPLICIT_CHAIN_AUTHORITY_GAP
+            src_list.append(versioned[close])
+            dst_list.append(versioned[head][close])
         src = np.concatenate(src_list) if src_list else np.zeros(0, dtype=np.int64)
         dst = np.concatenate(dst_list) if dst_list else np.zeros(0, dtype=np.int64)
         adjacency = coo_matrix((np.ones(src.size), (src, dst)), shape=(n, n))

@@ -1,0 +1,25 @@
+"""Version chains over the whole store: explicit edges, and same-title versions of like authority."""
+
+from __future__ import annotations
+
+from .conftest import NOW
+
+
+def _doc(doc_id, created, authority, title="Refund policy"):
+    return {"id": doc_id, "title": title, "text": f"{doc_id}: refunds within some days.", "kind": "VERSIONED",
+            "doc_type": "policy", "created_at": created, "authority": authority}
+
+
+def test_same_title_versions_chain_but_a_low_authority_namesake_does_not(fake_app):
+    fake_app.ingest_records([
+        _doc("official_2024", "2024-01-01", 0.9), _doc("official_2025", "2025-01-01", 0.85),
+        _doc("forum_2026", "2026-01-01", 0.25), _doc("other", "2026-02-01", 0.9, title="Shipping policy"),
+    ], now=NOW, consolidate=False)
+    index = fake_app.knowledge.get().doc_index()
+    chain = dict(zip(index.ids, index.chain, strict=True))
+    superseded = dict(zip(index.ids, index.superseded_us, strict=True))
+    assert chain["official_2024"] == chain["official_2025"]
+    assert chain["forum_2026"] != chain["official_2024"] and chain["other"] != chain["official_2024"]
+    never = max(superseded.values())
+    assert superseded["official_2024"] < never          # replaced by official_2025
+    assert superseded["official_2025"] == never          # the forum post does not replace it
