@@ -80,7 +80,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from .clock import US_PER_DAY, from_us, iso, to_us
-from .config import decay_profile
+from .config import DEFAULT_CONFIDENCE, decay_profile
+from .knowledge import IMPLICIT_CHAIN_AUTHORITY_GAP
 from .memory import (
     DEFAULT_LIFECYCLE,
     DEFAULT_RIPPLE,
@@ -403,6 +404,8 @@ def consolidate(store, knowledge_state, *, now: datetime, config: ConsolidationC
     titles = np.asarray([normalise_title(t) for t in docs.column("title").to_pylist()], dtype=object)
     sources = np.asarray([(s or "").strip().lower() for s in docs.column("source").to_pylist()], dtype=object)
     dated = np.asarray(docs.column("dated").fill_null(True).to_pylist(), dtype=bool)
+    authority = np.asarray(docs.column("authority").to_numpy(zero_copy_only=False), dtype=np.float64)
+    authority = np.where(np.isnan(authority), DEFAULT_CONFIDENCE.default_authority, authority)
     created = _us(docs.column("created_at"), 0)
     valid_from = _us(docs.column("valid_from"), -1)
     effective = np.where(valid_from >= 0, valid_from, created)
@@ -487,7 +490,11 @@ def consolidate(store, knowledge_state, *, now: datetime, config: ConsolidationC
         if len(members) < 2:
             continue
         for kind in (DocumentKind.VERSIONED.value, DocumentKind.STATIC.value):
-            same = sorted((i for i in members if kinds[i] == kind), key=lambda i: (created[i], ids[i]))
+            same = [i for i in members if kinds[i] == kind]
+            if same:   # versions share an author's standing: a far less trusted namesake is not one
+                top = max(authority[i] for i in same)
+                same = [i for i in same if top - authority[i] <= IMPLICIT_CHAIN_AUTHORITY_GAP]
+            same = sorted(same, key=lambda i: (created[i], ids[i]))
             for older, newer in zip(same, same[1:], strict=False):
                 if created[newer] <= created[older]:
                     continue

@@ -23,3 +23,14 @@ def test_same_title_versions_chain_but_a_low_authority_namesake_does_not(fake_ap
     never = max(superseded.values())
     assert superseded["official_2024"] < never          # replaced by official_2025
     assert superseded["official_2025"] == never          # the forum post does not replace it
+
+
+def test_consolidation_does_not_infer_a_version_from_a_low_authority_namesake(fake_app):
+    fake_app.ingest_records([
+        _doc("official_2024", "2024-01-01", 0.9), _doc("official_2025", "2025-01-01", 0.85),
+        _doc("forum_2026", "2026-01-01", 0.25),
+    ], now=NOW, consolidate=False)
+    fake_app.consolidate(now=NOW)
+    edges = fake_app.edges_frame()
+    sup = edges[edges["edge_type"] == "SUPERSEDES"]
+    assert set(zip(sup["src"], sup["dst"], strict=True)) == {("official_2025", "official_2024")}
