@@ -85,13 +85,19 @@ class _NoEncode:
         return np.zeros((0, self.dim), dtype=np.float32)
 
 
+def _json_line(stdout: str) -> dict:
+    """The command's JSON line. Ray's raylet may print its own notices into this process's
+    stdout (e.g. a worker killed on a loaded machine); the JSON stays one line of its own."""
+    return json.loads(next(line for line in reversed(stdout.splitlines()) if line.startswith("{")))
+
+
 def test_cli_engine_ray(ray_cluster, tmp_path, monkeypatch, capsys):
     monkeypatch.setenv("SMARTVECTOR_MODEL", "hashing")
     corpus = write_jsonl(tmp_path / "c.jsonl",
                          [json.loads(line) for line in DEMO_CORPUS.read_text().splitlines()[:10]])
     assert cli.main(["--store", str(tmp_path / "s"), "ingest", "--engine", "ray", "--json", str(corpus)]) == 0
-    out = json.loads(capsys.readouterr().out)
+    out = _json_line(capsys.readouterr().out)
     assert out["documents"] == 10 and out["added"] == 10 and out["chunks_embedded"] > 0
     assert cli.main(["--store", str(tmp_path / "s"), "ingest", "--engine", "ray", "--json", str(corpus)]) == 0
-    again = json.loads(capsys.readouterr().out)
+    again = _json_line(capsys.readouterr().out)
     assert again["unchanged"] == 10 and again["chunks_embedded"] == 0
