@@ -156,6 +156,21 @@ def normalise_title(title: str) -> str:
     return _TITLE_NORM.sub(" ", (title or "").lower()).strip()
 
 
+def _edge_rows(edges: pd.DataFrame, edge_type: EdgeType, position: pd.Index,
+               with_inferred: bool) -> tuple[np.ndarray, np.ndarray]:
+    """Row positions (src, dst) of the ``edge_type`` edges between known documents
+    (declared ones only unless ``with_inferred``)."""
+    if not len(edges):
+        return np.zeros(0, dtype=np.intp), np.zeros(0, dtype=np.intp)
+    picked = edges[edges["edge_type"] == edge_type.value]
+    if not with_inferred:
+        picked = picked[picked["origin"] == "declared"]
+    s = position.get_indexer(picked["src"].to_numpy())
+    d = position.get_indexer(picked["dst"].to_numpy())
+    ok = (s >= 0) & (d >= 0)
+    return s[ok], d[ok]
+
+
 @dataclass
 class DocIndex:
     """Document-level arrays over the whole store, for version chains and supersession.
@@ -193,16 +208,8 @@ class DocIndex:
         effective = np.where(valid_from >= 0, valid_from, created).astype(np.int64)
         kinds = np.asarray(docs.column("kind").to_pylist(), dtype=object)
         titles = np.asarray([normalise_title(t) for t in docs.column("title").to_pylist()], dtype=object)
-        src_list, dst_list = [], []
-        if len(edges):
-            sup = edges[edges["edge_type"] == EdgeType.SUPERSEDES.value]
-            if not with_inferred:
-                sup = sup[sup["origin"] == "declared"]
-            s = position.get_indexer(sup["src"].to_numpy())
-            d = position.get_indexer(sup["dst"].to_numpy())
-            ok = (s >= 0) & (d >= 0)
-            src_list.append(s[ok])
-            dst_list.append(d[ok])
+        s, d = _edge_rows(edges, EdgeType.SUPERSEDES, position, with_inferred)
+        src_list, dst_list = [s], [d]
         versioned = np.flatnonzero((kinds == "VERSIONED") & (titles != ""))
         if versioned.size:
             # implicit chain: same normalised title, and authority close to the most trusted
@@ -243,14 +250,8 @@ class DocIndex:
             at = position.get_indexer(linked)
             relational[at] = graph.relational_importance(linked, live[at])
         dependency_stale = np.full(n, no_end, dtype=np.int64)
-        if len(edges):
-            dep = edges[edges["edge_type"] == EdgeType.DEPENDS_ON.value]
-            if not with_inferred:
-                dep = dep[dep["origin"] == "declared"]
-            s = position.get_indexer(dep["src"].to_numpy())
-            d = position.get_indexer(dep["dst"].to_numpy())
-            ok = (s >= 0) & (d >= 0)
-            np.minimum.at(dependency_stale, s[ok], superseded[d[ok]])
+        s, d = _edge_rows(edges, EdgeType.DEPENDS_ON, position, with_inferred)
+        np.minimum.at(dependency_stale, s, superseded[d])
         return cls(ids, position, effective, labels.astype(np.int64), superseded, relational, dependency_stale)
 
     def lookup(self, doc_ids: np.ndarray) -> np.ndarray:

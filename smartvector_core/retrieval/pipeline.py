@@ -27,7 +27,13 @@ from ..models import (
     Signal,
     ValidityState,
 )
-from ..temporal import STATE_TEMPORAL, confidence_tiers, parse_intent, remaining_window_hours
+from ..temporal import (
+    DEFAULT_TEMPORAL,
+    STATE_TEMPORAL,
+    confidence_tiers,
+    parse_intent,
+    remaining_window_hours,
+)
 from ..temporal.codes import state_names
 from .calibration import calibrate
 from .candidates import KIND_NAMES, SEARCH_COLUMNS, Candidates
@@ -107,14 +113,14 @@ def build_results(cands: Candidates, ranked: Ranked, profile: Profile, k: int, t
     margins = scores - runner_up
     contributions = ranked.signals.contributions()
     severity = ranked.severity[top] if ranked.severity is not None else np.zeros(len(top))
-    boost = 0.2 * severity
-    if not profile.conflict_boost:
-        boost = np.zeros(len(top))
+    conflict = DEFAULT_TEMPORAL.conflict
+    boost = conflict.boost_per_severity * severity if profile.conflict_boost else np.zeros(len(top))
+    penalty = conflict.penalty_per_severity * severity      # blog: the winner's confidence falls
     conflict_notes = [f"fact changed against the previous version: severity {sv:.3f} (score +{b:.3f}, "
-                      f"confidence -{0.1 * sv:.3f})" if sv > 0 else None for sv, b in zip(severity, boost, strict=True)]
-    final_scores = scores
-    probability = calibrate(profile.name, final_scores, np.nan_to_num(margins, nan=1.0), ranked, top)
-    probability = np.clip(probability - 0.1 * severity, 0.0, 1.0)   # blog: confidence −0.1·severity
+                      f"confidence -{p:.3f})" if sv > 0 else None
+                      for sv, b, p in zip(severity, boost, penalty, strict=True)]
+    probability = calibrate(profile.name, scores, np.nan_to_num(margins, nan=1.0), ranked, top)
+    probability = np.clip(probability - penalty, 0.0, 1.0)
     tiers = confidence_tiers(probability, margins, severity >= 0.5)
     states = state_names(ranked.states[top])
     hours_left = remaining_window_hours(cands.valid_until_us[top], t_us)
@@ -134,7 +140,7 @@ def build_results(cands: Candidates, ranked: Ranked, profile: Profile, k: int, t
                            f"(gain +{ranked.decay[partner] - ranked.decay[i]:.3f})")
         out.append(Result(
             id=cands.doc_id[i], chunk_id=cands.chunk_id[i], text=cands.text[i], rank=j + 1,
-            score=float(final_scores[j]), confidence=float(probability[j]),
+            score=float(scores[j]), confidence=float(probability[j]),
             confidence_tier=ConfidenceTier(str(tiers[j])), validity_state=ValidityState(str(states[j])),
             kind=DocumentKind(KIND_NAMES[cands.kind[i]]), signals=signals, reasons=reasons,
             title=cands.title[i], doc_type=cands.doc_type[i], action=action, lifecycle=cands.lifecycle[i],

@@ -16,6 +16,7 @@ import numpy as np
 from ..clock import US_PER_DAY
 from ..models import RejectionCode
 from ..temporal import (
+    DEFAULT_TEMPORAL,
     KIND_EVENT,
     KIND_STATIC,
     KIND_VERSIONED,
@@ -24,6 +25,7 @@ from ..temporal import (
     STATE_NOT_YET_VALID,
     STATE_TEMPORAL,
     QueryIntent,
+    conflict_severity,
     validity_states,
 )
 from ..temporal.decay import profile_arrays
@@ -254,8 +256,6 @@ def _conflict_boost(cands, chain, codes, score, k) -> tuple[np.ndarray, np.ndarr
     """Numeric conflict with the previous version of the same chain (blog, "When the fact changed
     significantly between versions"): the winner's score rises by 0.2·severity (its confidence
     falls by 0.1·severity, applied with the tiers). Only the 2k best kept candidates are compared."""
-    from ..temporal import conflict_severity
-
     severity = np.zeros(len(score))
     kept = np.flatnonzero(codes == KEEP)
     for i in kept[np.argsort(-score[kept], kind="stable")][: 2 * k]:
@@ -263,7 +263,7 @@ def _conflict_boost(cands, chain, codes, score, k) -> tuple[np.ndarray, np.ndarr
         if same.size:
             older = same[np.argmax(cands.created_us[same])]
             severity[i] = conflict_severity(cands.text[older], cands.text[i]).severity
-    boosted = np.clip(score + 0.2 * severity, 0.0, 1.0)
+    boosted = np.clip(score + DEFAULT_TEMPORAL.conflict.boost_per_severity * severity, 0.0, 1.0)
     return boosted, severity
 
 
@@ -325,8 +325,6 @@ def _pair(cands, decay, score, codes, action, partner) -> None:
     """SOLO / PAIR / DROP for STATIC documents (blog): a weak one needs a fresher partner of the
     same doc type among the kept candidates (gain >= 0.10), else it is dropped and logged.
     The partner is the freshest kept candidate of the same doc type (vectorised per type)."""
-    from ..temporal import DEFAULT_TEMPORAL
-
     cfg = DEFAULT_TEMPORAL.freshness
     static = cands.kind == KIND_STATIC
     act = np.where(static, pairing_action(decay), "SOLO")
