@@ -59,3 +59,17 @@ def s3_env(moto_endpoint, monkeypatch) -> dict[str, str]:
     boto3.client("s3", endpoint_url=moto_endpoint, region_name="us-east-1", aws_access_key_id="testing",
                  aws_secret_access_key="testing").create_bucket(Bucket=bucket)
     return {**env, "BUCKET": bucket}
+
+
+@pytest.fixture(scope="module")
+def ray_cluster():
+    """A local Ray cluster on 2 CPUs for one test module (workers import this repository)."""
+    ray = pytest.importorskip("ray")
+    from smartvector_core.scaleout.ray_ingest import REPO_ROOT
+
+    if ray.is_initialized():
+        ray.shutdown()
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False,
+             runtime_env={"env_vars": {"PYTHONPATH": str(REPO_ROOT)}})
+    yield ray
+    ray.shutdown()

@@ -13,21 +13,12 @@ import pytest
 from smartvector_core import cli
 from smartvector_core.embedding import HashingEmbedder
 from smartvector_core.ingest import read_records, validate_records
-from smartvector_core.scaleout.ray_ingest import REPO_ROOT, ingest_documents_ray
+from smartvector_core.scaleout.ray_ingest import ingest_documents_ray
 from smartvector_core.service import SmartVector
 from smartvector_core.settings import DEMO_CORPUS, load_settings
 from tests.conftest import NOW, write_jsonl
 
 pytestmark = pytest.mark.slow
-
-
-@pytest.fixture(scope="module")
-def ray_cluster():
-    ray = pytest.importorskip("ray")
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False,
-             runtime_env={"env_vars": {"PYTHONPATH": str(REPO_ROOT)}})
-    yield ray
-    ray.shutdown()
 
 
 def _app(path) -> SmartVector:

@@ -27,17 +27,6 @@ from tests.conftest import NOW
 pytestmark = pytest.mark.slow
 
 
-@pytest.fixture(scope="module")
-def ray_cluster():
-    ray = pytest.importorskip("ray")
-    if ray.is_initialized():
-        ray.shutdown()
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False,
-             runtime_env={"env_vars": {"PYTHONPATH": str(REPO_ROOT)}})
-    yield ray
-    ray.shutdown()
-
-
 def _app(path) -> SmartVector:
     return SmartVector(load_settings(str(path), env={"SMARTVECTOR_MODEL": "hashing"}), embedder=HashingEmbedder())
 
