@@ -22,7 +22,7 @@ chromium:
 	@test -x /usr/bin/chromium || { (apt-get update -qq && apt-get install -y -qq chromium >/dev/null) || echo "chromium not installed: the browser test will be skipped"; }
 
 test: $(STAMP) chromium
-	OMP_NUM_THREADS=1 SMARTVECTOR_TORCH_THREADS=1 $(PY) -m pytest -q
+	OMP_NUM_THREADS=1 SMARTVECTOR_EMBED_THREADS=1 $(PY) -m pytest -q
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .

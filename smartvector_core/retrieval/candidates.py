@@ -24,6 +24,8 @@ KIND_NAMES = np.array([DocumentKind.STATIC, DocumentKind.VERSIONED, DocumentKind
 SEARCH_COLUMNS = ["chunk_id", "doc_id", "text", "title", "source", "created_at", "dated", "valid_from",
                   "valid_until", "kind", "kind_reason", "doc_type", "version", "supersedes", "depends_on",
                   "authority", "lifecycle", "superseded_at"]
+CHUNK_COLUMNS = ["chunk_id", "doc_id", "text"]   # the rest are document-level (same on every chunk)
+DOCUMENT_SEARCH_COLUMNS = [c for c in SEARCH_COLUMNS if c not in CHUNK_COLUMNS]
 
 
 def _times(column: pa.ChunkedArray, fill: int) -> np.ndarray:

@@ -77,7 +77,7 @@ class EncodeActor:
     """Ray stage 2 (actor pool): the model is loaded once per actor, then encodes batches."""
 
     def __init__(self, model_name: str, threads: int = 1) -> None:
-        os.environ.setdefault("SMARTVECTOR_TORCH_THREADS", str(threads))
+        os.environ.setdefault("SMARTVECTOR_EMBED_THREADS", str(threads))
         from ..embedding import get_embedder
 
         self.embedder = get_embedder(model_name)
