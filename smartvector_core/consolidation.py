@@ -87,10 +87,12 @@ from .memory import (
     DEFAULT_RIPPLE,
     KnowledgeGraph,
     LifecycleConfig,
+    ParsedText,
     RippleConfig,
     aggregate_events,
-    find_contradiction,
+    contradictions_between,
     live_confidence,
+    parse_text,
     plan_lifecycle,
     wake_on_access,
 )
@@ -322,16 +324,23 @@ def find_candidates(plan: ConsolidationPlan, doc_rows=None, search=None) -> Find
           ) if len(doc_a) else np.zeros(0, bool)
     found: set[int] = set()
     contradictions: list[tuple[int, int, object]] = []
-    for ca, cb in zip(chunk_a[ok], chunk_b[ok], strict=True):
+    parsed: dict[int, ParsedText] = {}   # each chunk's text is parsed once, not once per pair
+
+    def parse(row: int) -> ParsedText:
+        if row not in parsed:
+            parsed[row] = parse_text(plan.texts[row] or "")
+        return parsed[row]
+
+    for ca, cb in zip(chunk_a[ok].tolist(), chunk_b[ok].tolist(), strict=True):
         x, y = int(chunk_doc[ca]), int(chunk_doc[cb])
         key = min(x, y) * n + max(x, y)
         if key in found:
             continue
-        hit = find_contradiction(plan.texts[ca], plan.texts[cb])
-        if hit is None:
+        hits = contradictions_between(parse(ca), parse(cb))
+        if not hits:
             continue
         found.add(key)
-        contradictions.append((int(ca), int(cb), hit))
+        contradictions.append((ca, cb, hits[0]))
 
     citations = _citation_hits(plan, np.flatnonzero(in_slice)) if plan.query_side.any() else set()
     return Findings(chunk_a, chunk_b, sims, near, contradictions, citations)

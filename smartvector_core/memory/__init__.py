@@ -14,8 +14,11 @@ from .contradictions import (
     DEFAULT_CONTRADICTION,
     Contradiction,
     ContradictionConfig,
+    ParsedText,
+    contradictions_between,
     find_contradiction,
     find_contradictions,
+    parse_text,
 )
 from .graph import (
     DEFAULT_RELATIONAL,
@@ -42,8 +45,8 @@ __all__ = [
     "DEFAULT_CONTRADICTION", "DEFAULT_LIFECYCLE", "DEFAULT_RELATIONAL", "DEFAULT_RIPPLE",
     "NO_ACCESS_US", "TRANSITIONS", "ChunkDiff", "ChunkRef", "Contradiction", "ContradictionConfig",
     "EventAggregates", "IllegalTransition", "KnowledgeGraph", "LifecycleConfig", "Move",
-    "RelationalConfig", "RippleConfig", "RippleStep", "aggregate_events", "check_move",
-    "decayed_base", "diff_chunks", "find_contradiction", "find_contradictions",
-    "initial_confidence", "live_confidence", "make_move", "plan_lifecycle", "reembed_fraction",
+    "ParsedText", "RelationalConfig", "RippleConfig", "RippleStep", "aggregate_events", "check_move",
+    "contradictions_between", "decayed_base", "diff_chunks", "find_contradiction", "find_contradictions",
+    "initial_confidence", "live_confidence", "make_move", "parse_text", "plan_lifecycle", "reembed_fraction",
     "wake_on_access",
 ]

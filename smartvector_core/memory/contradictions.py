@@ -35,7 +35,8 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-__all__ = ["Contradiction", "ContradictionConfig", "find_contradiction", "find_contradictions"]
+__all__ = ["Contradiction", "ContradictionConfig", "ParsedText", "contradictions_between", "find_contradiction",
+           "find_contradictions", "parse_text"]
 
 
 @dataclass(frozen=True)
@@ -262,12 +263,11 @@ def _is_fragment(text: str) -> bool:
     return not _subject_terms(text)
 
 
-def _numeric(text_a: str, text_b: str, config: ContradictionConfig) -> list[Contradiction]:
-    qa = [q for c in _clauses(text_a) for q in _quantities(c, config)]
-    qb = [q for c in _clauses(text_b) for q in _quantities(c, config)]
-    fragment = _is_fragment(text_a) or _is_fragment(text_b)
+def _numeric(pa: ParsedText, pb: ParsedText, config: ContradictionConfig) -> list[Contradiction]:
+    qb = pb.quantities
+    fragment = pa.fragment or pb.fragment
     out = []
-    for a in qa:
+    for a in pa.quantities:
         need = config.min_shared_terms if a.unit else config.min_shared_terms_unitless
         if fragment and a.unit:
             # one side is only "within 14 days": its qualifier must match instead of a subject
@@ -352,12 +352,10 @@ def _opposed(a: _Stance, b: _Stance) -> bool:
     return ((a.family, a.positive), (b.family, b.positive)) in _CROSS_OPPOSED
 
 
-def _negation(text_a: str, text_b: str, config: ContradictionConfig) -> list[Contradiction]:
-    sa = [s for c in _clauses(text_a) for s in _stances(c)]
-    sb = [s for c in _clauses(text_b) for s in _stances(c)]
+def _negation(pa: ParsedText, pb: ParsedText, config: ContradictionConfig) -> list[Contradiction]:
     out = []
-    for a in sa:
-        for b in sb:
+    for a in pa.stances:
+        for b in pb.stances:
             if not _opposed(a, b):
                 continue
             shared = a.terms & b.terms
@@ -370,21 +368,44 @@ def _negation(text_a: str, text_b: str, config: ContradictionConfig) -> list[Con
 
 
 # --- public --------------------------------------------------------------------------------
-def find_contradictions(text_a: object, text_b: object,
-                        config: ContradictionConfig = DEFAULT_CONTRADICTION) -> list[Contradiction]:
-    """Every contradiction found between ``text_a`` and ``text_b``: numeric ones first, then
-    negations, each in reading order of ``text_a``; duplicates (same kind and evidence) once."""
-    if text_a is None or text_b is None:
-        return []
-    a, b = str(text_a), str(text_b)
+@dataclass(frozen=True)
+class ParsedText:
+    """What the rules read from one text (its quantities and stances, clause by clause).
+
+    Parse each text once with :func:`parse_text` when comparing it with many others (the
+    consolidation agent compares a chunk with each of its neighbours)."""
+
+    quantities: tuple[_Quantity, ...]
+    stances: tuple[_Stance, ...]
+    fragment: bool
+
+
+def parse_text(text: object, config: ContradictionConfig = DEFAULT_CONTRADICTION) -> ParsedText:
+    clauses = _clauses(str(text))
+    return ParsedText(tuple(q for c in clauses for q in _quantities(c, config)),
+                      tuple(s for c in clauses for s in _stances(c)), _is_fragment(str(text)))
+
+
+def contradictions_between(pa: ParsedText, pb: ParsedText,
+                           config: ContradictionConfig = DEFAULT_CONTRADICTION) -> list[Contradiction]:
+    """Every contradiction between two parsed texts: numeric ones first, then negations, each
+    in reading order of the first text; duplicates (same kind and evidence) once."""
     seen: set[tuple[str, str]] = set()
     out = []
-    for found in _numeric(a, b, config) + _negation(a, b, config):
+    for found in _numeric(pa, pb, config) + _negation(pa, pb, config):
         key = (found.kind, found.evidence)
         if key not in seen:
             seen.add(key)
             out.append(found)
     return out
+
+
+def find_contradictions(text_a: object, text_b: object,
+                        config: ContradictionConfig = DEFAULT_CONTRADICTION) -> list[Contradiction]:
+    """Every contradiction found between ``text_a`` and ``text_b`` (see :func:`contradictions_between`)."""
+    if text_a is None or text_b is None:
+        return []
+    return contradictions_between(parse_text(text_a, config), parse_text(text_b, config), config)
 
 
 def find_contradiction(text_a: object, text_b: object,
