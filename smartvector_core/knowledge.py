@@ -49,6 +49,7 @@ class KnowledgeState:
     _indexes: dict[bool, DocIndex] = field(default_factory=dict)
     _event_index: Any = None
     _last_aggregates: Any = None
+    _document_fields: dict[str, np.ndarray] | None = None
 
     def doc_index(self, *, with_inferred: bool = True) -> DocIndex:
         """Chains and supersession over every document (built once per state)."""
@@ -57,38 +58,17 @@ class KnowledgeState:
                                                           with_inferred=with_inferred)
         return self._indexes[with_inferred]
 
-    def newest_created_us(self) -> int | None:
-        """``created_at`` of the newest current document this state knows (None: none)."""
+    def document_fields(self) -> dict[str, np.ndarray] | None:
+        """The document-level candidate fields of every document, in ``doc_index()`` order
+        (built once per state; None for an empty store). They are written on every chunk of a
+        document, so a search need not read them from LanceDB."""
         if self.docs is None or self.docs.num_rows == 0:
             return None
-        import pyarrow.compute as pc
+        if self._document_fields is None:
+            from .retrieval.candidates import document_fields
 
-        return int(pc.max(pc.cast(self.docs.column("created_at"), pa.int64())).as_py())
-
-    def document_rows(self, store, doc_ids: np.ndarray, columns: list[str]) -> tuple[pa.Table, np.ndarray]:
-        """The document-level ``columns`` of each of ``doc_ids``, in order, and a mask of the ids found.
-
-        These fields are written on every chunk of a document, so this state's documents table
-        holds them; ids it does not know (written after it was loaded) are read from the store,
-        and an id found in neither (retired meanwhile) is masked out.
-        """
-        ids = np.asarray(doc_ids, dtype=object)
-        at = self.doc_index().lookup(ids) if self.docs is not None and self.docs.num_rows else np.full(len(ids), -1)
-        source = self.docs.select(columns) if self.docs is not None and self.docs.num_rows else None
-        if (at < 0).any():
-            unknown = list(dict.fromkeys(ids[at < 0].tolist()))
-            fresh = store.chunks_for_docs(unknown)
-            fresh_ids = fresh.column("doc_id").to_pylist()
-            first = {d: i for i, d in reversed(list(enumerate(fresh_ids)))}
-            fresh = fresh.take(pa.array(list(first.values()), type=pa.int64())).select(columns)
-            offset = source.num_rows if source is not None else 0
-            source = fresh if source is None else pa.concat_tables([source, fresh.cast(source.schema)])
-            where = {d: offset + k for k, d in enumerate(first)}
-            at = np.where(at >= 0, at, [where.get(d, -1) for d in ids.tolist()]).astype(np.intp)
-        found = at >= 0
-        if source is None:
-            return pa.table({c: pa.array([], type=pa.null()) for c in columns}), found
-        return source.take(pa.array(at[found], type=pa.int64())), found
+            self._document_fields = document_fields(self.docs)
+        return self._document_fields
 
     @classmethod
     def load(cls, store) -> KnowledgeState:

@@ -14,8 +14,6 @@ from dataclasses import dataclass
 from datetime import datetime
 
 import numpy as np
-import pyarrow as pa
-import pyarrow.compute as pc
 
 from ..clock import from_us, iso, to_us
 from ..models import (
@@ -38,7 +36,7 @@ from ..temporal import (
 )
 from ..temporal.codes import state_names
 from .calibration import calibrate
-from .candidates import CHUNK_COLUMNS, DOCUMENT_SEARCH_COLUMNS, KIND_NAMES, SEARCH_COLUMNS, Candidates
+from .candidates import CHUNK_COLUMNS, KIND_NAMES, SEARCH_COLUMNS, Candidates
 from .profiles import Profile, get_profile
 from .rerank import CODES, Ranked, age_days, rerank
 from .scoring import DEFAULT_SCORING
@@ -63,28 +61,23 @@ def retrieve(store, query_vector: np.ndarray, as_of: datetime, k: int, knowledge
     """Top chunks that existed at ``as_of``, collapsed to one row per document.
 
     With ``knowledge`` (the store's :class:`~smartvector_core.knowledge.KnowledgeState`) LanceDB
-    returns only the chunk's own columns and the document-level ones come from the state, which
-    holds them already (measured: the search costs ~40% less at 100k chunks, same rows); and
-    when ``as_of`` is at or after the newest document the state knows, the existence bound is
-    checked on the hits rather than in LanceDB's prefilter.
+    returns only the chunk's own columns and the document-level fields come from the state,
+    which holds them already; when ``as_of`` is at or after the newest document the state knows,
+    LanceDB's prefilter also leaves out the (then always true) existence bound. A hit on a
+    document the state does not know (written since it was loaded) falls back to the plain
+    search. Same candidates either way (tested); measured at 100k chunks, the search costs
+    about 40% less.
     """
     pool = max(CANDIDATE_POOL, 12 * k)
-    if knowledge is None:
-        return Candidates.from_search(store.search(query_vector, as_of=as_of, limit=pool, columns=SEARCH_COLUMNS))
-    newest = knowledge.newest_created_us()
-    as_of_us = to_us(as_of)
-    bound = as_of if newest is None or as_of_us < newest else None
-    hits = store.search(query_vector, as_of=bound, limit=pool, columns=CHUNK_COLUMNS)
-    docs, found = knowledge.document_rows(store, hits.column("doc_id").to_numpy(zero_copy_only=False),
-                                          DOCUMENT_SEARCH_COLUMNS)
-    hits = hits.filter(pa.array(found))
-    for name in DOCUMENT_SEARCH_COLUMNS:
-        if name not in hits.column_names:
-            hits = hits.append_column(name, docs.column(name))
-    if bound is None:   # a document written after the state was loaded may be newer than as_of
-        created = pc.cast(hits.column("created_at"), pa.int64()).fill_null(0)
-        hits = hits.filter(pc.less_equal(created, as_of_us))
-    return Candidates.from_search(hits)
+    fields = knowledge.document_fields() if knowledge is not None else None
+    if fields is not None:
+        index = knowledge.doc_index()
+        bound = as_of if to_us(as_of) < int(fields["created_us"].max()) else None
+        hits = store.search(query_vector, as_of=bound, limit=pool, columns=CHUNK_COLUMNS)
+        cands = Candidates.from_chunk_hits(hits, fields, index.lookup)
+        if cands is not None:
+            return cands
+    return Candidates.from_search(store.search(query_vector, as_of=as_of, limit=pool, columns=SEARCH_COLUMNS))
 
 
 def run_query(store, embedder, request: QueryRequest, *, knowledge, vector: np.ndarray | None = None
