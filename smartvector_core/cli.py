@@ -268,8 +268,12 @@ def cmd_perf(app: SmartVector, args) -> int:
     if target:
         from pathlib import Path
 
+        from .perf import perf_markdown
+
         Path(target).parent.mkdir(parents=True, exist_ok=True)
         Path(target).write_text(dumps(out) + "\n", encoding="utf-8")
+        if not args.out:   # the full run also renders the table of docs/PERF.md
+            Path(target).with_name("PERF.md").write_text(perf_markdown(out), encoding="utf-8")
     print(dumps(out) if args.json else format_table(out))
     return 0
 

@@ -545,9 +545,10 @@ def perf_markdown(out: dict) -> str:
          f"(raw {q_large['raw_p50_ms']} ms)", "≤ 30 ms", "SmartVector reference: scans every vector"),
         ("Query overhead over embed + raw LanceDB search", f"× {out['query_overhead_ratio']}", "≤ 1.15", ""),
         ("Recall@20 of the vector index vs brute force", f"{out['recall_at_20']}", "≥ 0.95", ""),
-        ("Ingest throughput", f"{out['ingest_chunks_per_s']} chunks/s "
-         f"(encode alone {out['encode_chunks_per_s']})", "", ""),
-        ("Ingest / plain encode throughput", f"{out['ingest_vs_encode_ratio']}", "≥ 0.9", ""),
+        ("Ingest throughput", f"{out['ingest_chunks_per_s']} chunks/s (plain SentenceTransformer.encode "
+         f"{out['encode_chunks_per_s']}, our encoder alone {out.get('backend_encode_chunks_per_s')})", "", ""),
+        ("Ingest / plain encode throughput", f"{out['ingest_vs_encode_ratio']} (over our encoder alone "
+         f"{out.get('ingest_vs_backend_encode_ratio')})", "≥ 0.9", ""),
         ("Consolidate " + " / ".join(f"{int(k):,}" for k in c) + " chunks",
          " / ".join("n/a" if v is None else f"{v} s" for v in c.values()), "≤ 60 s at 10k",
          "SmartVector reference: 259 s for 1,000"),
@@ -568,14 +569,19 @@ def perf_markdown(out: dict) -> str:
               "temporary directories. Query stores hold embedding-like vectors (2,000 topic directions "
               "plus noise: top-1 neighbour cosine ~0.86, as MiniLM paraphrases score), written directly "
               "because encoding 100k passages would take an hour and is not what is measured; the "
-              "question is embedded by the real MiniLM in both the end-to-end and the raw timing. "
+              "question is embedded by the real MiniLM (ONNX Runtime, the default encoder) in both the "
+              "end-to-end and the raw timing. The raw timing is a plain LanceDB search with the same "
+              "prefilter returning every column the reranker reads; the end-to-end query asks LanceDB "
+              "for the chunk's own columns only and takes the document-level ones from its in-memory "
+              "knowledge state, so it can be faster than the raw search it is compared with. "
               "Consolidation runs on hashing-embedder vectors of synthetic text; the peak-RSS child "
               "loads and runs MiniLM, writes random vectors, and reads its own VmHWM. Ingest, the "
-              "surgical edit and the encoder baseline use real MiniLM encoding. Random unit vectors "
-              "are not used for recall: in 384 dimensions they have no near neighbours, and no "
-              "approximate index finds their top-20 (IVF_HNSW_SQ: 0.34).", "",
-              "Where a target is missed: the query p50 at 100k is the MiniLM question embedding "
-              "(~20 ms on 2 threads) plus the prefiltered indexed search (~18 ms); our own overhead "
-              "on top of the two is the ratio row. The consolidation growth exponent is from two "
-              "points (1k, 10k) on a shared machine; 10k chunks take well under the 60 s budget.", ""]
+              "surgical edit and the encoder baselines use real MiniLM encoding: `ingest_vs_encode_ratio` "
+              "is over plain `SentenceTransformer.encode` (PyTorch), `ingest_vs_backend_encode_ratio` "
+              "over our encoder alone. Random unit vectors are not used for recall: in 384 dimensions "
+              "they have no near neighbours, and no approximate index finds their top-20 "
+              "(IVF_HNSW_SQ: 0.34).", ""]
+    missed = [key for key, ok in out.get("targets_met", {}).items() if ok is False]
+    lines += [("Targets missed in this run: " + ", ".join(f"`{k}`" for k in missed) + ".") if missed
+              else "Every target is met in this run.", ""]
     return "\n".join(lines)
