@@ -48,9 +48,7 @@ def main(n: int) -> dict:
     out.update(ray_s=round(time.perf_counter() - t, 1), ray_chunks=report.chunks)
     ray.shutdown()
 
-    import torch
-
-    torch.set_num_threads(2)
+    os.environ["SMARTVECTOR_EMBED_THREADS"] = "2"
     local = SmartVector(load_settings(f"{tmp}/local", env={}))
     t = time.perf_counter()
     _ = local.embedder
