@@ -340,3 +340,17 @@ def test_lifecycle_counts_this_runs_penalties_once(fake_app):
         0.21 * 2 ** (-40 / 1825) - 0.05)
     assert lifecycle(fake_app, "kb_a") == "ACTIVE"
     assert fake_app.consolidate(now=NOW)["activated"] == 0
+
+
+def test_pair_cosines_are_exact_symmetric_and_independent_of_blocks():
+    from smartvector_core.consolidation import _cosines
+
+    rng = np.random.default_rng(3)
+    matrix = rng.standard_normal((300, 384)).astype(np.float32)
+    a, b = rng.integers(0, 300, 5000), rng.integers(0, 300, 5000)
+    got = _cosines(matrix, a, b)
+    exact = (matrix[a].astype(np.float64) * matrix[b].astype(np.float64)).sum(axis=1)
+    assert np.allclose(got, exact, rtol=0, atol=1e-9)
+    assert np.array_equal(got, _cosines(matrix, b, a))                  # symmetric, bit for bit
+    assert np.array_equal(got, _cosines(matrix, a, b, block=7))         # any partition of the pairs
+    assert np.array_equal(got[1234:1240], _cosines(matrix, a[1234:1240], b[1234:1240]))
