@@ -15,9 +15,11 @@ Two kinds, each conservative (a missed contradiction costs a review; a false one
   plus a few after it) share a subject word. A number with no unit is compared only when two
   subject words are shared. Years (1900–2100 with no unit), version numbers (20.19.0),
   dates, times, ordinals and labelled numbers ("section 4") are not quantities; "1,000" reads
-  as 1000. Not handled yet: the "per minute" of a rate is ignored (100 requests per minute
-  equals 100 requests per hour) and scale words are read as the unit ("2 million" is 2 of
-  "million", never equal to 2,000,000).
+  as 1000. A rate keeps its denominator ("per minute", "/min", "a day", "each order"): time
+  denominators from seconds to weeks are converted, so "100 requests per minute" equals "6,000
+  requests per hour" and differs from "100 requests per hour"; other denominators must match.
+  Not handled yet: scale words are read as the unit ("2 million" is 2 of "million", never equal
+  to 2,000,000).
 - ``negation``: the same predicate with opposite polarity (allowed vs not allowed, permitted vs
   prohibited, required vs optional, enabled vs disabled, can vs cannot, supported vs
   unsupported) in two sentences sharing at least half of the smaller sentence's subject
@@ -199,6 +201,40 @@ def _read_unit(rest: str) -> tuple[str, float, str]:
     return "n:" + _stem(u1), 1.0, rest[:match.end("u1")]
 
 
+_RATE = re.compile(r"^\s*(?:/\s*|\s(?P<link>per|each|every|an?)\s+)(?P<w>[A-Za-z]+)", re.IGNORECASE)
+_TIME_CANONS = frozenset({"time", "business day", "month", "year"})
+
+
+def _read_rate(rest: str) -> tuple[str, float, str]:
+    """(canonical denominator, its factor, surface) of a rate right after a quantity's unit:
+    "per minute" -> ("time", 60, " per minute"); "/order" -> ("n:order", 1, "/order"). "a"/"an"
+    link only a time ("twice a day"; "30 days a refund" is no rate). ("", 1, "") when none."""
+    match = _RATE.match(rest)
+    if not match:
+        return "", 1.0, ""
+    word = match.group("w").lower()
+    if word in _UNITS:
+        canon, factor = _UNITS[word]
+    elif (match.group("link") or "/").lower() in {"a", "an"} or word in _STOPWORDS or word in _NEGATORS:
+        return "", 1.0, ""
+    else:
+        canon, factor = "n:" + _stem(word), 1.0
+    if (match.group("link") or "").lower() in {"a", "an"} and canon not in _TIME_CANONS:
+        return "", 1.0, ""
+    return canon, factor, match.group(0)
+
+
+def _located(clause: str, start: int, end: int, values: list[float], canon: str, factor: float
+             ) -> tuple[int, int, tuple[float, ...], str, str, str]:
+    """(start, end, values in the unit's base, unit, rate surface, surface) of one quantity; a
+    rate right after the unit makes the unit "unit/denominator" and the value per base one."""
+    per, per_factor, rate = _read_rate(clause[end:]) if canon else ("", 1.0, "")
+    if per:
+        canon, factor, end = f"{canon}/{per}", factor / per_factor, end + len(rate)
+    surface = clause[start:end].strip()
+    return start, end, tuple(v * factor for v in values), canon, rate.strip() if per else "", surface
+
+
 def _number(text: str) -> float:
     return float(text.replace(",", ""))
 
@@ -226,25 +262,23 @@ def _quantities(clause: str, config: ContradictionConfig) -> list[_Quantity]:
         plain_int = "," not in m.group("a") and "." not in m.group("a") and not m.group("b")
         if plain_int and 1900 <= values[0] <= 2100 and canon not in {c for c, _ in _UNITS.values()}:
             continue  # a year, not an amount
-        end = m.end() + len(unit_surface)
-        found.append((m.start(), end, tuple(v * factor for v in values), canon, factor,
-                      clause[m.start():end].strip()))
+        found.append(_located(clause, m.start(), m.end() + len(unit_surface), values, canon, factor))
     for m in _WORD_QUANTITY.finditer(clause):
         canon, factor, unit_surface = _read_unit(clause[m.end():])
         if canon in {c for c, _ in _UNITS.values()}:
-            end = m.end() + len(unit_surface)
-            found.append((m.start(), end, (_WORD_NUMBERS[m.group("w").lower()] * factor,), canon,
-                          factor, clause[m.start():end].strip()))
+            found.append(_located(clause, m.start(), m.end() + len(unit_surface),
+                                  [_WORD_NUMBERS[m.group("w").lower()]], canon, factor))
     found.sort()
     out = []
-    for i, (start, end, value, unit, _factor, surface) in enumerate(found):
+    for i, (start, end, value, unit, rate, surface) in enumerate(found):
         left_limit = found[i - 1][1] if i else 0
         right_limit = found[i + 1][0] if i + 1 < len(found) else len(clause)
         left = " ".join(clause[left_limit:start].split()[-config.left_window_words:])
         right = " ".join(clause[end:right_limit].split()[:config.right_window_words])
-        unit_words = [w.lower() for w in _WORD.findall(surface)]
+        unit_words = [w.lower() for w in _WORD.findall(surface[:len(surface) - len(rate)])]
         if unit.startswith("n:"):  # a counted noun's modifier is a subject word ("login attempts")
             unit_words = unit_words[-1:]
+        unit_words += [w.lower() for w in _WORD.findall(rate)]
         qualifiers = frozenset(w.lower() for w in _WORD.findall(left)) & _QUALIFIERS
         out.append(_Quantity(value, unit, surface,
                              frozenset(_subject_terms(f"{left} {right} {surface}", frozenset(unit_words))),

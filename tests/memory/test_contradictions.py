@@ -15,10 +15,10 @@ NUMERIC = [
     ("Refunds are accepted within 30 days", "within 14 days", "30 days vs 14 days"),
     ("The refund window is 30 days.", "Refund window: 60 days.", "30 days vs 60 days"),
     ("The plan includes 1,000 API calls per month.", "The plan includes 500 API calls per month.",
-     "1,000 API calls vs 500 API calls"),
+     "1,000 API calls per month vs 500 API calls per month"),
     ("The plan includes 5 paid seats.", "The plan includes 9 seats.", "5 paid seats vs 9 seats"),
-    ("Max 3 login attempts per hour.", "Max 5 login attempts per hour.", "3 login attempts vs 5 login attempts"),
-    ("The late fee is $50 per order.", "The late fee is $75 per order.", "$50 vs $75"),
+    ("Max 3 login attempts per hour.", "Max 5 login attempts per hour.", "3 login attempts per hour vs 5 login attempts per hour"),
+    ("The late fee is $50 per order.", "The late fee is $75 per order.", "$50 per order vs $75 per order"),
     ("Students get a discount of 10%.", "Students get a discount of 15 percent.", "10% vs 15 percent"),
     ("Delivery takes 3-5 days.", "Delivery takes 7 days.", "3-5 days vs 7 days"),
     ("Returns are possible within thirty days.", "Returns are possible within 14 days.",
@@ -26,6 +26,11 @@ NUMERIC = [
     ("A 30-day return window applies.", "A 60-day return window applies.", "30-day vs 60-day"),
     ("Refunds within 30 days and exchanges within 60 days.", "Refunds within 60 days.",
      "30 days vs 60 days"),
+    # rates keep their denominator: per minute is not per hour
+    ("The limit is 100 requests per minute.", "The limit is 100 requests per hour.",
+     "100 requests per minute vs 100 requests per hour"),
+    ("The API allows 100 requests/min.", "The API allows 120 requests/min.", "100 requests/min vs 120 requests/min"),
+    ("Backups keep 30 days a copy.", "Backups keep 14 days a copy.", "30 days vs 14 days"),   # "a copy": no rate
 ]
 
 NOT_NUMERIC = [
@@ -47,6 +52,10 @@ NOT_NUMERIC = [
     ("The meeting is on 2026-03-01.", "The meeting is on 2026-04-01."),
     ("30 days", "14 days"),                                                       # no subject, no qualifier
     ("Refunds are accepted within 30 days", "after 14 days"),
+    ("The limit is 100 requests per minute.", "The limit is 6,000 requests per hour."),   # the same rate
+    ("Backups run 2 times per day.", "Backups run 14 times per week."),
+    ("The plan includes 1,000 API calls per month.", "The plan includes 12,000 API calls per year."),
+    ("Max 3 login attempts per hour.", "Max 5 retry attempts per hour."),
 ]
 
 NEGATION = [
