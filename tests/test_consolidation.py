@@ -354,3 +354,20 @@ def test_pair_cosines_are_exact_symmetric_and_independent_of_blocks():
     assert np.array_equal(got, _cosines(matrix, b, a))                  # symmetric, bit for bit
     assert np.array_equal(got, _cosines(matrix, a, b, block=7))         # any partition of the pairs
     assert np.array_equal(got[1234:1240], _cosines(matrix, a[1234:1240], b[1234:1240]))
+
+
+def test_top_neighbours_is_the_exact_top_m_best_first():
+    rng = np.random.default_rng(5)
+    base = rng.standard_normal((500, 32)).astype(np.float32)
+    base[7] = base[3]                                   # a tie: both must be found, lower row first
+    queries = np.vstack([base[3], rng.standard_normal((40, 32)).astype(np.float32)])
+    rows, cols, sims = top_neighbours(queries, base, 6, block_rows=16)
+    scores = queries @ base.T
+    for q in range(len(queries)):
+        got = cols[rows == q]
+        expected = np.lexsort((np.arange(500), -scores[q]))[:6]
+        assert list(got) == list(expected)
+        assert np.allclose(sims[rows == q], scores[q, expected])
+    assert list(cols[rows == 0][:2]) == [3, 7]
+    r_all, c_all, _ = top_neighbours(queries[:2], base[:5], 10)   # m above the base size: every row
+    assert len(r_all) == 10 and sorted(c_all[r_all == 1]) == [0, 1, 2, 3, 4]
