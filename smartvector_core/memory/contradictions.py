@@ -215,7 +215,7 @@ def _read_rate(rest: str) -> tuple[str, float, str]:
     word = match.group("w").lower()
     if word in _UNITS:
         canon, factor = _UNITS[word]
-    elif (match.group("link") or "/").lower() in {"a", "an"} or word in _STOPWORDS or word in _NEGATORS:
+    elif word in _STOPWORDS or word in _NEGATORS:
         return "", 1.0, ""
     else:
         canon, factor = "n:" + _stem(word), 1.0
@@ -297,11 +297,11 @@ def _is_fragment(text: str) -> bool:
     return not _subject_terms(text)
 
 
-def _numeric(pa: ParsedText, pb: ParsedText, config: ContradictionConfig) -> list[Contradiction]:
-    qb = pb.quantities
-    fragment = pa.fragment or pb.fragment
+def _numeric(first: ParsedText, second: ParsedText, config: ContradictionConfig) -> list[Contradiction]:
+    qb = second.quantities
+    fragment = first.fragment or second.fragment
     out = []
-    for a in pa.quantities:
+    for a in first.quantities:
         need = config.min_shared_terms if a.unit else config.min_shared_terms_unitless
         if fragment and a.unit:
             # one side is only "within 14 days": its qualifier must match instead of a subject
@@ -386,10 +386,10 @@ def _opposed(a: _Stance, b: _Stance) -> bool:
     return ((a.family, a.positive), (b.family, b.positive)) in _CROSS_OPPOSED
 
 
-def _negation(pa: ParsedText, pb: ParsedText, config: ContradictionConfig) -> list[Contradiction]:
+def _negation(first: ParsedText, second: ParsedText, config: ContradictionConfig) -> list[Contradiction]:
     out = []
-    for a in pa.stances:
-        for b in pb.stances:
+    for a in first.stances:
+        for b in second.stances:
             if not _opposed(a, b):
                 continue
             shared = a.terms & b.terms
@@ -420,13 +420,13 @@ def parse_text(text: object, config: ContradictionConfig = DEFAULT_CONTRADICTION
                       tuple(s for c in clauses for s in _stances(c)), _is_fragment(str(text)))
 
 
-def contradictions_between(pa: ParsedText, pb: ParsedText,
+def contradictions_between(first: ParsedText, second: ParsedText,
                            config: ContradictionConfig = DEFAULT_CONTRADICTION) -> list[Contradiction]:
     """Every contradiction between two parsed texts: numeric ones first, then negations, each
     in reading order of the first text; duplicates (same kind and evidence) once."""
     seen: set[tuple[str, str]] = set()
     out = []
-    for found in _numeric(pa, pb, config) + _negation(pa, pb, config):
+    for found in _numeric(first, second, config) + _negation(first, second, config):
         key = (found.kind, found.evidence)
         if key not in seen:
             seen.add(key)
