@@ -6,7 +6,8 @@ and is not what is measured, rows carry random unit vectors written straight thr
 the real MiniLM model encodes real text. Figures are medians of repeated runs on this machine.
 
 Keys (targets in ``TARGETS``): ``rerank_1000_ms``; ``query_p50_ms`` / ``raw_p50_ms`` /
-``query_overhead_ratio`` per store size; ``ingest_chunks_per_s`` and ``ingest_vs_encode_ratio``;
+``query_overhead_ratio`` per store size; ``question_embed_ms`` (and the PyTorch figure
+``question_embed_torch_ms``); ``ingest_chunks_per_s`` and ``ingest_vs_encode_ratio``;
 ``consolidate_s`` at two sizes and its growth exponent; ``surgical_reembed_fraction``;
 ``peak_rss_mb`` of ingesting the large size; ``recall_at_20`` of the vector index against
 brute force; ``cores`` and the peers' figures (``anchors``).
@@ -315,19 +316,39 @@ def _records(n_chunks: int, *, per_doc: int = 4, seed: int = 3, prefix: str = "i
     return out
 
 
-def bench_ingest(embedder, n_chunks: int) -> dict:
+def bench_question_embed(embedder, torch_model, repeats: int) -> dict:
+    """Median ms to embed one question: our encoder, and plain PyTorch sentence-transformers."""
+    out = {}
+    for key, model in (("question_embed_ms", embedder), ("question_embed_torch_ms", torch_model)):
+        model.encode(QUESTIONS[:2])   # warm
+        times = []
+        for r in range(repeats):
+            t0 = time.perf_counter()
+            model.encode([QUESTIONS[r % len(QUESTIONS)]])
+            times.append(time.perf_counter() - t0)
+        out[key] = _ms(np.median(times))
+    return out
+
+
+def _torch_model(embedder):
+    """Plain PyTorch sentence-transformers (the baseline of the encoder figures)."""
+    from .embedding import SentenceEmbedder, embed_threads
+
+    return embedder if isinstance(embedder, SentenceEmbedder) else SentenceEmbedder(threads=embed_threads())
+
+
+def bench_ingest(embedder, n_chunks: int, torch_model=None) -> dict:
     """Ingest throughput (validate, chunk, classify, embed, write) over plain encoding.
 
     ``ingest_vs_encode_ratio`` is over plain ``SentenceTransformer.encode`` (PyTorch) of the same
     texts, as issue 7 defines it; ``ingest_vs_backend_encode_ratio`` is over our own encoder's
     ``encode`` alone (ONNX Runtime by default), i.e. what the pipeline costs beyond encoding.
     Each encoder is timed before and after the ingest and the two times averaged."""
-    from .embedding import SentenceEmbedder, embed_threads
     from .ingest.chunking import chunk_document
 
     records = _records(n_chunks)
     texts = [c.text for r in records for c in chunk_document(r["id"], r["text"])]
-    torch_model = embedder if isinstance(embedder, SentenceEmbedder) else SentenceEmbedder(threads=embed_threads())
+    torch_model = torch_model or _torch_model(embedder)
 
     def encode_s(model) -> float:
         t0 = time.perf_counter()
@@ -486,7 +507,10 @@ def run(*, quick: bool = False, log: Callable[[str], None] | None = None, sizes:
     out["query_overhead_ratio"] = max(out["query_small"]["query_overhead_ratio"],
                                       out["query_large"]["query_overhead_ratio"])
     say("ingest")
-    out.update(bench_ingest(embedder, sizes["ingest_chunks"]))
+    torch_model = _torch_model(embedder)
+    out.update(bench_question_embed(embedder, torch_model, sizes["query_repeats"]))
+    out.update(bench_ingest(embedder, sizes["ingest_chunks"], torch_model))
+    del torch_model
     say("surgical edit")
     out.update(bench_surgical(embedder))
     say("consolidate")
@@ -545,6 +569,8 @@ def perf_markdown(out: dict) -> str:
         (f"Query p50 at {out['query_large_chunks']:,} chunks", f"{q_large['query_p50_ms']} ms "
          f"(raw {q_large['raw_p50_ms']} ms)", "≤ 30 ms", "SmartVector reference: scans every vector"),
         ("Query overhead over embed + raw LanceDB search", f"× {out['query_overhead_ratio']}", "≤ 1.15", ""),
+        ("Embed one question (p50)", f"{out.get('question_embed_ms')} ms ({out.get('embed_backend')}; "
+         f"PyTorch sentence-transformers {out.get('question_embed_torch_ms')} ms)", "", ""),
         ("Recall@20 of the vector index vs brute force", f"{out['recall_at_20']}", "≥ 0.95", ""),
         ("Ingest throughput", f"{out['ingest_chunks_per_s']} chunks/s (plain SentenceTransformer.encode "
          f"{out['encode_chunks_per_s']}, our encoder alone {out.get('backend_encode_chunks_per_s')})", "", ""),

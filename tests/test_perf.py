@@ -15,8 +15,9 @@ TOY = {"query_sizes": (300, 600), "consolidate_sizes": (60, 120), "rss_chunks": 
        "rerank_repeats": 3, "query_repeats": 3, "recall_queries": 4}
 KEYS = {"cores", "mode", "rerank_1000_ms", "embed_backend", "embed_threads", "query_small", "query_large",
         "query_p50_ms", "query_overhead_ratio", "recall_at_20", "ingest_chunks_per_s", "ingest_vs_encode_ratio",
-        "ingest_vs_backend_encode_ratio", "surgical_reembed_fraction", "consolidate_s",
-        "consolidate_growth_exponent", "peak_rss_mb", "anchors", "targets_met", "seconds"}
+        "ingest_vs_backend_encode_ratio", "question_embed_ms", "question_embed_torch_ms",
+        "surgical_reembed_fraction", "consolidate_s", "consolidate_growth_exponent", "peak_rss_mb", "anchors",
+        "targets_met", "seconds"}
 
 
 @pytest.fixture(scope="module")
