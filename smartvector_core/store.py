@@ -143,6 +143,12 @@ def edge_id(src: str, edge_type: str, dst: str) -> str:
     return hashlib.blake2b(f"{src}\x1f{edge_type}\x1f{dst}".encode(), digest_size=12).hexdigest()
 
 
+def _existing(as_of: datetime | None = None):
+    """Filter: current chunks, and (with ``as_of``) only those created by then."""
+    cond = col("current") == lit(True)
+    return cond if as_of is None else cond & (col("created_at") <= lit(ensure_utc(as_of)))
+
+
 def _lock_path(uri: str) -> Path:
     if "://" not in uri:
         Path(uri).mkdir(parents=True, exist_ok=True)
@@ -226,7 +232,7 @@ class Store:
     # ------------------------------------------------------------------------------ chunks
     def count_chunks(self, *, current_only: bool = True) -> int:
         tbl = self._tables["chunks"]
-        return tbl.count_rows((col("current") == lit(True)).to_sql()) if current_only else tbl.count_rows()
+        return tbl.count_rows(_existing().to_sql()) if current_only else tbl.count_rows()
 
     def content_hashes(self) -> set[str]:
         """Every content hash already embedded in the store."""
@@ -256,21 +262,30 @@ class Store:
             return chunks_schema(self.dim).empty_table()
         cond = col("doc_id").isin(list(doc_ids))
         if current_only:
-            cond = cond & (col("current") == lit(True))
+            cond = cond & _existing()
         q = self._tables["chunks"].search().where(cond)
         if not with_vectors:
             q = q.select([f.name for f in chunks_schema(self.dim) if f.name != "vector"])
         return q.limit(max(1, self.count_chunks(current_only=False))).to_arrow()
 
+    def add_chunks(self, rows: pa.Table) -> None:
+        """Append chunk rows in one commit (bulk load; the caller guarantees new ``chunk_id``s)."""
+        self._write_chunks(rows, lambda tbl, conformed: tbl.add(conformed))
+
     def upsert_chunks(self, rows: pa.Table) -> None:
         """Insert new chunk rows and update existing ones (by ``chunk_id``) in one commit."""
+        self._write_chunks(rows, lambda tbl, conformed: tbl.merge_insert("chunk_id").when_matched_update_all()
+                           .when_not_matched_insert_all().execute(conformed))
+
+    def _write_chunks(self, rows: pa.Table, write) -> None:
+        """``write(table, rows)`` under the store lock (retried), rows in the chunks schema."""
         if rows.num_rows == 0:
             return
-        rows = rows.select(chunks_schema(self.dim).names).cast(chunks_schema(self.dim))
+        schema = chunks_schema(self.dim)
+        conformed = rows.select(schema.names).cast(schema)
         tbl = self._tables["chunks"]
         with self.write_lock():
-            self._retry(lambda: tbl.merge_insert("chunk_id").when_matched_update_all()
-                        .when_not_matched_insert_all().execute(rows))
+            self._retry(lambda: write(tbl, conformed))
 
     def update_doc_fields(self, updates: Sequence[dict[str, Any]]) -> int:
         """Set document-level fields (e.g. ``lifecycle``, ``superseded_at``) on all rows of each doc.
@@ -301,7 +316,7 @@ class Store:
         tbl = self._tables["chunks"]
         q = tbl.search()
         if not include_retired:
-            q = q.where(col("current") == lit(True))
+            q = q.where(_existing())
         rows = q.select(DOC_COLUMNS + ["ordinal", "chunk_id"]).limit(max(1, tbl.count_rows())).to_arrow()
         if rows.num_rows == 0:
             return rows
@@ -320,9 +335,7 @@ class Store:
         (``SEARCH_NPROBES`` partitions, exact re-ranking of ``SEARCH_REFINE_FACTOR``·limit rows);
         ``exact`` forces brute force.
         """
-        cond = col("current") == lit(True)
-        if as_of is not None:
-            cond = cond & (col("created_at") <= lit(ensure_utc(as_of)))
+        cond = _existing(as_of)
         if extra is not None:
             cond = cond & extra
         q = (self._tables["chunks"].search(np.asarray(vector, dtype=np.float32), vector_column_name="vector")
@@ -352,8 +365,7 @@ class Store:
             with self.write_lock():
                 tbl.create_index("text", config=FTS(), replace=True)
             self._fts_version = tbl.version
-        cond = (col("current") == lit(True)) & (col("created_at") <= lit(ensure_utc(as_of)))
-        return (tbl.search(str(text), query_type="fts", fts_columns="text").where(cond, prefilter=True)
+        return (tbl.search(str(text), query_type="fts", fts_columns="text").where(_existing(as_of), prefilter=True)
                 .select(["chunk_id", "doc_id", "_score"]).limit(limit).to_arrow())
 
     def current_chunks(self, columns: Sequence[str] = ("chunk_id", "doc_id", "text")
@@ -365,7 +377,7 @@ class Store:
 
         tbl = self._tables["chunks"]
         names = list(dict.fromkeys([*columns, "chunk_id"]))
-        rows = (tbl.search().where(col("current") == lit(True)).select(names + ["vector"])
+        rows = (tbl.search().where(_existing()).select(names + ["vector"])
                 .limit(max(1, tbl.count_rows())).to_arrow())
         rows = rows.take(pc.sort_indices(rows, sort_keys=[("chunk_id", "ascending")]))
         if "chunk_id" not in columns:
@@ -389,7 +401,7 @@ class Store:
         for start in range(0, len(vectors), batch):
             part = vectors[start:start + batch]
             q = (tbl.search(part if len(part) > 1 else part[0], vector_column_name="vector")
-                 .distance_type("cosine").where(col("current") == lit(True), prefilter=True)
+                 .distance_type("cosine").where(_existing(), prefilter=True)
                  .nprobes(nprobes).refine_factor(refine_factor).limit(k).select(["chunk_id"]))
             hits = q.to_arrow()
             if hits.num_rows == 0:
@@ -546,15 +558,6 @@ class Store:
                 t.optimize(cleanup_older_than=age)  # compacted already: this is the cleanup
 
     # ----------------------------------------------------------------------------- indexes
-    def add_chunks(self, rows: pa.Table) -> None:
-        """Append chunk rows in one commit (bulk load; the caller guarantees new ``chunk_id``s)."""
-        if rows.num_rows == 0:
-            return
-        rows = rows.select(chunks_schema(self.dim).names).cast(chunks_schema(self.dim))
-        tbl = self._tables["chunks"]
-        with self.write_lock():
-            self._retry(lambda: tbl.add(rows))
-
     def chunk_indexes(self) -> dict[str, str]:
         """Indexed columns of the chunks table and their index type."""
         return {idx.columns[0]: str(idx.index_type) for idx in self._tables["chunks"].list_indices()}
