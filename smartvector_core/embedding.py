@@ -15,6 +15,7 @@ import logging
 import os
 import re
 import threading
+import warnings
 from collections.abc import Sequence
 from functools import lru_cache
 from pathlib import Path
@@ -139,8 +140,6 @@ def _export_onnx(model_dir: str, target: Path) -> None:
     partial = target.with_name(f"{target.name}.{os.getpid()}.{threading.get_ident()}.partial")
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
-        import warnings
-
         with warnings.catch_warnings(), torch.inference_mode(False):
             warnings.simplefilter("ignore")
             torch.onnx.export(Graph(), tuple(sample[name] for name in names), str(partial), input_names=names,
