@@ -4,11 +4,15 @@ A router: ``st.navigation`` over the pages in ``pages/``. Every page opens the s
 service (``pages/_common.py``) on ``$SMARTVECTOR_STORE``.
 """
 
+from pathlib import Path
+
 import streamlit as st
 
 from pages._common import settings, token_sidebar
 
-st.set_page_config(page_title="SmartVector Studio", page_icon=":material/hub:", layout="wide")
+# a local image: a ":material/…:" favicon is fetched from fonts.gstatic.com, which fails offline
+FAVICON = Path(__file__).resolve().parent / "assets" / "favicon.png"
+st.set_page_config(page_title="SmartVector Studio", page_icon=str(FAVICON), layout="wide")
 
 PAGES = {
     "Store": [

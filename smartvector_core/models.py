@@ -81,6 +81,7 @@ class EventType(_Choice):
     ACCESS = "ACCESS"
     FEEDBACK_ACCEPT = "FEEDBACK_ACCEPT"
     FEEDBACK_CORRECT = "FEEDBACK_CORRECT"
+    FEEDBACK_UNDO = "FEEDBACK_UNDO"   # reverses one verdict (and its ripple): delta = minus what it added
     LIFECYCLE = "LIFECYCLE"
     RIPPLE = "RIPPLE"
     CONTRADICTION = "CONTRADICTION"

@@ -6,7 +6,10 @@
 
 from __future__ import annotations
 
+import atexit
 import json
+import os
+import threading
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -99,6 +102,9 @@ class SmartVector:
         self._pending_events: list[dict[str, Any]] = []
         self.batching = False
         self._batch_state = None
+        self._log_lock = threading.RLock()   # pending lists, their writes and the knowledge reads
+        self._log_wake: threading.Event | None = None
+        self._log_delay_s = 0.0
 
     @property
     def embedder(self):
@@ -201,40 +207,82 @@ class SmartVector:
         """The knowledge state a query reads. In batch mode (``batching``) every query of the
         batch reads one snapshot taken at its first query: the batch is consistent and
         reproducible, and no query pays the per-table version checks; ``flush`` ends it."""
-        if not self.batching:
-            return self.knowledge.get()
-        if self._batch_state is None:
-            self._batch_state = self.knowledge.get()
-        return self._batch_state
+        with self._log_lock:   # never half-way through a background write of our own
+            if not self.batching:
+                return self.knowledge.get()
+            if self._batch_state is None:
+                self._batch_state = self.knowledge.get()
+            return self._batch_state
 
     def _log_query(self, response: QueryResponse, *, now: datetime) -> None:
-        """Append the query to the log and one ACCESS event per returned document."""
-        self._pending_queries.append({
+        """Append the query to the log and one ACCESS event per returned document.
+
+        Written at once, except in batch mode (``flush`` writes the batch) and once
+        :meth:`write_log_in_background` was called (a writer thread writes it shortly after)."""
+        row = {
             "query_id": response.query_id, "query": response.query, "profile": response.profile,
             "as_of": parse_time(response.as_of), "asked_at": now,
             "result_ids": [r.id for r in response.results],
             "rejection_ids": [r.id for r in response.rejections],
             "rejection_codes": [r.code.value for r in response.rejections],
-            "response": json.dumps(response.to_dict(), ensure_ascii=False, default=str)})
-        self._pending_events.extend({"doc_id": r.id, "event_type": EventType.ACCESS.value, "at": now,
-                                     "query_id": response.query_id, "actor": "query",
-                                     "detail": {"rank": r.rank}} for r in response.results)
-        if not self.batching:
+            "response": json.dumps(response.to_dict(), ensure_ascii=False, default=str)}
+        events = [{"doc_id": r.id, "event_type": EventType.ACCESS.value, "at": now, "query_id": response.query_id,
+                   "actor": "query", "detail": {"rank": r.rank}} for r in response.results]
+        with self._log_lock:
+            self._pending_queries.append(row)
+            self._pending_events.extend(events)
+        if self._log_wake is not None:
+            self._log_wake.set()
+        elif not self.batching:
+            self.flush()
+
+    def write_log_in_background(self, delay_s: float = 0.3) -> None:
+        """From now on a daemon thread writes the query log and access events, ``delay_s`` after
+        a query (queries asked meanwhile go in the same commits), instead of the query waiting
+        for two LanceDB commits. None is lost: every read of the log, events or confidence in
+        this class flushes first, and so does interpreter exit (``atexit``). Idempotent."""
+        with self._log_lock:
+            if self._log_wake is not None:
+                return
+            self._log_delay_s = float(delay_s)
+            self._log_wake = threading.Event()
+        threading.Thread(target=self._log_writer, name="smartvector-log-writer", daemon=True).start()
+        atexit.register(self.flush)
+
+    def _log_writer(self) -> None:
+        wake = self._log_wake
+        while True:
+            wake.wait()
+            wake.clear()
+            if self._log_delay_s:
+                threading.Event().wait(self._log_delay_s)   # gather the queries of one page run
+            try:
+                self.flush()
+            except Exception:  # noqa: BLE001 - the rows stay pending; the next flush retries them
+                wake.set()
+                threading.Event().wait(1.0)
+
+    def _settle(self) -> None:
+        """Before a read: write what the background writer has not written yet, so every page
+        sees each query it asked (a no-op without :meth:`write_log_in_background`)."""
+        if self._log_wake is not None and (self._pending_queries or self._pending_events):
             self.flush()
 
     def flush(self) -> None:
         """Write buffered query-log rows and access events (one commit each); ends a batch's
-        knowledge snapshot."""
-        self._batch_state = None
-        if self._pending_queries:
-            self.store.log_queries(self._pending_queries)
-            self._pending_queries = []
-        if self._pending_events:
-            accessed = [e for e in self._pending_events if e["event_type"] == EventType.ACCESS.value]
-            self.knowledge.record_events(self._pending_events)
-            self._pending_events = []
-            if accessed:
-                self._wake_dormant(accessed)
+        knowledge snapshot. Thread-safe; rows of a failed write stay pending for the next flush."""
+        with self._log_lock:
+            self._batch_state = None
+            if self._pending_queries:
+                self.store.log_queries(self._pending_queries)
+                self._pending_queries = []
+            if self._pending_events:
+                pending = self._pending_events
+                accessed = [e for e in pending if e["event_type"] == EventType.ACCESS.value]
+                self.knowledge.record_events(pending)
+                self._pending_events = []
+                if accessed:
+                    self._wake_dormant(accessed)
 
     def load_demo(self, *, now: datetime, if_empty: bool = True) -> IngestReport | None:
         """Load the demo corpus (only into an empty store when ``if_empty``)."""
@@ -254,18 +302,98 @@ class SmartVector:
         if not self.store.chunks_for_docs([doc_id]).num_rows:
             raise InputError(f"no document with id {doc_id!r} in the store", field="id")
         before = self.confidence_of([doc_id], as_of=now)[doc_id]
+        standing = self._standing_verdicts(query_id, actor, [doc_id]).get(doc_id)
+        if standing is not None and standing["verdict"] == verdict:   # idempotent per (query, document, actor)
+            return {"id": doc_id, "verdict": verdict, "confidence_before": before, "confidence_after": before,
+                    "rippled": [], "query_id": query_id, "recorded": False, "replaced": None}
+        rows = self._undo_rows(doc_id, standing, now, query_id, actor) if standing else []   # a changed mind: undo, then record
         delta = DEFAULT_CONFIDENCE.accept_delta if verdict == "accept" else DEFAULT_CONFIDENCE.correct_delta
         etype = EventType.FEEDBACK_ACCEPT if verdict == "accept" else EventType.FEEDBACK_CORRECT
-        rows = [{"doc_id": doc_id, "event_type": etype.value, "at": now, "delta": delta,
-                 "query_id": query_id, "actor": actor, "detail": {"verdict": verdict}}]
+        event_id = os.urandom(12).hex()
+        rows += [{"event_id": event_id, "doc_id": doc_id, "event_type": etype.value, "at": now, "delta": delta,
+                  "query_id": query_id, "actor": actor, "detail": {"verdict": verdict, "event_id": event_id}}]
         ripple = self.ripple_preview(doc_id) if verdict == "correct" else []
         rows += [{"doc_id": step["doc_id"], "event_type": EventType.RIPPLE.value, "at": now,
                   "delta": -step["penalty"], "query_id": query_id, "actor": actor,
-                  "detail": {"source": doc_id, "hop": step["hop"], "via": step["via"]}} for step in ripple]
+                  "detail": {"source": doc_id, "hop": step["hop"], "via": step["via"], "verdict_event": event_id}}
+                 for step in ripple]
         self.knowledge.record_events(rows)
         after = self.confidence_of([doc_id], as_of=now)[doc_id]
         return {"id": doc_id, "verdict": verdict, "confidence_before": before, "confidence_after": after,
-                "rippled": ripple, "query_id": query_id}
+                "rippled": ripple, "query_id": query_id, "recorded": True,
+                "replaced": standing["verdict"] if standing else None}
+
+    # Feedback is idempotent per (query id, document, actor): the same verdict again writes nothing,
+    # the other verdict first undoes the standing one. An undo is an appended FEEDBACK_UNDO event whose
+    # delta is minus what the verdict added (and one per rippled document, +|penalty|): the history keeps
+    # every verdict, and the confidence at any moment in between is reproduced as it was.
+    def feedback_undo(self, doc_id: str, *, now: datetime, query_id: str = "",
+                      actor: str = "operator") -> dict[str, Any]:
+        """Reverse the verdict that (``query_id``, ``doc_id``, ``actor``) holds now; never deletes."""
+        if not self.store.chunks_for_docs([doc_id]).num_rows:
+            raise InputError(f"no document with id {doc_id!r} in the store", field="id")
+        standing = self._standing_verdicts(query_id, actor, [doc_id]).get(doc_id)
+        if standing is None:
+            raise InputError(f"no verdict of {actor!r} on {doc_id!r} for query {query_id!r} to undo", field="id")
+        before = self.confidence_of([doc_id], as_of=now)[doc_id]
+        rows = self._undo_rows(doc_id, standing, now, query_id, actor)
+        self.knowledge.record_events(rows)
+        after = self.confidence_of([doc_id], as_of=now)[doc_id]
+        return {"id": doc_id, "undone": standing["verdict"], "confidence_before": before,
+                "confidence_after": after, "ripple_reversed": len(rows) - 1, "query_id": query_id}
+
+    def standing_verdicts(self, query_id: str, actor: str = "operator") -> dict[str, str]:
+        """doc id -> "accept" / "correct": the verdicts ``actor`` holds now on ``query_id``'s answers."""
+        return {d: v["verdict"] for d, v in self._standing_verdicts(query_id, actor).items()}
+
+    def _standing_verdicts(self, query_id: str, actor: str,
+                           doc_ids: Sequence[str] | None = None) -> dict[str, dict[str, Any]]:
+        """Per document, the latest accept/correct event of (query_id, actor) that no FEEDBACK_UNDO
+        reversed: ``{"verdict", "event_id", "delta", "at_us"}`` (from the cached event frame)."""
+        self._settle()
+        events = self.knowledge.get().events
+        if not len(events):
+            return {}
+        kinds = {EventType.FEEDBACK_ACCEPT.value: "accept", EventType.FEEDBACK_CORRECT.value: "correct"}
+        mask = ((events["query_id"].fillna("") == query_id) & (events["actor"].fillna("") == actor)
+                & events["event_type"].isin([*kinds, EventType.FEEDBACK_UNDO.value]))
+        if doc_ids is not None:
+            mask &= events["doc_id"].isin(list(doc_ids))
+        mine = events[mask].sort_values("at_us", kind="stable")
+        undone, verdicts = set(), {}
+        for row in mine.itertuples(index=False):
+            detail = _detail(row.detail)
+            if row.event_type == EventType.FEEDBACK_UNDO.value:
+                undone.add(detail.get("undoes"))
+            else:
+                event_id = detail.get("event_id") or f"{row.doc_id}@{row.at_us}"   # verdicts older than undo
+                verdicts.setdefault(row.doc_id, []).append(
+                    {"verdict": kinds[row.event_type], "event_id": event_id, "delta": float(row.delta or 0.0),
+                     "at_us": int(row.at_us)})
+        out = {}
+        for doc, items in verdicts.items():
+            live = [v for v in items if v["event_id"] not in undone]
+            if live:
+                out[doc] = live[-1]
+        return out
+
+    def _undo_rows(self, doc_id: str, standing: dict[str, Any], now: datetime, query_id: str,
+                   actor: str) -> list[dict[str, Any]]:
+        """FEEDBACK_UNDO rows reversing ``standing`` and the RIPPLE rows written with it."""
+        events = self.knowledge.get().events
+        ripple = events[(events["event_type"] == EventType.RIPPLE.value) & (events["at_us"] == standing["at_us"])
+                        & (events["query_id"].fillna("") == query_id) & (events["actor"].fillna("") == actor)]
+        rows = [{"doc_id": doc_id, "event_type": EventType.FEEDBACK_UNDO.value, "at": now,
+                 "delta": -standing["delta"], "query_id": query_id, "actor": actor, "detail": {"undoes": standing["event_id"],
+                                                                      "verdict": standing["verdict"]}}]
+        for row in ripple.itertuples(index=False):
+            detail = _detail(row.detail)
+            if detail.get("verdict_event", standing["event_id"]) == standing["event_id"] \
+                    and detail.get("source") == doc_id:
+                rows.append({"doc_id": row.doc_id, "event_type": EventType.FEEDBACK_UNDO.value, "at": now,
+                             "delta": abs(float(row.delta or 0.0)), "query_id": query_id, "actor": actor,
+                             "detail": {"undoes_ripple_of": standing["event_id"], "source": doc_id}})
+        return rows
 
     def ripple_preview(self, doc_id: str) -> list[dict[str, Any]]:
         """The documents a correction of ``doc_id`` would reach, with hop and penalty."""
@@ -281,6 +409,7 @@ class SmartVector:
 
     def _confidence_at(self, doc_ids: Sequence[str], times_us: Sequence[int]) -> list[dict[str, float]]:
         """Live confidence of ``doc_ids`` at each moment of ``times_us`` (documents read once)."""
+        self._settle()
         from .config import decay_profile
 
         state = self.knowledge.get()
@@ -438,6 +567,7 @@ class SmartVector:
         return frame
 
     def events_frame(self, doc_id: str | None = None) -> pd.DataFrame:
+        self._settle()
         events = self.store.events([doc_id] if doc_id else None).to_pandas()
         return events.sort_values("at", ascending=False, ignore_index=True) if len(events) else events
 
@@ -467,12 +597,21 @@ class SmartVector:
         return pairs
 
     def _verdicts(self):
-        """(profile, logged response, doc id, accepted?) for each FEEDBACK event with a logged query."""
+        """(profile, logged response, doc id, accepted?) for each FEEDBACK event with a logged query
+        (verdicts reversed since by a FEEDBACK_UNDO left out)."""
+        self._settle()
         events = self.store.events().to_pandas()
         if not len(events):
             return
+        undone = {_detail(d).get("undoes") for d in events.loc[events["event_type"] == EventType.FEEDBACK_UNDO.value,
+                                                                 "detail"]}
         fb = events[events["event_type"].isin([EventType.FEEDBACK_ACCEPT.value, EventType.FEEDBACK_CORRECT.value])
                     & (events["query_id"].fillna("") != "")]
+        if undone and len(fb):
+            at_us = pd.to_datetime(fb["at"], utc=True).astype("datetime64[us, UTC]").astype("int64")
+            ids = [_detail(d).get("event_id") or f"{doc}@{t}" for d, doc, t in zip(fb["detail"], fb["doc_id"], at_us,
+                                                                                strict=True)]
+            fb = fb[[i not in undone for i in ids]]
         if not len(fb):
             return
         logged = {r["query_id"]: r for r in self.store.queries(sorted(set(fb["query_id"]))).to_pylist()}
@@ -517,11 +656,13 @@ class SmartVector:
         return edges[mask].reset_index(drop=True)
 
     def query_log(self) -> pd.DataFrame:
+        self._settle()
         log = self.store.queries().to_pandas()
         return log.sort_values("asked_at", ascending=False, ignore_index=True) if len(log) else log
 
     def rejections_frame(self) -> pd.DataFrame:
         """One row per rejection of every logged query: query_id, asked_at, id, code, reason."""
+        self._settle()
         rows = []
         for rec in self.store.queries().to_pylist():
             response = json.loads(rec["response"] or "{}")
@@ -533,6 +674,7 @@ class SmartVector:
 
     def confidence_history(self, doc_id: str, *, until: datetime, points: int = 60) -> pd.DataFrame:
         """Confidence of ``doc_id`` over time, evaluated at its events and evenly in between."""
+        self._settle()
         docs = self.store.chunks_for_docs([doc_id])
         if not docs.num_rows:
             raise InputError(f"no document with id {doc_id!r} in the store", field="id")
@@ -592,6 +734,7 @@ class SmartVector:
 
     # ------------------------------------------------------------------------------- stats
     def stats(self) -> dict[str, Any]:
+        self._settle()
         docs = self.store.documents()
         by_kind: dict[str, int] = {}
         by_lifecycle: dict[str, int] = {}
@@ -611,6 +754,17 @@ class SmartVector:
             "by_doc_type": dict(sorted(by_doc_type.items())),
             "table_versions": self.store.table_versions(),
         }
+
+
+def _detail(value: Any) -> dict[str, Any]:
+    """An event's ``detail`` (JSON text, or already a dict) as a dict; {} when it is neither."""
+    if isinstance(value, dict):
+        return value
+    try:
+        parsed = json.loads(value) if value else {}
+    except (TypeError, ValueError):
+        return {}
+    return parsed if isinstance(parsed, dict) else {}
 
 
 def dumps(obj: Any) -> str:

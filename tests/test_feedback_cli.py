@@ -131,7 +131,7 @@ def test_feedback_reliability_pairs_verdicts_with_reported_confidence(fake_app):
     resp = fake_app.query("requests per minute limit", as_of=NOW, profile="default", k=3)
     top = resp.results[0]
     fake_app.feedback(top.id, "accept", now=NOW, query_id=resp.query_id)
-    fake_app.feedback(top.id, "correct", now=NOW, query_id=resp.query_id)
+    fake_app.feedback(top.id, "correct", now=NOW, query_id=resp.query_id, actor="second operator")
     fake_app.feedback(top.id, "accept", now=NOW)                    # no query id: not paired
     report = fake_app.feedback_reliability()
     assert report["n"] == 2 and set(report["by_profile"]) == {"default"}

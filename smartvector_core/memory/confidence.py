@@ -40,7 +40,8 @@ from ..models import EventType
 #: ``last_access_us`` of a document that was never accessed (before ``as_of``).
 NO_ACCESS_US = np.iinfo(np.int64).min
 
-FEEDBACK_EVENTS = (EventType.FEEDBACK_ACCEPT.value, EventType.FEEDBACK_CORRECT.value)
+FEEDBACK_EVENTS = (EventType.FEEDBACK_ACCEPT.value, EventType.FEEDBACK_CORRECT.value,
+                   EventType.FEEDBACK_UNDO.value)   # an undo's delta is the reverse of what it undoes
 PENALTY_EVENTS = (EventType.RIPPLE.value, EventType.CONTRADICTION.value)
 ACCESS_EVENTS = (EventType.ACCESS.value,)
 _REQUIRED_COLUMNS = ("doc_id", "event_type", "at_us", "delta")
@@ -50,7 +51,7 @@ _REQUIRED_COLUMNS = ("doc_id", "event_type", "at_us", "delta")
 class EventAggregates:
     """Per-document sums of the event table up to ``as_of_us``, aligned with ``doc_ids``.
 
-    ``feedback_sum``: Σ delta of FEEDBACK_ACCEPT / FEEDBACK_CORRECT events.
+    ``feedback_sum``: Σ delta of FEEDBACK_ACCEPT / FEEDBACK_CORRECT / FEEDBACK_UNDO events.
     ``penalty_sum``: Σ −|delta| of RIPPLE / CONTRADICTION events (≤ 0).
     ``access_count``: number of ACCESS events.
     ``last_access_us``: time of the latest ACCESS event, :data:`NO_ACCESS_US` when none.
