@@ -6,7 +6,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-$(shell sha1sum requirements.txt | cut -c1-12)
 PORT ?= 8501
 
-.PHONY: run test lint demo bench perf chromium screenshot
+.PHONY: run test lint demo bench perf chromium screenshot serve
 
 $(STAMP): requirements.txt
 	test -x $(PY) || python3 -m venv $(VENV)
@@ -23,6 +23,9 @@ chromium:
 
 test: $(STAMP) chromium
 	OMP_NUM_THREADS=1 SMARTVECTOR_EMBED_THREADS=1 $(PY) -m pytest -q
+
+serve: $(STAMP)
+	$(PY) -m smartvector_core serve --host 127.0.0.1 --port $(or $(API_PORT),8600)
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .

@@ -1,0 +1,203 @@
+"""The HTTP query API for RAG apps: the same store, gates, trust and rejections as the CLI.
+
+One process serves many requests. The service (model, store handle, knowledge state) is built
+once. Queries run in *batching* mode: each reads a knowledge snapshot, and the query-log rows and
+access events they produce are buffered and written by a background flusher every
+``flush_interval_s`` (one LanceDB commit per table per tick instead of two per query). The flush
+also ends the snapshot, so the next query re-reads the store's table versions: a write made by
+the dashboard or the CLI is seen within one tick. On shutdown the buffers are flushed: nothing
+is lost.
+
+Concurrency: the engine is called under one lock (queries are ~10–30 ms of numpy and LanceDB
+work on a two-core machine; serialising them keeps the knowledge caches consistent), while
+request parsing and JSON encoding run in the server's worker threads.
+
+Only the endpoints below exist; none takes a path or a URL, so nothing else on the machine is
+reachable through the API. Bind it to 127.0.0.1 (the default) unless a proxy guards it.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Iterator
+from contextlib import asynccontextmanager, contextmanager
+from datetime import datetime
+from typing import Any
+
+from fastapi import FastAPI, Header, HTTPException, Query
+from fastapi.responses import JSONResponse, Response
+
+from .. import clock
+from ..errors import InputError, OperatorTokenError
+from ..service import SmartVector
+from .schemas import (
+    BatchIn,
+    BatchOut,
+    DocumentOut,
+    FeedbackIn,
+    FeedbackOut,
+    HealthOut,
+    QueryIn,
+    QueryOut,
+)
+
+FLUSH_INTERVAL_S = 0.5
+
+
+def _json(payload: Any, status_code: int = 200) -> Response:
+    """The CLI's serialisation (``service.dumps``), so ``/query`` bytes equal ``query --json``."""
+    return Response(json.dumps(payload, ensure_ascii=False, default=str), status_code=status_code,
+                    media_type="application/json")
+
+
+def _as_of(value: datetime | None) -> datetime:
+    """The moment of judgement: now when absent; made UTC at this edge (a zone-less time is UTC)."""
+    if value is None:
+        return clock.now()
+    try:
+        return clock.ensure_utc(value)
+    except (OverflowError, ValueError):
+        raise HTTPException(status_code=422, detail=[{"loc": ["body", "as_of"], "type": "value_error",
+                                                      "msg": f"out of range: {value.isoformat()}"}]) from None
+
+
+def _unprocessable(exc: InputError) -> HTTPException:
+    field = getattr(exc, "field", None) or "body"
+    return HTTPException(status_code=422, detail=[{"loc": ["body", field], "msg": str(exc), "type": "value_error"}])
+
+
+class Engine:
+    """The service behind one lock, with a background writer of the query log."""
+
+    def __init__(self, service: SmartVector, *, flush_interval_s: float = FLUSH_INTERVAL_S) -> None:
+        self.service = service
+        self.service.batching = True
+        self.lock = threading.RLock()
+        self.flush_interval_s = flush_interval_s
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    @contextmanager
+    def locked(self) -> Iterator[SmartVector]:
+        with self.lock:
+            yield self.service
+
+    def start(self) -> None:
+        self.service.store          # open (or create) the store and load the model before serving
+        self.service.embedder.encode(["warm-up"])
+        self._thread = threading.Thread(target=self._run, name="smartvector-log-writer", daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        while not self._stop.wait(self.flush_interval_s):
+            self.flush()
+
+    def flush(self) -> None:
+        with self.lock:
+            self.service.flush()
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=10)
+        self.flush()
+
+    def pending(self) -> int:
+        return len(self.service._pending_queries) + len(self.service._pending_events)
+
+    def query(self, spec: QueryIn, *, asked_at: datetime, vector=None) -> dict[str, Any]:
+        kwargs: dict[str, Any] = {}
+        if spec.group_by is not None:
+            kwargs["group_by"] = spec.group_by
+        with self.lock:
+            response = self.service.query(spec.text, as_of=_as_of(spec.as_of), profile=spec.profile, k=spec.k,
+                                          query_id=spec.id or "", asked_at=asked_at, vector=vector, **kwargs)
+        return response.to_dict()
+
+
+def create_app(service: SmartVector | None = None, *, flush_interval_s: float = FLUSH_INTERVAL_S) -> FastAPI:
+    """The FastAPI application over ``service`` (default: the store of ``$SMARTVECTOR_STORE``)."""
+    engine = Engine(service or SmartVector(), flush_interval_s=flush_interval_s)
+
+    @asynccontextmanager
+    async def lifespan(_: FastAPI):
+        engine.start()
+        try:
+            yield
+        finally:
+            engine.stop()
+
+    api = FastAPI(title="SmartVector Studio query API", version="1.0", lifespan=lifespan,
+                  description="Temporal, trust-aware retrieval over a SmartVector store. `/query` returns "
+                              "exactly the `query --json` line of the command line.")
+    api.state.engine = engine
+
+    @api.post("/query", response_model=QueryOut, summary="Ask one question")
+    def query(body: QueryIn) -> Response:
+        try:
+            return _json(engine.query(body, asked_at=clock.now()))
+        except InputError as exc:
+            raise _unprocessable(exc) from None
+
+    @api.post("/query/batch", response_model=BatchOut, summary="Ask several questions, answered in order")
+    def query_batch(body: BatchIn) -> Response:
+        asked_at = clock.now()
+        try:
+            vectors = engine.service.embedder.encode([q.text for q in body.queries])   # one batched call
+            return _json({"responses": [engine.query(q, asked_at=asked_at, vector=v)
+                                        for q, v in zip(body.queries, vectors, strict=True)]})
+        except InputError as exc:
+            raise _unprocessable(exc) from None
+
+    @api.post("/feedback", response_model=FeedbackOut, summary="An operator's verdict on a document version")
+    def feedback(body: FeedbackIn, x_operator_token: str | None = Header(None)) -> Response:
+        try:
+            with engine.locked() as sv:
+                sv.check_operator(x_operator_token)
+                sv.flush()          # the verdict lands after every answer it may refer to
+                out = sv.feedback(body.id, body.verdict, now=clock.now(), query_id=body.query_id,
+                                  actor=body.actor)
+        except OperatorTokenError as exc:
+            raise HTTPException(status_code=403, detail=str(exc)) from None
+        except InputError as exc:
+            if "no document" in str(exc):
+                raise HTTPException(status_code=404, detail=str(exc)) from None
+            raise _unprocessable(exc) from None
+        return _json(out)
+
+    @api.get("/documents/{doc_id}", response_model=DocumentOut, summary="A document's trust, lifecycle, "
+                                                                       "version chain and dependents")
+    def document(doc_id: str, as_of: datetime | None = Query(None)) -> Response:
+        moment = _as_of(as_of)
+        try:
+            with engine.locked() as sv:
+                chain = sv.version_chain(doc_id)
+                trust = sv.trust_of([doc_id], as_of=moment).get(doc_id)
+                dependents = sv.ripple_preview(doc_id)
+        except InputError as exc:
+            raise HTTPException(status_code=404, detail=str(exc)) from None
+        row = next(r for r in chain if r["id"] == doc_id)
+        return _json({"id": doc_id, "as_of": clock.iso(moment), "trust": trust, "lifecycle": row["lifecycle"],
+                      "kind": row["kind"], "title": row.get("title"), "version": row.get("version"),
+                      "version_chain": chain, "dependents": dependents})
+
+    @api.get("/health", response_model=HealthOut)
+    def health() -> JSONResponse:
+        with engine.locked() as sv:
+            stats = {"documents": sv.store.documents().num_rows, "chunks": sv.store.count_chunks()}
+        return JSONResponse({"status": "ok", **stats, "pending_log_rows": engine.pending()})
+
+    @api.get("/stats", summary="What the store holds (the `stats --json` object)")
+    def stats() -> Response:
+        with engine.locked() as sv:
+            return _json(sv.stats())
+
+    return api
+
+
+def serve(service: SmartVector, *, host: str = "127.0.0.1", port: int = 8600) -> None:
+    """Run the API with uvicorn until interrupted (buffers are flushed on the way out)."""
+    import uvicorn
+
+    uvicorn.run(create_app(service), host=host, port=port, log_level="warning", workers=1)

@@ -1,0 +1,1 @@
+"""Adapters for RAG frameworks (each depends only on that framework's core package)."""

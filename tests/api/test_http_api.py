@@ -1,0 +1,176 @@
+"""The HTTP API served for real (uvicorn in a subprocess on a free 127.0.0.1 port)."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import REPO
+
+AS_OF = "2026-06-01T12:00:00Z"
+CORPUS = REPO / "data" / "demo_corpus.jsonl"
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _env(tmp: Path, **extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SMARTVECTOR_")}
+    env.update({"SMARTVECTOR_MODEL": "hashing", "SMARTVECTOR_STORE": str(tmp / "store"),
+                "LANCEDB_LOG": "error", **extra})
+    return env
+
+
+def _cli(env: dict[str, str], *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "smartvector_core", *args], cwd=REPO, env=env,
+                          capture_output=True, text=True, timeout=300)
+
+
+def _call(base: str, method: str, path: str, body: dict | None = None, headers: dict | None = None):
+    data = None if body is None else json.dumps(body).encode()
+    request = urllib.request.Request(base + path, data=data, method=method,
+                                     headers={"Content-Type": "application/json", **(headers or {})})
+    try:
+        with urllib.request.urlopen(request, timeout=60) as reply:
+            return reply.status, json.loads(reply.read())
+    except urllib.error.HTTPError as exc:
+        return exc.code, json.loads(exc.read() or b"null")
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("api")
+    env = _env(tmp, SMARTVECTOR_OPERATOR_TOKEN="s3cret")
+    assert _cli(env, "ingest", str(CORPUS), "--json").returncode == 0
+    port = _free_port()
+    proc = subprocess.Popen([sys.executable, "-m", "smartvector_core", "serve", "--port", str(port)], cwd=REPO,
+                            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    base = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        try:
+            if _call(base, "GET", "/health")[0] == 200:
+                break
+        except (urllib.error.URLError, ConnectionError):
+            time.sleep(0.3)
+    else:
+        proc.kill()
+        pytest.fail("server did not come up: " + proc.stderr.read())
+    yield base, env, proc
+    proc.terminate()
+    proc.wait(timeout=30)
+
+
+def test_query_equals_cli_json_line(server):
+    base, env, _ = server
+    question = "What are the API rate limits?"
+    # a first answer's access events may wake a dormant document; ask once so that both answers
+    # below read the same store (the API sees a write one flush tick later)
+    assert _cli(env, "query", question, "--as-of", AS_OF, "--k", "5").returncode == 0
+    cli = _cli(env, "query", question, "--as-of", AS_OF, "--k", "5", "--json")
+    assert cli.returncode == 0, cli.stderr
+    line = json.loads(cli.stdout)
+    time.sleep(1.0)
+    status, body = _call(base, "POST", "/query", {"text": question, "as_of": AS_OF, "k": 5})
+    assert status == 200
+    assert body["results"], "the demo corpus answers this question"
+    for payload in (body, line):
+        payload.pop("query_id")
+        payload.pop("timings_ms", None)
+    assert body == line
+
+
+def test_batch_answers_in_order_and_health(server):
+    base, _, _ = server
+    questions = ["What is the refund window?", "What are the API rate limits?", "asdf qwerty"]
+    status, body = _call(base, "POST", "/query/batch",
+                         {"queries": [{"text": q, "as_of": AS_OF, "id": f"b{i}"} for i, q in enumerate(questions)]})
+    assert status == 200
+    assert [r["query"] for r in body["responses"]] == questions
+    assert [r["query_id"] for r in body["responses"]] == ["b0", "b1", "b2"]
+    status, health = _call(base, "GET", "/health")
+    assert status == 200 and health["documents"] > 0
+
+
+def test_bad_input_is_422_naming_the_field(server):
+    base, _, _ = server
+    status, body = _call(base, "POST", "/query", {"text": "x", "k": 0})
+    assert status == 422 and body["detail"][0]["loc"][-1] == "k"
+    status, body = _call(base, "POST", "/query", {"text": "x", "as_of": "not a time"})
+    assert status == 422 and body["detail"][0]["loc"][-1] == "as_of"
+    status, body = _call(base, "POST", "/query", {"text": "x", "profile": "nope"})
+    assert status == 422
+    status, _ = _call(base, "POST", "/query", {"text": "x", "path": "/etc/passwd"})
+    assert status == 422   # unknown fields are refused, not ignored
+
+
+def test_feedback_needs_the_operator_token_and_moves_trust(server):
+    base, _, _ = server
+    status, _ = _call(base, "POST", "/feedback", {"id": "policy_v3", "verdict": "correct"})
+    assert status == 403
+    status, _ = _call(base, "POST", "/feedback", {"id": "policy_v3", "verdict": "correct"},
+                      headers={"X-Operator-Token": "wrong"})
+    assert status == 403
+    _, before = _call(base, "GET", "/documents/policy_v3")
+    status, out = _call(base, "POST", "/feedback", {"id": "policy_v3", "verdict": "correct"},
+                        headers={"X-Operator-Token": "s3cret"})
+    assert status == 200 and out["id"] == "policy_v3"
+    _, after = _call(base, "GET", "/documents/policy_v3")
+    assert after["trust"] < before["trust"]
+    status, _ = _call(base, "POST", "/feedback", {"id": "no_such_doc", "verdict": "accept"},
+                      headers={"X-Operator-Token": "s3cret"})
+    assert status == 404
+
+
+def test_document_view_has_chain_and_dependents(server):
+    base, _, _ = server
+    status, doc = _call(base, "GET", "/documents/policy_v2")
+    assert status == 200
+    chain_ids = [v["id"] for v in doc["version_chain"]]
+    assert "policy_v2" in chain_ids and len(chain_ids) >= 2
+    assert 0.0 <= doc["trust"] <= 1.0
+    assert _call(base, "GET", "/documents/nope")[0] == 404
+
+
+def test_openapi_schema_is_complete(server):
+    base, _, _ = server
+    status, schema = _call(base, "GET", "/openapi.json")
+    assert status == 200
+    assert {"/query", "/query/batch", "/feedback", "/documents/{doc_id}", "/health", "/stats"} <= set(schema["paths"])
+    assert "QueryOut" in schema["components"]["schemas"]
+
+
+def test_query_log_is_flushed_on_shutdown(tmp_path):
+    env = _env(tmp_path)
+    assert _cli(env, "ingest", str(CORPUS)).returncode == 0
+    before = json.loads(_cli(env, "stats", "--json").stdout)["queries"]
+    port = _free_port()
+    proc = subprocess.Popen([sys.executable, "-m", "smartvector_core", "serve", "--port", str(port)], cwd=REPO,
+                            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        for _ in range(600):
+            try:
+                if _call(base, "GET", "/health")[0] == 200:
+                    break
+            except (urllib.error.URLError, ConnectionError):
+                time.sleep(0.2)
+        for i in range(5):
+            assert _call(base, "POST", "/query", {"text": f"refund window {i}", "as_of": AS_OF})[0] == 200
+    finally:
+        proc.terminate()          # SIGTERM: uvicorn shuts down, the lifespan flushes the buffers
+        proc.wait(timeout=30)
+    after = json.loads(_cli(env, "stats", "--json").stdout)["queries"]
+    assert after - before == 5
