@@ -84,7 +84,7 @@ class Engine:
             yield self.service
 
     def start(self) -> None:
-        self.service.store          # open (or create) the store and load the model before serving
+        self.service.store.count_chunks()   # open (or create) the store and load the model before serving
         self.service.embedder.encode(["warm-up"])
         self._thread = threading.Thread(target=self._run, name="smartvector-log-writer", daemon=True)
         self._thread.start()
