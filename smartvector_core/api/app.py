@@ -1,12 +1,11 @@
 """The HTTP query API for RAG apps: the same store, gates, trust and rejections as the CLI.
 
 One process serves many requests. The service (model, store handle, knowledge state) is built
-once. Queries run in *batching* mode: each reads a knowledge snapshot, and the query-log rows and
-access events they produce are buffered and written by a background flusher every
-``flush_interval_s`` (one LanceDB commit per table per tick instead of two per query). The flush
-also ends the snapshot, so the next query re-reads the store's table versions: a write made by
-the dashboard or the CLI is seen within one tick. On shutdown the buffers are flushed: nothing
-is lost.
+once. The query-log rows and access events that answers produce are buffered and written by the
+service's background writer ``flush_interval_s`` after a query (queries asked meanwhile share its
+commits, instead of each waiting for two LanceDB commits). Each query reads the knowledge state of
+the store's current table versions, so a write made by the dashboard or the CLI is seen at once.
+On shutdown the buffers are flushed: nothing is lost.
 
 Concurrency: the engine is called under one lock (queries are ~10–30 ms of numpy and LanceDB
 work on a two-core machine; serialising them keeps the knowledge caches consistent), while
@@ -68,15 +67,12 @@ def _unprocessable(exc: InputError) -> HTTPException:
 
 
 class Engine:
-    """The service behind one lock, with a background writer of the query log."""
+    """The service behind one lock; its query log is written by the service's background writer."""
 
     def __init__(self, service: SmartVector, *, flush_interval_s: float = FLUSH_INTERVAL_S) -> None:
         self.service = service
-        self.service.batching = True
         self.lock = threading.RLock()
         self.flush_interval_s = flush_interval_s
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
 
     @contextmanager
     def locked(self) -> Iterator[SmartVector]:
@@ -84,24 +80,15 @@ class Engine:
             yield self.service
 
     def start(self) -> None:
-        self.service.store.count_chunks()   # open (or create) the store and load the model before serving
+        """Open (or create) the store and load the model before the first request, then hand
+        the query log to the service's background writer (:meth:`SmartVector.write_log_in_background`)."""
+        self.service.store.count_chunks()
         self.service.embedder.encode(["warm-up"])
-        self._thread = threading.Thread(target=self._run, name="smartvector-log-writer", daemon=True)
-        self._thread.start()
-
-    def _run(self) -> None:
-        while not self._stop.wait(self.flush_interval_s):
-            self.flush()
-
-    def flush(self) -> None:
-        with self.lock:
-            self.service.flush()
+        self.service.write_log_in_background(self.flush_interval_s)
 
     def stop(self) -> None:
-        self._stop.set()
-        if self._thread is not None:
-            self._thread.join(timeout=10)
-        self.flush()
+        with self.lock:
+            self.service.flush()
 
     def pending(self) -> int:
         return len(self.service._pending_queries) + len(self.service._pending_events)
