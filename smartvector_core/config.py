@@ -49,6 +49,13 @@ DECAY_PROFILES: Mapping[str, DecayProfile] = MappingProxyType({
         DecayProfile("legal", 365.0, 0.25),
         DecayProfile("reference", 1825.0, 0.10),
         DecayProfile("mathematics", 36500.0, 0.01),
+        # ours (issue 14 item 2): logs, records of their own moment. What a release changed stays
+        # true of that release, so old entries must stay findable ("which release fixed X"): long
+        # half-lives and small temporal weights; minutes and incident reports age faster.
+        DecayProfile("release_notes", 730.0, 0.10),
+        DecayProfile("changelog", 730.0, 0.10),
+        DecayProfile("meeting_minutes", 365.0, 0.20),
+        DecayProfile("incident_report", 180.0, 0.30),
     )
 })
 
@@ -64,6 +71,11 @@ DECAY_FLOORS: Mapping[tuple[str, DocumentKind], float] = MappingProxyType({
     ("research", DocumentKind.STATIC): 0.10,
     ("legal", DocumentKind.STATIC): 0.30,
     ("general", DocumentKind.STATIC): 0.20,
+    # ours: a log entry declared STATIC stays a retrievable record (0.50: the blog's SOLO threshold)
+    ("release_notes", DocumentKind.STATIC): 0.50,
+    ("changelog", DocumentKind.STATIC): 0.50,
+    ("meeting_minutes", DocumentKind.STATIC): 0.50,
+    ("incident_report", DocumentKind.STATIC): 0.50,
 })
 
 

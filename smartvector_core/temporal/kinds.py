@@ -3,6 +3,13 @@ Kind", and "On my platform I automated the tagging entirely").
 
 Rules are keyword heuristics, ordered, first match wins; each returns a short human reason
 ("inferred VERSIONED: supersedes policy_v1") that the dashboard shows beside the label.
+
+Logs (ours, issue 14 item 2): release notes, changelog entries, meeting minutes and incident
+reports are records of their own moment. The notes of 3.5.5 do not replace those of 3.5.3, so
+such a record is an EVENT (what happened, when), never a version of one document, even when it
+carries a ``version`` label or shares its title with the other entries of its log.
+:func:`log_record_type` says whether a record is one, and why; :func:`is_log_record` is the
+plain predicate that version-chain code calls before treating same-title documents as versions.
 """
 
 from __future__ import annotations
@@ -10,6 +17,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from datetime import datetime
+from types import MappingProxyType
 
 from ..clock import ensure_utc
 from ..config import DEFAULT_DOC_TYPE
@@ -24,6 +32,72 @@ _EVENT_WORDS = re.compile(r"\b(?:outages?|maintenance|announcements?|announced?|
 _EVENT_DOC_TYPES = frozenset({"breaking_news", "news"})
 _STATIC_DOC_TYPES = frozenset({"mathematics", "reference"})
 _VERSIONED_DOC_TYPES = frozenset({"policy", "legal"})
+
+# --- logs: records of their own moment (ours, issue 14 item 2) ------------------------------
+_LOG_NAMES = {"release_notes": "release notes", "changelog": "a changelog entry", "meeting_minutes": "meeting minutes",
+              "incident_report": "an incident report"}
+#: the log doc types this module infers (each has a decay profile in ``config.DECAY_PROFILES``)
+LOG_DOC_TYPES = frozenset(_LOG_NAMES)
+#: declared doc types also read as logs, and the log doc type each stands for
+LOG_DOC_TYPE_ALIASES = MappingProxyType({"release_note": "release_notes", "changes": "changelog",
+                                         "minutes": "meeting_minutes", "incident": "incident_report",
+                                         "postmortem": "incident_report", "post_mortem": "incident_report"})
+_LOG_TITLE_RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("release_notes", re.compile(r"\brelease\s+notes?\b|\bwhat'?s\s+new\s+in\b|\breleased?\s+v?\d+(?:\.\d+)+\b"
+                                 r"|\bv?\d+(?:\.\d+)+\s+release\b", re.I)),
+    ("changelog", re.compile(r"\bchange[\s-]?logs?\b|\b(?:changes|history|news)\.(?:rst|md|txt)\b"
+                             r"|\b(?:release|version)\s+history\b", re.I)),
+    ("meeting_minutes", re.compile(r"\bminutes\s+of\b|\b(?:meeting|board|committee)\s+minutes\b|\bmeeting\s+notes\b"
+                           r"|^\s*minutes\b", re.I)),
+    ("incident_report", re.compile(r"\bincident\s+(?:reports?|reviews?|summary|summaries|analysis)\b|\bpost-?mortems?\b"
+                            r"|\broot[\s-]cause\s+analysis\b", re.I)),
+)
+# A text that opens with a release heading ("2.31.0 (2023-05-22)", "## [24.3.0] - 2024-12-16",
+# "Version 3.1.0 / Released 2024-11-13") is one changelog entry.
+_RELEASE_HEADING = re.compile(r"\A\W*(?:version\s+|v)?\[?\d+(?:\.\d+)+\]?(?:\([^)\n]*\))?\s*(?:\(|[-–—]\s*)?"
+                              r"(?:\d{4}-\d{2}-\d{2}|[^\n]*\n[\s=~^*#-]*\n?\s*released\b)", re.I)
+_MINUTES_CUES = re.compile(r"^\W*(attendees|present|apologies|action\s+items|agenda)\s*:", re.I | re.M)
+_INCIDENT_CUES = re.compile(r"^\W*(root\s+cause|impact|timeline|detection|resolution|remediation)\b\W*(?::|$)",
+                            re.I | re.M)
+
+
+def log_record_type(doc_type: str | None = None, title: str = "", text: str = "") -> tuple[str, str] | None:
+    """``(log doc type, evidence)`` when the record is a log entry, else None.
+
+    Evidence, in order: the doc type is one of :data:`LOG_DOC_TYPES` or an alias of one
+    (:data:`LOG_DOC_TYPE_ALIASES`: minutes, incident, postmortem, ...); the title names a log
+    ("Release notes 3.5.5", "Flask changelog", "Minutes of the board", "Incident report:
+    checkout outage", "Post-mortem"); the text opens with a release heading ("2.31.0
+    (2023-05-22)", "Version 3.1.0 ... Released 2024-11-13", "## [24.3.0] - 2024-12-16"); the
+    text carries two or more minutes cues (attendees:, action items:, agenda:) or incident cues
+    (root cause, impact, timeline, resolution as headings). A doc type that is not a log
+    (policy, news, ...) is declared evidence against and returns None.
+    """
+    declared = (doc_type or "").strip().lower()
+    if declared in LOG_DOC_TYPES or declared in LOG_DOC_TYPE_ALIASES:
+        return LOG_DOC_TYPE_ALIASES.get(declared, declared), f"doc type {declared}"
+    if declared:
+        return None
+    for log_type, rule in _LOG_TITLE_RULES:
+        if isinstance(title, str) and (m := rule.search(title)):
+            return log_type, f"{m.group().strip()!r} in title"
+    head = (text or "")[:400]
+    if _RELEASE_HEADING.search(head):
+        return "release_notes", f"release heading {head.strip().splitlines()[0][:60]!r} opens the text"
+    body = (text or "")[:4000]
+    if len({c.lower() for c in _MINUTES_CUES.findall(body)}) >= 2:
+        return "meeting_minutes", "minutes cues (attendees / agenda / action items) in text"
+    if len({c.lower() for c in _INCIDENT_CUES.findall(body)}) >= 2:
+        return "incident_report", "incident cues (root cause / impact / timeline) in text"
+    return None
+
+
+def is_log_record(doc_type: str | None = None, title: str = "", text: str = "") -> bool:
+    """True for release notes, changelog entries, minutes and incident reports (see
+    :func:`log_record_type`): records of their own moment, which never replace each other by a
+    shared title alone."""
+    return log_record_type(doc_type, title, text) is not None
+
 
 _DOC_TYPE_RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("mathematics", re.compile(r"\b(?:theorem|proofs?|lemma|corollary|axioms?|conjecture|q\.e\.d)\b", re.I)),
@@ -49,6 +123,8 @@ def infer_kind(title: str = "", text: str = "", doc_type: str | None = None,
     """The document's kind and why. Rules in order, first match wins:
 
     1. ``supersedes`` given -> VERSIONED ("supersedes policy_v1");
+    1b. a log record (:func:`log_record_type`: release notes, changelog entry, minutes, incident
+       report) -> EVENT, also when it carries a ``version``: a record of its own moment;
     2. a ``version`` field or a version-like title ("v2", "Version 3", "2.1.0") -> VERSIONED;
     3. a short window (``valid_until`` set and at most 31 days after ``valid_from``, or no
        ``valid_from``) plus event wording (outage, maintenance, announcement, incident, webinar,
@@ -60,6 +136,8 @@ def infer_kind(title: str = "", text: str = "", doc_type: str | None = None,
     doc_type = (doc_type or "").strip().lower()
     if supersedes:
         return DocumentKind.VERSIONED, f"inferred VERSIONED: supersedes {', '.join(supersedes)}"
+    if log := log_record_type(doc_type, title, text):
+        return DocumentKind.EVENT, f"inferred EVENT: {_LOG_NAMES[log[0]]}, a record of its own moment ({log[1]})"
     if version and str(version).strip():
         return DocumentKind.VERSIONED, f"inferred VERSIONED: version {str(version).strip()}"
     if m := _VERSION_TITLE.search(title or ""):
@@ -89,8 +167,12 @@ def infer_doc_type(title: str = "", text: str = "", source: str = "",
     "how X works" -> reference; news/announced/report -> news. The title is searched first,
     then the source, then the text (the title is the strongest evidence). No keyword: an EVENT
     is news, a VERSIONED document is policy (the blog files tutorials under "policy": "newer is
-    usually better"), anything else ``config.DEFAULT_DOC_TYPE``.
+    usually better"), anything else ``config.DEFAULT_DOC_TYPE``. Before all of these, a log
+    record (:func:`log_record_type`) gets its log doc type (release_notes, changelog, minutes,
+    incident).
     """
+    if log := log_record_type(None, title, text):
+        return log[0], f"inferred {log[0]}: {log[1]}"
     for where, field in (("title", title), ("source", source), ("text", text)):
         if not isinstance(field, str) or not field:
             continue
