@@ -29,7 +29,7 @@ from .conflicts import (
     negation_conflict,
 )
 from .decay import decay_scores, floors_for, half_lives_for, recency_scores, temporal_weights_for
-from .freshness import advice, freshness_grades, freshness_report, pairing_action, pairing_partners
+from .freshness import freshness_grades, freshness_report, live_f_share, pairing_action, pairing_partners
 from .intent import OPEN_START, QueryIntent, parse_intent, period_bounds
 from .kinds import infer_doc_type, infer_kind
 from .settings import DEFAULT_TEMPORAL, TemporalConfig
@@ -37,9 +37,9 @@ from .tiers import confidence_tiers
 from .validity import remaining_window_hours, validity_multiplier, validity_states
 
 __all__ = [
-    "advice", "confidence_tiers", "Conflict", "conflict_severity", "decay_scores",
+    "confidence_tiers", "Conflict", "conflict_severity", "decay_scores",
     "DEFAULT_TEMPORAL", "encode_kinds", "extract_quantities", "floors_for", "freshness_grades",
-    "freshness_report", "half_lives_for", "infer_doc_type", "infer_kind", "KIND_CODES",
+    "freshness_report", "half_lives_for", "live_f_share", "infer_doc_type", "infer_kind", "KIND_CODES",
     "KIND_EVENT", "kind_names", "KIND_STATIC", "KIND_VERSIONED", "negation_conflict", "NO_END",
     "NO_START", "OPEN_START", "pairing_action", "pairing_partners", "parse_intent", "period_bounds",
     "Quantity", "QuantityChange", "QueryIntent", "recency_scores", "remaining_window_hours",

@@ -1,16 +1,16 @@
-"""Freshness grades, SOLO/PAIR/DROP and the kind-aware freshness report (blog, "When a document
-is too old to stand alone but too useful to drop" and "Seeing inside the system")."""
+"""Freshness grades, SOLO/PAIR/DROP and the freshness report (blog, "When a document is too old
+to stand alone but too useful to drop" and "Seeing inside the system"; DESIGN.md "Trust model":
+the grade is how urgently an editor should review a document, see :func:`freshness_report`)."""
 
 from __future__ import annotations
 
-import math
+import json
 from datetime import datetime
 
 import numpy as np
 import pandas as pd
 
 from ..clock import US_PER_DAY, ensure_utc, to_us
-from ..models import DocumentKind, ValidityState
 from .codes import NO_END, NO_START, encode_kinds, state_names
 from .decay import decay_scores, floors_for, half_lives_for
 from .settings import DEFAULT_TEMPORAL, FreshnessConfig
@@ -57,32 +57,6 @@ def pairing_partners(decay: np.ndarray, config: FreshnessConfig = DEFAULT_TEMPOR
     return partner, np.where(partner >= 0, gain, 0.0)
 
 
-def advice(kind: DocumentKind | str, grade: str, validity_state: ValidityState | str,
-           hours_left: float | None = None, config: FreshnessConfig = DEFAULT_TEMPORAL.freshness) -> str:
-    """Kind-aware advice for one document (blog freshness report: fresh EVENT -> "Verify before
-    serving, window closes soon"; VERSIONED D -> "Check for a newer version"; STATIC F -> "May
-    have been superseded"). Validity comes first: EXPIRED / NOT_YET_VALID are never served."""
-    state, kind_name = str(validity_state).upper(), str(kind).upper()
-    if state == ValidityState.EXPIRED:
-        return "Expired: do not serve"
-    if state == ValidityState.NOT_YET_VALID:
-        return "Not yet in effect: do not serve before valid_from"
-    fresh = grade in ("A", "B")
-    if kind_name == DocumentKind.EVENT:
-        if state == ValidityState.TEMPORAL:
-            soon = hours_left is not None and not math.isinf(hours_left) and hours_left <= config.closing_soon_hours
-            return ("Verify before serving, window closes soon" if soon
-                    else "Active event: serve with its window")
-        return "Recent event: check it is still ongoing" if fresh else "Old event: treat as history"
-    if kind_name == DocumentKind.VERSIONED:
-        if fresh:
-            return "Current version: serve"
-        return "Serve, but confirm it is the latest version" if grade == "C" else "Check for a newer version"
-    if grade in ("A", "B", "C"):
-        return "Timeless fact: serve"
-    return "Old reference: confirm it is still accurate" if grade == "D" else "May have been superseded"
-
-
 def _times_us(column: pd.Series, missing: int) -> np.ndarray:
     """Aware datetimes (NaT/None allowed) -> int64 µs, ``missing`` where absent."""
     stamps = pd.to_datetime(column, utc=True)
@@ -91,19 +65,116 @@ def _times_us(column: pd.Series, missing: int) -> np.ndarray:
     return np.where(absent, np.int64(missing), values)
 
 
+
+# ------------------------------------------------------------------ the report: review urgency
+# How each document is graded (DESIGN.md "Trust model", freshness grade = review urgency):
+BY_ARCHIVE, BY_REVIEW, BY_WINDOW, BY_DECAY = "archive", "review", "window", "decay"
+CONFIRMING_EVENTS = ("INGEST", "UPDATE", "FEEDBACK_ACCEPT")   # each restarts the review clock
+REPORT_COLUMNS = ["age_days", "half_life_days", "decay", "validity_state", "hours_left", "action", "in_force",
+                  "live", "graded_by", "reviewed_at", "review_interval_days", "review_due", "freshness", "grade",
+                  "superseded_by", "advice"]
+
+
+def last_confirmations(events: pd.DataFrame, as_of_us: int) -> dict[str, int]:
+    """Per document, the latest moment (µs) up to ``as_of`` at which someone vouched for it: its
+    INGEST or UPDATE, or an operator's accept (FEEDBACK_ACCEPT) that no FEEDBACK_UNDO reversed.
+
+    ``events``: columns doc_id, event_type, at_us, detail (the knowledge state's event frame).
+    An undo names the verdict it reverses in ``detail.undoes``: the verdict's ``detail.event_id``,
+    or ``"{doc_id}@{at_us}"`` for verdicts written before ids existed (service.feedback_undo).
+    """
+    if events is None or not len(events):
+        return {}
+    ev = events[(events["at_us"].to_numpy() <= int(as_of_us))]
+    undone = {_detail(d).get("undoes") for d in ev.loc[ev["event_type"] == "FEEDBACK_UNDO", "detail"]}
+    ok = ev[ev["event_type"].isin(CONFIRMING_EVENTS)]
+    if undone and len(ok):
+        accepts = ok["event_type"].to_numpy() == "FEEDBACK_ACCEPT"
+        ids = np.array([_detail(d).get("event_id") or f"{doc}@{t}" for d, doc, t in
+                        zip(ok["detail"], ok["doc_id"], ok["at_us"], strict=True)], dtype=object)
+        ok = ok[~(accepts & np.isin(ids, list(undone)))]
+    if not len(ok):
+        return {}
+    return {str(k): int(v) for k, v in ok.groupby("doc_id")["at_us"].max().items()}
+
+
+def _detail(value) -> dict:
+    if isinstance(value, dict):
+        return value
+    try:
+        parsed = json.loads(value) if value else {}
+    except (TypeError, ValueError):
+        return {}
+    return parsed if isinstance(parsed, dict) else {}
+
+
+def replacing_versions(ids: np.ndarray, chain: np.ndarray, effective_us: np.ndarray,
+                       superseded_us: np.ndarray, as_of_us: int) -> np.ndarray:
+    """Per document, the version of its chain that replaces it (object array; None where nothing does).
+
+    For a document superseded at ``as_of`` (``superseded_us <= as_of``): the chain's version in force
+    then (the latest effective one not itself superseded at ``as_of``). For one in force whose successor
+    is scheduled (``as_of < superseded_us < NO_END``): the chain's newest version. Chains, effective
+    times and ``superseded_us`` come from :mod:`smartvector_core.memory.chains` (the knowledge index).
+    """
+    ids = np.asarray(ids, dtype=object)
+    n = len(ids)
+    out = np.full(n, None, dtype=object)
+    if not n:
+        return out
+    chain = np.asarray(chain)
+    eff = np.asarray(effective_us, dtype=np.int64)
+    sup = np.asarray(superseded_us, dtype=np.int64)
+    frame = pd.DataFrame({"chain": chain, "eff": eff, "row": np.arange(n)})
+    in_force = (eff <= as_of_us) & (sup > as_of_us)
+    current = frame[in_force].sort_values("eff").groupby("chain")["row"].last()
+    newest = frame[sup == NO_END].sort_values("eff").groupby("chain")["row"].last()
+    superseded = sup <= as_of_us
+    scheduled = (sup > as_of_us) & (sup != NO_END)
+    for mask, pick in ((superseded, current), (scheduled, newest)):
+        rows = np.flatnonzero(mask)
+        target = pd.Series(chain[rows]).map(pick).to_numpy()
+        found = ~pd.isna(target)
+        hit = rows[found]
+        targets = target[found].astype(np.intp)
+        keep = targets != hit
+        out[hit[keep]] = ids[targets[keep]]
+    return out
+
+
 def freshness_report(docs: pd.DataFrame, as_of: datetime,
                      config: FreshnessConfig = DEFAULT_TEMPORAL.freshness) -> pd.DataFrame:
-    """The freshness report (blog, "Seeing inside the system").
+    """The freshness report: how urgently an editor should review each document at ``as_of``.
 
-    ``docs`` has columns id, title, kind, doc_type, created_at (aware datetimes), dated,
-    valid_from, valid_until (NaT allowed). Returns a copy with: age_days (NaN when undated),
-    half_life_days, decay (:func:`decay_scores`, floors applied), grade, validity_state,
-    hours_left (inf without an end), action (SOLO/PAIR/DROP; DROP whenever the state is
-    EXPIRED or NOT_YET_VALID) and advice. A missing kind counts as STATIC.
+    DESIGN.md "Trust model" (freshness grade = review urgency); the blog's freshness report
+    ("Seeing inside the system") gave the form, kind-aware advice per document. Rules, in order:
+
+    1. **archive** — superseded at ``as_of`` (a newer version of its chain took effect) or EXPIRED
+       (``as_of >= valid_until``): freshness 0, grade F, advice to archive it (or "nothing to do"
+       when its lifecycle is ARCHIVED already). Such a document is not *in force*.
+    2. **review** — a VERSIONED document in force: ``freshness = 0.5 ** (t / R)``, t = days since
+       its review clock started (the latest of ingest, update, an accept not undone, ``created_at``
+       capped at ``as_of``), R = its doc type's review interval (``config.review_interval_days``).
+       So A until 0.23 R, B until 0.51 R, C until R (review due), D until 1.74 R, F after. Its age
+       does not count: a version in force is not stale for being old. It is never told to "check
+       for a newer version"; a scheduled successor is named with the day it takes effect.
+    3. **window** — an EVENT with an open window: 1.0 (A) inside it or before it starts, 0.75 (B)
+       when it closes within ``closing_soon_hours`` (48 h: confirm or extend it).
+    4. **decay** — STATIC (and an EVENT without an end): its decay profile, ``max(floor,
+       0.5 ** (t / half_life))`` with t counted from ``created_at`` or the last accept, whichever
+       is later (a confirmation restarts it); a document held at a positive floor stays usable by
+       design (blog, DECAY_FLOORS) and is graded D at worst. Undated: 0.5 (C), advice to date it.
+
+    Grades are :func:`freshness_grades` of ``freshness``. ``docs`` columns: id, title, kind,
+    doc_type, created_at, dated, valid_from, valid_until (NaT allowed); optional: lifecycle,
+    ingested_at, confirmed_at (latest confirmation, :func:`last_confirmations`), superseded_at
+    (when a newer version takes or took effect, NaT: never) and superseded_by
+    (:func:`replacing_versions`). Returns a copy with :data:`REPORT_COLUMNS` added; ``live`` =
+    in force and not ARCHIVED; ``decay`` and ``action`` (SOLO/PAIR/DROP) are retrieval's view.
     """
     out = docs.copy()
-    as_of_us = to_us(ensure_utc(as_of))
     n = len(out)
+    as_of_us = to_us(ensure_utc(as_of))
     kinds = encode_kinds(out["kind"].to_numpy(dtype=object)) if n else np.zeros(0, dtype=np.int8)
     doc_types = out["doc_type"].to_numpy(dtype=object)
     created = _times_us(out["created_at"], 0)
@@ -111,21 +182,136 @@ def freshness_report(docs: pd.DataFrame, as_of: datetime,
     dated = dated & ~out["created_at"].isna().to_numpy()
     start = _times_us(out["valid_from"], NO_START)
     end = _times_us(out["valid_until"], NO_END)
+    missing = _MISSING
+    confirmed, ingested = _optional_times(out, "confirmed_at"), _optional_times(out, "ingested_at")
+    superseded_us = _optional_times(out, "superseded_at")
+    superseded_us = np.where(superseded_us == missing, NO_END, superseded_us)
+    known_created = np.where(out["created_at"].isna().to_numpy(), missing, created)
+    lifecycle = out["lifecycle"].fillna("").astype(str).str.upper().to_numpy() if "lifecycle" in out \
+        else np.full(n, "", dtype=object)
+
     half_life = half_lives_for(doc_types)
-    decay = decay_scores(created, as_of_us, half_life, floors_for(doc_types, kinds), dated)
+    floors = floors_for(doc_types, kinds)
+    decay = decay_scores(created, as_of_us, half_life, floors, dated)
     states = validity_states(kinds, start, end, as_of_us)
-    grades = freshness_grades(decay, config)
     hours = remaining_window_hours(end, as_of_us)
-    actions = pairing_action(decay, config)
-    actions = np.where(np.isin(states, (2, 3)), "DROP", actions)
+    actions = np.where(np.isin(states, (2, 3)), "DROP", pairing_action(decay, config))
+
+    # the clocks: review (VERSIONED) from ingest/update/accept/created; decay (STATIC) from created/accept
+    review_start = np.minimum(np.maximum.reduce([confirmed, ingested, known_created]), as_of_us)
+    decay_start = np.where(dated, np.minimum(np.maximum(created, confirmed), as_of_us), created)
+    interval = config.review_intervals(doc_types)
+    superseded = superseded_us <= as_of_us
+    expired = states == 2
+    in_force = ~superseded & ~expired
+    basis = np.where(~in_force, BY_ARCHIVE, np.where(kinds == 1, BY_REVIEW, np.where(
+        (kinds == 2) & (end != NO_END), BY_WINDOW, BY_DECAY)))
+    review_days = np.maximum(as_of_us - review_start, 0) / US_PER_DAY
+    review_score = 0.5 ** (review_days / interval)
+    soon = hours <= config.closing_soon_hours
+    window_score = np.where((states == 1) & soon, 0.75, 1.0)
+    held = (floors > 0) & dated
+    decay_now = decay_scores(decay_start, as_of_us, half_life, floors, dated)
+    decay_score = np.where(held, np.maximum(decay_now, config.grade_thresholds[-1]), decay_now)
+    score = np.select([basis == BY_ARCHIVE, basis == BY_REVIEW, basis == BY_WINDOW],
+                      [0.0, review_score, window_score], decay_score)
+    grades = freshness_grades(score, config)
+
     names = state_names(states)
     out["age_days"] = np.where(dated, np.maximum(as_of_us - created, 0) / US_PER_DAY, np.nan)
     out["half_life_days"] = half_life
     out["decay"] = decay
-    out["grade"] = grades
     out["validity_state"] = names
     out["hours_left"] = hours
     out["action"] = actions
-    kind_names = np.array(["STATIC", "VERSIONED", "EVENT"])[kinds] if n else np.array([], dtype=str)
-    out["advice"] = [advice(k, g, s, h, config) for k, g, s, h in zip(kind_names, grades, names, hours, strict=True)]
+    out["in_force"] = in_force
+    out["live"] = in_force & (lifecycle != "ARCHIVED")
+    out["graded_by"] = basis
+    is_review = basis == BY_REVIEW
+    out["reviewed_at"] = _stamps(np.where(is_review, review_start, missing), missing)
+    out["review_interval_days"] = np.where(is_review, interval, np.nan)
+    due_us = np.where(is_review, review_start + (interval * US_PER_DAY).astype(np.int64), missing)
+    out["review_due"] = _stamps(due_us, missing)
+    out["freshness"] = score
+    out["grade"] = grades
+    by = out["superseded_by"].to_numpy(dtype=object) if "superseded_by" in out else np.full(n, None, dtype=object)
+    out["superseded_by"] = by
+    context = zip(basis, grades, kinds, names, lifecycle, by, superseded_us, start, end, hours, due_us,
+                  doc_types, dated, decay_start, half_life, floors, held, strict=True)
+    out["advice"] = [_advice(*row, as_of_us=as_of_us, config=config) for row in context]
     return out
+
+
+_MISSING = np.int64(-(2 ** 62))   # "no such time" inside this module's int64 µs arrays
+
+
+def _optional_times(frame: pd.DataFrame, name: str) -> np.ndarray:
+    """A time column as int64 µs (:data:`_MISSING` where absent or NaT); all missing without it."""
+    return _times_us(frame[name], _MISSING) if name in frame else np.full(len(frame), _MISSING, dtype=np.int64)
+
+
+def _stamps(values_us: np.ndarray, missing: int) -> pd.Series:
+    """int64 µs -> aware datetimes, NaT where ``missing``."""
+    values = pd.Series(pd.to_datetime(np.asarray(values_us, dtype=np.int64), unit="us", utc=True))
+    return values.where(np.asarray(values_us) != missing)
+
+
+def _day(us: int) -> str:
+    return pd.Timestamp(int(us), unit="us", tz="UTC").strftime("%Y-%m-%d")
+
+
+def _when(us: int) -> str:
+    return pd.Timestamp(int(us), unit="us", tz="UTC").strftime("%Y-%m-%d %H:%M UTC")
+
+
+def _advice(basis, grade, kind, state, lifecycle, by, superseded_us, start, end, hours, due_us, doc_type,
+            dated, decay_start, half_life, floor, held, *, as_of_us: int, config: FreshnessConfig) -> str:
+    """One actionable sentence per document (rules of :func:`freshness_report`)."""
+    kind_name = ("STATIC", "VERSIONED", "EVENT")[int(kind)]
+    type_name = doc_type if isinstance(doc_type, str) and doc_type.strip() else "general"
+    if basis == BY_ARCHIVE:
+        if superseded_us <= as_of_us:
+            why = f"superseded by {by or 'a newer version'} on {_day(superseded_us)}"
+        elif kind_name == "EVENT":
+            why = f"its window closed on {_when(end)}"
+        else:
+            why = f"no longer valid since {_day(end)}"
+        return f"Archived ({why}): nothing to do" if lifecycle == "ARCHIVED" else f"Archive it: {why}"
+    if basis == BY_REVIEW:
+        if superseded_us != NO_END:
+            return f"In force until {by or 'its successor'} takes effect on {_day(superseded_us)}: archive it then"
+        if state == "NOT_YET_VALID":
+            return f"Takes effect on {_day(start)}: check it before then (next review by {_day(due_us)})"
+        if grade in ("A", "B"):
+            return f"Current version: serve (next review by {_day(due_us)})"
+        if grade == "C":
+            return f"Review due by {_day(due_us)}: confirm it is still right (accept) or update it"
+        return f"Review overdue since {_day(due_us)}: confirm it is still right (accept) or update it"
+    if basis == BY_WINDOW:
+        if state == "NOT_YET_VALID":
+            return f"Upcoming, from {_when(start)}: confirm the schedule still holds before it starts"
+        if grade != "A":
+            return f"Window closes {_when(end)} (in {hours:.0f} h): confirm it ends then, or extend valid_until"
+        return f"Active until {_when(end)}: serve with its window"
+    if not dated:
+        return "Undated: add created_at so its age can be judged"
+    if kind_name == "EVENT" and grade in ("D", "F"):
+        return "Event without an end: set valid_until, or archive it if it is over"
+    if grade in ("A", "B", "C"):
+        if floor >= config.pair_below:
+            return "Timeless for its type: serve"
+        review = int(decay_start + half_life * US_PER_DAY) if np.isfinite(half_life) else NO_END
+        return f"Fresh for a {type_name} document: serve (review by {_day(review)})"
+    age = (as_of_us - decay_start) / US_PER_DAY
+    if held:
+        return (f"Held at the {type_name} floor ({age:.0f} days old): check for newer {type_name} work, "
+                "then confirm it (accept) or archive it")
+    if grade == "D":
+        return f"Ageing {type_name} document ({age:.0f} days old): confirm it is still accurate (accept) or update it"
+    return f"Stale for a {type_name} document ({age:.0f} days old): update it, or archive it if it only records its moment"
+
+
+def live_f_share(report: pd.DataFrame) -> float:
+    """Share of live documents (in force, not ARCHIVED) graded F; 0.0 when none is live."""
+    live = report["live"].to_numpy(dtype=bool) if len(report) else np.zeros(0, dtype=bool)
+    return float((report["grade"].to_numpy()[live] == "F").mean()) if live.any() else 0.0

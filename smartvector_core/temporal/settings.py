@@ -7,7 +7,11 @@ it) or is our choice, marked "ours" with the reason. Configs are frozen; derive 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from types import MappingProxyType
+
+import numpy as np
 
 # --- validity (blog, "The Scoring Formula": validity_multiplier) ----------------------------
 MULTIPLIER_EXPIRED = 0.0
@@ -38,6 +42,18 @@ DROP_BELOW = 0.15        # blog: decay 0.100 -> DO NOT RETRIEVE
 PAIR_BELOW = 0.50        # blog: decay 0.351 -> PAIR; decay 0.891 -> RETRIEVE
 MIN_PAIRING_GAIN = 0.10  # ours: a partner must be clearly fresher (blog example gain +0.540)
 CLOSING_SOON_HOURS = 48.0  # ours: blog's live notice had 42h left and was "closes soon"
+
+# --- review intervals (ours; DESIGN.md "Trust model": a version in force is graded by the time since
+# ingest or last confirmation against its doc type's review interval). Days between editorial reviews:
+# policies twice a year (the demo's policy_v3 carries review_cycle "6 months"), runbooks and release
+# notes as often as policies, legal, research and reports yearly, references every two years, maths
+# every ten; news is re-read monthly, breaking news weekly. Unknown types: DEFAULT_REVIEW_INTERVAL_DAYS
+# (yearly, like the default decay profile's 365-day half-life).
+REVIEW_INTERVAL_DAYS: Mapping[str, float] = MappingProxyType({
+    "breaking_news": 7.0, "news": 30.0, "policy": 180.0, "runbook": 180.0, "release_notes": 180.0,
+    "research": 365.0, "legal": 365.0, "report": 365.0, "reference": 730.0, "mathematics": 3650.0,
+})
+DEFAULT_REVIEW_INTERVAL_DAYS = 365.0
 
 # --- confidence tiers (blog, "When the score looks good but the answer isn't certain") ------
 TIER_HIGH = 0.72         # blog: 0.7485 -> HIGH, 0.6992 -> MEDIUM
@@ -92,6 +108,18 @@ class FreshnessConfig:
     pair_below: float = PAIR_BELOW
     min_pairing_gain: float = MIN_PAIRING_GAIN
     closing_soon_hours: float = CLOSING_SOON_HOURS
+    review_interval_days: Mapping[str, float] = field(default_factory=lambda: REVIEW_INTERVAL_DAYS)
+    default_review_interval_days: float = DEFAULT_REVIEW_INTERVAL_DAYS
+
+    def review_intervals(self, doc_types) -> np.ndarray:
+        """Review interval in days per doc type (case-insensitive; unknown or missing -> the default)."""
+        names = np.array([str(t).strip().lower() if isinstance(t, str) else "" for t in doc_types], dtype=object)
+        if not names.size:
+            return np.zeros(0)
+        unique, inverse = np.unique(names.astype(str), return_inverse=True)
+        table = {k.lower(): float(v) for k, v in self.review_interval_days.items()}
+        values = np.array([table.get(u, self.default_review_interval_days) for u in unique], dtype=np.float64)
+        return values[inverse]
 
 
 @dataclass(frozen=True)
