@@ -92,6 +92,21 @@ def recall_at_k(rankings: Sequence[Ranking], relevant: Sequence[Collection[str]]
     return _mean(recall(r, rel) for r, rel in zip(rankings, relevant, strict=True))
 
 
+def containment_at_k(passages: Sequence[Ranking], relevant: Sequence[Collection[str]], k: int = 5) -> float:
+    """Answer containment: share of queries with a right answer among the first ``k`` *passages*.
+
+    containment@k = (1/N) · Σ_q [set(passages_q[:k]) ∩ relevant_q ≠ ∅]
+
+    ``passages_q`` is the list of document ids of the passages returned, in order and with
+    repeats (several chunks of one document count as several passages), so this is what a
+    generator handed the top-k passages would see (issue 14, "k means k passages").
+    """
+    if k < 1:
+        raise InputError(f"expected k >= 1, found {k}", field="k")
+    _check_lengths(passages, relevant, "relevant")
+    return _mean(float(bool(set(p[:k]) & set(rel))) for p, rel in zip(passages, relevant, strict=True))
+
+
 def expected_calibration_error(confidences: Sequence[float] | np.ndarray,
                                correct: Sequence[bool] | np.ndarray, n_bins: int = 10) -> float:
     """Expected calibration error of the top result's confidence.
@@ -129,8 +144,9 @@ def _dedup(ids: Iterable[str]) -> list[str]:
     return [i for i in ids if not (i in seen or seen.add(i))]
 
 
-def _summary(rankings: list[list[str]], top_conf: list[float], queries: list[Mapping[str, Any]]
-             ) -> dict[str, float | int]:
+def _summary(rankings: list[list[str]], top_conf: list[float], queries: list[Mapping[str, Any]],
+             passages: list[list[str]] | None = None) -> dict[str, float | int]:
+    passages = rankings if passages is None else passages
     relevant = [set(q.get("relevant") or ()) for q in queries]
     stale = [set(q.get("stale") or ()) for q in queries]
     correct = [bool(r) and r[0] in rel for r, rel in zip(rankings, relevant, strict=True)]
@@ -140,6 +156,8 @@ def _summary(rankings: list[list[str]], top_conf: list[float], queries: list[Map
         "ece": expected_calibration_error(top_conf, correct),
         "mrr": mrr(rankings, relevant),
         "recall_at_5": recall_at_k(rankings, relevant, k=5),
+        "containment_at_5": containment_at_k(passages, relevant, k=5),
+        "mean_passages": _mean(len(p) for p in passages),
         "n": len(queries),
     }
 
@@ -153,16 +171,20 @@ def evaluate(runs: Mapping[str, Sequence[Mapping[str, Any]]],
     records with ``id``, ``relevant``, ``stale`` and optionally ``type`` (missing:
     ``"untyped"``). A query absent from ``runs`` counts as an empty ranking; runs for ids not
     in ``queries`` are ignored. Returns ``{"top1", "stale_at_1", "ece", "mrr", "recall_at_5",
-    "n", "by_type": {type: {same keys}}}``.
+    "containment_at_5", "mean_passages", "n", "by_type": {type: {same keys}}}``
+    (``containment_at_5`` over the passages as returned, repeats kept; ``mean_passages``: the
+    mean number of results returned per query).
     """
     rankings: list[list[str]] = []
+    passages: list[list[str]] = []
     top_conf: list[float] = []
     for q in queries:
         qid = q.get("id")
         if qid is None:
             raise InputError("expected every query to have an 'id'", field="id")
         results = list(runs.get(qid) or ())
-        ranking = _dedup(str(r["id"]) for r in results)
+        passages.append([str(r["id"]) for r in results])
+        ranking = _dedup(passages[-1])
         rankings.append(ranking)
         if results:
             confidence = results[0].get("confidence")
@@ -173,13 +195,13 @@ def evaluate(runs: Mapping[str, Sequence[Mapping[str, Any]]],
         else:
             top_conf.append(0.0)
     query_list = list(queries)
-    out: dict[str, Any] = _summary(rankings, top_conf, query_list)
+    out: dict[str, Any] = _summary(rankings, top_conf, query_list, passages)
     by_type: dict[str, list[int]] = {}
     for i, q in enumerate(query_list):
         by_type.setdefault(str(q.get("type") or UNTYPED), []).append(i)
     out["by_type"] = {
         name: _summary([rankings[i] for i in idx], [top_conf[i] for i in idx],
-                       [query_list[i] for i in idx])
+                       [query_list[i] for i in idx], [passages[i] for i in idx])
         for name, idx in sorted(by_type.items())
     }
     return out

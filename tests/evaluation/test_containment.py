@@ -1,0 +1,31 @@
+"""Answer containment over passages (issue 14: "k means k passages"), worked out by hand."""
+
+import pytest
+
+from smartvector_core.errors import InputError
+from smartvector_core.evaluation.metrics import containment_at_k, evaluate, recall_at_k
+
+# q1: five chunks of the wrong document before the right one; q2: right at once; q3: nothing
+PASSAGES = [["b", "b", "b", "b", "b", "a"], ["a"], []]
+RELEVANT = [{"a"}, {"a", "c"}, {"a"}]
+
+
+def test_containment_counts_passages_with_repeats():
+    assert containment_at_k(PASSAGES, RELEVANT, k=5) == pytest.approx(1 / 3)   # q2 only
+    assert containment_at_k(PASSAGES, RELEVANT, k=6) == pytest.approx(2 / 3)   # q1's 6th passage
+    # recall over de-duplicated documents finds q1's answer at rank 2: containment does not
+    assert recall_at_k([["b", "a"], ["a"], []], RELEVANT, k=2) == pytest.approx((1 + 0.5 + 0) / 3)
+
+
+def test_containment_rejects_bad_k():
+    with pytest.raises(InputError, match="k >= 1"):
+        containment_at_k(PASSAGES, RELEVANT, k=0)
+
+
+def test_evaluate_reports_containment_and_mean_passages():
+    queries = [{"id": f"q{i}", "relevant": sorted(rel), "stale": []} for i, rel in enumerate(RELEVANT)]
+    runs = {f"q{i}": [{"id": d, "confidence": 0.5} for d in p] for i, p in enumerate(PASSAGES)}
+    out = evaluate(runs, queries)
+    assert out["containment_at_5"] == pytest.approx(1 / 3)
+    assert out["mean_passages"] == pytest.approx((6 + 1 + 0) / 3)
+    assert out["recall_at_5"] == pytest.approx((1 + 0.5 + 0) / 3)      # q1: ['b', 'a'] after de-duplication
