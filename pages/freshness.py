@@ -1,4 +1,4 @@
-"""Freshness: grade A–F and kind-aware advice for every document at a chosen moment."""
+"""Freshness: grade A–F (how urgently to review) and advice for every document at a chosen moment."""
 
 from datetime import timedelta
 
@@ -15,20 +15,10 @@ if "fresh_default_as_of" not in st.session_state:
     st.session_state["fresh_default_as_of"] = utc_now().replace(tzinfo=None, second=0, microsecond=0)
 
 
-def freshness(as_of):
-    """The service's report when it has one, else the temporal module's on the documents frame."""
-    method = getattr(sv, "freshness", None)
-    if callable(method):
-        return method(as_of=as_of)
-    from smartvector_core.temporal.freshness import freshness_report
-
-    return freshness_report(sv.documents_frame(as_of=as_of), as_of)
-
-
 with shown_errors("Freshness report"):
     as_of = as_utc(st.datetime_input("As of (UTC)", value=st.session_state["fresh_default_as_of"],
                                      step=timedelta(minutes=1), key="fresh_as_of", format="YYYY-MM-DD"))
-    report = freshness(as_of)
+    report = sv.freshness(as_of=as_of)
     if report.empty:
         st.info("No documents yet.")
     else:

@@ -231,21 +231,20 @@ def cmd_maintain(app: SmartVector, args) -> int:
 
 
 def cmd_freshness(app: SmartVector, args) -> int:
-    from .temporal.freshness import freshness_report
+    """``freshness``: grade (review urgency) and advice per document, from ``SmartVector.freshness``."""
+    from .temporal.freshness import live_f_share, report_records
 
     as_of = _as_of(args.as_of)
-    docs = app.documents_frame(as_of=as_of)
-    cols = ["id", "title", "kind", "doc_type", "lifecycle", "age_days", "decay", "grade", "validity_state",
-            "action", "advice"]
-    report = freshness_report(docs, as_of) if len(docs) else docs.assign(**{c: [] for c in cols})
-    rows = report[[c for c in cols if c in report.columns]].to_dict(orient="records")
+    report = app.freshness(as_of=as_of)
+    rows = report_records(report)
     if args.json:
-        print(dumps({"as_of": clock.iso(as_of), "documents": rows}))
+        print(dumps({"as_of": clock.iso(as_of), "live": int(report["live"].sum()),
+                     "live_f_share": round(live_f_share(report), 4), "documents": rows}))
     else:
         for r in rows:
-            age = "undated" if r["age_days"] != r["age_days"] else f"{r['age_days']:.0f} d"
-            print(f"{r['id']:<28} {r['grade']:<6} decay={r['decay']:.2f} {age:>8} {r['validity_state']:<13} "
-                  f"{r['action']:<4} {r['advice']}")
+            age = "undated" if r["age_days"] is None else f"{r['age_days']:.0f} d"
+            print(f"{r['id']:<28} {r['grade']:<2} {r['graded_by']:<8} {age:>8} {r['validity_state']:<13} "
+                  f"{r['advice']}")
     return 0
 
 
@@ -346,7 +345,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_maintain)
 
-    p = sub.add_parser("freshness", help="freshness report: age, decay, grade, validity, advice")
+    p = sub.add_parser("freshness", help="freshness report: grade (review urgency) and advice per document")
     p.add_argument("--as-of", dest="as_of")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_freshness)

@@ -28,6 +28,8 @@ from .retrieval import QueryRequest, get_profile, run_query
 from .settings import DEMO_CORPUS, Settings, load_settings
 from .store import Store
 from .temporal.codes import NO_END
+from .temporal.freshness import WRITE_EVENTS, freshness_report, last_confirmations, replacing_versions
+from .temporal.codes import NO_END
 from .temporal.freshness import freshness_report, last_confirmations, replacing_versions
 
 
@@ -567,6 +569,36 @@ class SmartVector:
         conf = self.confidence_of(frame["id"].tolist(), as_of=as_of)
         frame["confidence"] = frame["id"].map(conf)
         return frame
+
+    def freshness(self, *, as_of: datetime) -> pd.DataFrame:
+        """The freshness report at ``as_of``: one row per document version with its grade (review
+        urgency) and advice (:func:`temporal.freshness.freshness_report`). What ``freshness --json``
+        prints and the Freshness page shows. Supersession comes from the knowledge index's version
+        chains; the review clock from INGEST / UPDATE events and accepts not undone, up to ``as_of``."""
+        docs = self.documents_frame(as_of=as_of)
+        if not len(docs):
+            return freshness_report(docs.assign(created_at=pd.NaT, dated=False, valid_from=pd.NaT,
+                                                valid_until=pd.NaT), as_of)
+        as_of_us = to_us(as_of)
+        state = self.knowledge.get()
+        index = state.doc_index()
+        pos = index.lookup(docs["id"].to_numpy(dtype=object))
+        known = pos >= 0
+        at = np.maximum(pos, 0)
+        chain = np.where(known, index.chain[at], -1 - np.arange(len(docs)))
+        superseded_us = np.where(known, index.superseded_us[at], NO_END)
+        effective = np.where(known, index.effective_us[at], NO_END)
+        never = superseded_us == NO_END
+        docs["superseded_at"] = pd.Series(pd.to_datetime(np.where(never, 0, superseded_us), unit="us", utc=True),
+                                          index=docs.index).where(~never)
+        docs["superseded_by"] = replacing_versions(docs["id"].to_numpy(dtype=object), chain, effective,
+                                                   superseded_us, as_of_us)
+        written = pd.to_datetime(docs["id"].map(last_confirmations(state.events, as_of_us, WRITE_EVENTS)),
+                                 unit="us", utc=True)
+        docs["ingested_at"] = written.fillna(pd.to_datetime(docs["ingested_at"], utc=True))
+        docs["confirmed_at"] = pd.to_datetime(docs["id"].map(last_confirmations(state.events, as_of_us)),
+                                              unit="us", utc=True)
+        return freshness_report(docs, as_of)
 
     def freshness(self, *, as_of: datetime) -> pd.DataFrame:
         """The freshness report at ``as_of``: one row per document version with its grade (review

@@ -69,15 +69,18 @@ def _times_us(column: pd.Series, missing: int) -> np.ndarray:
 # ------------------------------------------------------------------ the report: review urgency
 # How each document is graded (DESIGN.md "Trust model", freshness grade = review urgency):
 BY_ARCHIVE, BY_REVIEW, BY_WINDOW, BY_DECAY = "archive", "review", "window", "decay"
-CONFIRMING_EVENTS = ("INGEST", "UPDATE", "FEEDBACK_ACCEPT")   # each restarts the review clock
+ACCEPT_EVENTS = ("FEEDBACK_ACCEPT",)      # an operator's confirmation: restarts every clock
+WRITE_EVENTS = ("INGEST", "UPDATE")       # a version written or edited: restarts the review clock
 REPORT_COLUMNS = ["age_days", "half_life_days", "decay", "validity_state", "hours_left", "action", "in_force",
                   "live", "graded_by", "reviewed_at", "review_interval_days", "review_due", "freshness", "grade",
                   "superseded_by", "advice"]
 
 
-def last_confirmations(events: pd.DataFrame, as_of_us: int) -> dict[str, int]:
-    """Per document, the latest moment (µs) up to ``as_of`` at which someone vouched for it: its
-    INGEST or UPDATE, or an operator's accept (FEEDBACK_ACCEPT) that no FEEDBACK_UNDO reversed.
+def last_confirmations(events: pd.DataFrame, as_of_us: int,
+                       event_types: tuple[str, ...] = ACCEPT_EVENTS) -> dict[str, int]:
+    """Per document, the latest moment (µs) up to ``as_of`` of an event of ``event_types``: by
+    default an operator's accept (FEEDBACK_ACCEPT) that no FEEDBACK_UNDO reversed; with
+    :data:`WRITE_EVENTS`, its latest INGEST or UPDATE.
 
     ``events``: columns doc_id, event_type, at_us, detail (the knowledge state's event frame).
     An undo names the verdict it reverses in ``detail.undoes``: the verdict's ``detail.event_id``,
@@ -87,12 +90,11 @@ def last_confirmations(events: pd.DataFrame, as_of_us: int) -> dict[str, int]:
         return {}
     ev = events[(events["at_us"].to_numpy() <= int(as_of_us))]
     undone = {_detail(d).get("undoes") for d in ev.loc[ev["event_type"] == "FEEDBACK_UNDO", "detail"]}
-    ok = ev[ev["event_type"].isin(CONFIRMING_EVENTS)]
+    ok = ev[ev["event_type"].isin(event_types)]
     if undone and len(ok):
-        accepts = ok["event_type"].to_numpy() == "FEEDBACK_ACCEPT"
         ids = np.array([_detail(d).get("event_id") or f"{doc}@{t}" for d, doc, t in
                         zip(ok["detail"], ok["doc_id"], ok["at_us"], strict=True)], dtype=object)
-        ok = ok[~(accepts & np.isin(ids, list(undone)))]
+        ok = ok[~np.isin(ids, list(undone))]
     if not len(ok):
         return {}
     return {str(k): int(v) for k, v in ok.groupby("doc_id")["at_us"].max().items()}
@@ -153,8 +155,9 @@ def freshness_report(docs: pd.DataFrame, as_of: datetime,
        (``as_of >= valid_until``): freshness 0, grade F, advice to archive it (or "nothing to do"
        when its lifecycle is ARCHIVED already). Such a document is not *in force*.
     2. **review** — a VERSIONED document in force: ``freshness = 0.5 ** (t / R)``, t = days since
-       its review clock started (the latest of ingest, update, an accept not undone, ``created_at``
-       capped at ``as_of``), R = its doc type's review interval (``config.review_interval_days``).
+       its review clock started (the latest of ``ingested_at`` (last ingest or update),
+       ``confirmed_at`` (last accept) and ``created_at``, capped at ``as_of``), R = its doc type's
+       review interval (``config.review_interval_days``).
        So A until 0.23 R, B until 0.51 R, C until R (review due), D until 1.74 R, F after. Its age
        does not count: a version in force is not stale for being old. It is never told to "check
        for a newer version"; a scheduled successor is named with the day it takes effect.
@@ -162,12 +165,13 @@ def freshness_report(docs: pd.DataFrame, as_of: datetime,
        when it closes within ``closing_soon_hours`` (48 h: confirm or extend it).
     4. **decay** — STATIC (and an EVENT without an end): its decay profile, ``max(floor,
        0.5 ** (t / half_life))`` with t counted from ``created_at`` or the last accept, whichever
-       is later (a confirmation restarts it); a document held at a positive floor stays usable by
+       is later (a confirmation restarts it; ingest does not: content ages from when it was
+       written); a document held at a positive floor stays usable by
        design (blog, DECAY_FLOORS) and is graded D at worst. Undated: 0.5 (C), advice to date it.
 
     Grades are :func:`freshness_grades` of ``freshness``. ``docs`` columns: id, title, kind,
     doc_type, created_at, dated, valid_from, valid_until (NaT allowed); optional: lifecycle,
-    ingested_at, confirmed_at (latest confirmation, :func:`last_confirmations`), superseded_at
+    ingested_at (last ingest or update), confirmed_at (last accept, :func:`last_confirmations`), superseded_at
     (when a newer version takes or took effect, NaT: never) and superseded_by
     (:func:`replacing_versions`). Returns a copy with :data:`REPORT_COLUMNS` added; ``live`` =
     in force and not ARCHIVED; ``decay`` and ``action`` (SOLO/PAIR/DROP) are retrieval's view.
@@ -315,3 +319,19 @@ def live_f_share(report: pd.DataFrame) -> float:
     """Share of live documents (in force, not ARCHIVED) graded F; 0.0 when none is live."""
     live = report["live"].to_numpy(dtype=bool) if len(report) else np.zeros(0, dtype=bool)
     return float((report["grade"].to_numpy()[live] == "F").mean()) if live.any() else 0.0
+
+
+RECORD_COLUMNS = ["id", "title", "kind", "doc_type", "lifecycle", "live", "graded_by", "grade", "freshness",
+                  "age_days", "decay", "validity_state", "reviewed_at", "review_due", "superseded_by", "action",
+                  "advice"]
+
+
+def report_records(report: pd.DataFrame, columns: list[str] = RECORD_COLUMNS) -> list[dict]:
+    """The report as JSON-ready rows (``freshness --json``): times as ISO-8601 UTC, NaN/NaT as None."""
+    cols = [c for c in columns if c in report.columns]
+    out = report[cols].copy()
+    for col in cols:
+        if isinstance(out[col].dtype, pd.DatetimeTZDtype):
+            out[col] = out[col].dt.strftime("%Y-%m-%dT%H:%M:%SZ")
+    out = out.astype(object).where(out.notna(), None)
+    return out.to_dict(orient="records")

@@ -301,13 +301,15 @@ def node_options(nodes: pd.DataFrame) -> dict[str, str]:
 
 
 # ---------------------------------------------------------------------------- freshness
-FRESHNESS_COLUMNS = ["id", "title", "kind", "doc_type", "grade", "decay", "age_days", "half_life_days",
-                     "validity_state", "hours_left", "action", "advice", "confidence", "lifecycle"]
+FRESHNESS_COLUMNS = ["id", "title", "kind", "doc_type", "grade", "graded_by", "freshness", "advice", "review_due",
+                     "superseded_by", "decay", "age_days", "half_life_days", "validity_state", "hours_left", "action",
+                     "confidence", "lifecycle"]
 
 
 def freshness_table(report: pd.DataFrame, *, grades: Iterable[str] = (), kinds: Iterable[str] = (),
                     doc_types: Iterable[str] = (), text: str = "") -> pd.DataFrame:
-    """The freshness report filtered (literal, case-insensitive title/id match), freshest first."""
+    """The freshness report filtered (literal, case-insensitive title/id match), freshest first
+    (by ``freshness``, the score its grade comes from, else by ``decay``)."""
     out = report
     for col, chosen in (("grade", grades), ("kind", kinds), ("doc_type", doc_types)):
         chosen = [c for c in chosen if c]
@@ -318,8 +320,8 @@ def freshness_table(report: pd.DataFrame, *, grades: Iterable[str] = (), kinds: 
         hay = (out["title"].fillna("").astype(str) + "\n" + out["id"].astype(str)).str.lower()
         out = out[hay.str.contains(query, regex=False)]
     cols = [c for c in FRESHNESS_COLUMNS if c in out.columns]
-    sort = "decay" if "decay" in out.columns else "id"
-    return out.sort_values(sort, ascending=sort != "decay", ignore_index=True)[cols]
+    sort = next((c for c in ("freshness", "decay") if c in out.columns), "id")
+    return out.sort_values(sort, ascending=sort == "id", ignore_index=True)[cols]
 
 
 # --------------------------------------------------------------------------- rejections

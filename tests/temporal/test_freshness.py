@@ -14,7 +14,7 @@ from smartvector_core.temporal import (
     pairing_action,
     pairing_partners,
 )
-from smartvector_core.temporal.freshness import last_confirmations, replacing_versions
+from smartvector_core.temporal.freshness import WRITE_EVENTS, last_confirmations, replacing_versions
 
 A = datetime(2026, 6, 15, 12, tzinfo=UTC)
 
@@ -149,19 +149,19 @@ def test_every_f_has_an_action():
     assert live_f_share(out.reset_index()) == pytest.approx(1.0)   # a and b are live and F; c is not live
 
 
-def test_last_confirmations_count_ingest_update_and_accepts_not_undone():
+def test_last_confirmations_are_accepts_not_undone_and_writes_on_request():
     us = lambda d: int((A - timedelta(days=d)).timestamp() * 1e6)   # noqa: E731
     events = pd.DataFrame({
-        "doc_id": ["p", "p", "p", "q", "q", "q", "r", "r"],
+        "doc_id": ["p", "p", "p", "q", "q", "q", "r", "r", "r"],
         "event_type": ["INGEST", "FEEDBACK_ACCEPT", "FEEDBACK_CORRECT", "INGEST", "FEEDBACK_ACCEPT",
-                       "FEEDBACK_UNDO", "INGEST", "FEEDBACK_ACCEPT"],
-        "at_us": [us(100), us(20), us(5), us(100), us(10), us(9), us(50), us(-1)],
-        "detail": [None, "{}", "{}", None, '{"event_id": "e1"}', '{"undoes": "e1"}', None, "{}"],
+                       "FEEDBACK_UNDO", "INGEST", "UPDATE", "FEEDBACK_ACCEPT"],
+        "at_us": [us(100), us(20), us(5), us(100), us(10), us(9), us(50), us(40), us(-1)],
+        "detail": [None, "{}", "{}", None, '{"event_id": "e1"}', '{"undoes": "e1"}', None, None, "{}"],
     })
-    got = last_confirmations(events, us(0))
     # p: the accept 20 days ago (a correction is no confirmation); q: its accept was undone;
     # r: the accept after as_of does not count yet
-    assert got == {"p": us(20), "q": us(100), "r": us(50)}
+    assert last_confirmations(events, us(0)) == {"p": us(20)}
+    assert last_confirmations(events, us(0), WRITE_EVENTS) == {"p": us(100), "q": us(100), "r": us(40)}
     assert last_confirmations(events.iloc[:0], us(0)) == {}
 
 
