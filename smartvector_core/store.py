@@ -51,6 +51,7 @@ COMPACT_EVERY_WRITES = 50
 SCALAR_INDEX_MIN_ROWS = 5_000
 VECTOR_INDEX_MIN_ROWS = 10_000
 REINDEX_FRACTION = 0.10
+TEXT_INDEX = "text"          # the column of the full-text (BM25) index
 SCALAR_INDEXES = {"chunk_id": "btree", "doc_id": "btree", "content_hash": "btree", "created_at": "btree",
                   "current": "bitmap", "kind": "bitmap", "doc_type": "bitmap", "lifecycle": "bitmap"}
 # Measured at 100k rows of embedding-like vectors (2,000 topics) against brute force with the
@@ -349,24 +350,59 @@ class Store:
             q = q.select(list(dict.fromkeys([*columns, "_distance"])))
         return q.to_arrow()
 
-    def fts_search(self, text: str, *, as_of: datetime, limit: int) -> pa.Table:
+    def fts_search(self, text: str, *, as_of: datetime | None, limit: int,
+                   columns: Sequence[str] = ("chunk_id", "doc_id"), boost_terms: Sequence[str] = (),
+                   boost: float = 1.0) -> pa.Table:
         """Full-text (BM25) search over current chunk texts that existed at ``as_of``.
 
-        Read-only apart from the index: LanceDB's native FTS index on ``text`` is created on
-        first use and rebuilt when the table has changed since (rows written after the index
-        are still searched, unindexed, but a rebuild keeps scores consistent). Returns
-        ``chunk_id``, ``doc_id`` and ``_score`` (BM25, higher is better), best first.
+        LanceDB's native FTS index on ``text`` (:meth:`ensure_text_index`, built on ingest;
+        created here only if missing). Rows written since the index was built are searched too,
+        unindexed (LanceDB), until the next rebuild. With ``boost_terms`` (groups of terms), the
+        query is ``text`` OR each group, all of its terms required, with its BM25 multiplied by
+        ``boost`` (a LanceDB ``BooleanQuery`` of ``MatchQuery`` clauses). Returns ``columns`` and ``_score`` (BM25, higher is better),
+        best first; empty for a text with no searchable term.
         """
+        empty = pa.table({**{c: pa.array([], pa.string()) for c in columns}, "_score": pa.array([], pa.float32())})
+        if not getattr(self, "_text_indexed", False):
+            self.ensure_text_index()
+            self._text_indexed = TEXT_INDEX in self.chunk_indexes()
+        if not str(text).strip() or not self._text_indexed:
+            return empty
+        query: Any = str(text)
+        groups = [g for g in boost_terms if str(g).strip()]
+        if groups:
+            from lancedb.query import BooleanQuery, FullTextOperator, MatchQuery, Occur
+
+            query = BooleanQuery([(Occur.SHOULD, MatchQuery(str(text), TEXT_INDEX))] + [
+                (Occur.SHOULD, MatchQuery(str(g), TEXT_INDEX, boost=float(boost), operator=FullTextOperator.AND))
+                for g in groups])
+        q = (self._tables["chunks"].search(query, query_type="fts", fts_columns=TEXT_INDEX)
+             .where(_existing(as_of), prefilter=True).select([*columns, "_score"]).limit(limit))
+        try:
+            return q.to_arrow()
+        except Exception as exc:  # lance raises on a query that tokenises to nothing
+            if "token" in str(exc).lower() or "empty" in str(exc).lower():
+                return empty
+            raise
+
+    def ensure_text_index(self) -> bool:
+        """Build LanceDB's native full-text (BM25) index on chunk ``text`` when it is missing,
+        or rebuild it when more than ``REINDEX_FRACTION`` of the rows are unindexed (stemmed,
+        English stop words removed: ``lancedb.index.FTS`` defaults). Called on every ingest
+        (through :meth:`ensure_indexes`); cheap when there is nothing to do. True if built."""
         from lancedb.index import FTS
 
         tbl = self._tables["chunks"]
-        version = tbl.version
-        if getattr(self, "_fts_version", None) != version:
-            with self.write_lock():
-                tbl.create_index("text", config=FTS(), replace=True)
-            self._fts_version = tbl.version
-        return (tbl.search(str(text), query_type="fts", fts_columns="text").where(_existing(as_of), prefilter=True)
-                .select(["chunk_id", "doc_id", "_score"]).limit(limit).to_arrow())
+        rows = tbl.count_rows()
+        if rows == 0:
+            return False
+        if TEXT_INDEX in self.chunk_indexes():
+            stats = tbl.index_stats(f"{TEXT_INDEX}_idx")
+            if stats is None or stats.num_unindexed_rows <= REINDEX_FRACTION * rows:
+                return False
+        with self.write_lock():
+            self._retry(lambda: tbl.create_index(TEXT_INDEX, config=FTS(), replace=True))
+        return True
 
     def current_chunks(self, columns: Sequence[str] = ("chunk_id", "doc_id", "text")
                        ) -> tuple[pa.Table, np.ndarray]:
@@ -579,6 +615,8 @@ class Store:
         tbl = self._tables["chunks"]
         rows = tbl.count_rows()
         done: dict[str, Any] = {"rows": rows, "created": [], "optimized": False}
+        if self.ensure_text_index():
+            done["created"].append(TEXT_INDEX)
         if rows < SCALAR_INDEX_MIN_ROWS:
             return done
         t0 = time.perf_counter()

@@ -1,6 +1,11 @@
-"""The candidate set of one query as column arrays (one row per document: its best chunk).
+"""The candidate set of one query as column arrays: one row per retrieved chunk (a *passage*),
+most similar first, with its document's fields repeated on each of its rows.
 
-Everything the signals need is here as numpy arrays, so scoring is vectorised. Times are int64
+Gates, version chains and rejections are decided per document (every document-level field is
+the same on all rows of a document, and :func:`first_per_document` picks a document's best
+row); scores are per passage, so several passages of one document can be returned
+(:func:`select_passages`). Everything the signals need is here as numpy arrays, so scoring is
+vectorised. Times are int64
 microseconds UTC; a missing ``valid_from`` is ``NO_START``, a missing ``valid_until`` or
 ``superseded_at`` is ``NO_END``. Similarity is converted from LanceDB's cosine distance in
 exactly one place (:func:`Candidates.from_search`).
@@ -25,6 +30,7 @@ SEARCH_COLUMNS = ["chunk_id", "doc_id", "text", "title", "source", "created_at",
                   "valid_until", "kind", "kind_reason", "doc_type", "version", "supersedes", "depends_on",
                   "authority", "lifecycle", "superseded_at"]
 CHUNK_COLUMNS = ["chunk_id", "doc_id", "text"]   # the rest are document-level (same on every chunk)
+PASSAGES_PER_DOCUMENT = 3   # issue 14: most passages of one document in a result list (configurable)
 
 
 def _times(column: pa.ChunkedArray, fill: int) -> np.ndarray:
@@ -57,60 +63,106 @@ class Candidates:
     valid_until_us: np.ndarray
     superseded_us: np.ndarray
     authority: np.ndarray     # float64, NaN where the record gave none
+    lexical: np.ndarray | None = None   # BM25 of the passage / best BM25 of the query, in [0, 1]
 
     def __len__(self) -> int:
         return len(self.doc_id)
 
     def take(self, index: np.ndarray) -> Candidates:
-        return Candidates(**{f.name: getattr(self, f.name)[index] for f in fields(self)})
+        return Candidates(**{f.name: None if getattr(self, f.name) is None else getattr(self, f.name)[index]
+                             for f in fields(self)})
+
+    def lexical_signal(self) -> np.ndarray:
+        """The lexical (BM25) signal per passage; zeros when no full-text search was run."""
+        return np.zeros(len(self)) if self.lexical is None else self.lexical
 
     @classmethod
     def empty(cls) -> Candidates:
         return cls.from_search(None)
 
     @classmethod
-    def from_search(cls, hits: pa.Table | None) -> Candidates:
-        """Search hits (chunks, best first, with ``_distance`` and every ``SEARCH_COLUMNS``) ->
-        one row per document.
+    def from_search(cls, hits: pa.Table | None, lexical: dict[str, float] | None = None) -> Candidates:
+        """Search hits (chunks, with ``_distance`` and every ``SEARCH_COLUMNS``) -> one row per
+        chunk, most similar first (ties: search order).
 
-        Cosine similarity = 1 − cosine distance. A document keeps its most similar chunk.
+        Cosine similarity = 1 − cosine distance. ``lexical`` maps chunk ids to their lexical
+        signal (see :func:`lexical_shares`); chunks absent from it get 0.
         """
         if hits is None or hits.num_rows == 0:
             z = np.zeros(0)
             o = np.zeros(0, dtype=object)
             i = np.zeros(0, dtype=np.int64)
-            return cls(o, o, o, o, o, o, np.zeros(0, np.int8), o, o, o, o, o, z, i, np.zeros(0, bool), i, i, i, z)
-        similarity, doc_ids, keep = _best_chunk_per_document(hits)
+            return cls(o, o, o, o, o, o, np.zeros(0, np.int8), o, o, o, o, o, z, i, np.zeros(0, bool), i, i, i, z,
+                       None if lexical is None else z)
+        similarity, doc_ids, keep = _passages(hits)
         hits = hits.take(pa.array(keep))
-        return cls(chunk_id=_objects(hits.column("chunk_id")), doc_id=doc_ids[keep], text=_objects(hits.column("text")),
-                   raw_cosine=similarity[keep], **document_fields(hits))
+        chunk_ids = _objects(hits.column("chunk_id"))
+        return cls(chunk_id=chunk_ids, doc_id=doc_ids[keep], text=_objects(hits.column("text")),
+                   raw_cosine=similarity[keep], lexical=_lexical(chunk_ids, lexical), **document_fields(hits))
 
     @classmethod
-    def from_chunk_hits(cls, hits: pa.Table, fields_by_doc: dict[str, np.ndarray], positions) -> Candidates | None:
-        """Hits holding only ``CHUNK_COLUMNS`` and ``_distance`` -> one row per document, the
+    def from_chunk_hits(cls, hits: pa.Table, fields_by_doc: dict[str, np.ndarray], positions,
+                        lexical: dict[str, float] | None = None) -> Candidates | None:
+        """Hits holding only ``CHUNK_COLUMNS`` and ``_distance`` -> one row per chunk, the
         document-level fields taken from ``fields_by_doc`` (:func:`document_fields` of every
         document) at ``positions(doc_ids)``; None when a hit's document is not among them."""
         if hits.num_rows == 0:
-            return cls.from_search(None)
-        similarity, doc_ids, keep = _best_chunk_per_document(hits)
+            return cls.from_search(None, lexical)
+        similarity, doc_ids, keep = _passages(hits)
         at = positions(doc_ids[keep])
         if (at < 0).any():
             return None
         rows = pa.array(keep)
-        return cls(chunk_id=_objects(hits.column("chunk_id").take(rows)), doc_id=doc_ids[keep],
-                   text=_objects(hits.column("text").take(rows)), raw_cosine=similarity[keep],
+        chunk_ids = _objects(hits.column("chunk_id").take(rows))
+        return cls(chunk_id=chunk_ids, doc_id=doc_ids[keep], text=_objects(hits.column("text").take(rows)),
+                   raw_cosine=similarity[keep], lexical=_lexical(chunk_ids, lexical),
                    **{name: values[at] for name, values in fields_by_doc.items()})
 
 
-def _best_chunk_per_document(hits: pa.Table) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(similarity of every hit, doc id of every hit, rows kept): each document's most similar
-    chunk, most similar first (ties: search order)."""
+def _passages(hits: pa.Table) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(similarity of every hit, doc id of every hit, rows kept): each chunk once (a chunk id
+    repeated by a merged pool keeps its first row), most similar first (ties: search order)."""
     similarity = 1.0 - hits.column("_distance").to_numpy().astype(np.float64)
     doc_ids = _objects(hits.column("doc_id"))
-    order = np.argsort(-similarity, kind="stable")
-    _, first = np.unique(doc_ids[order], return_index=True)
-    keep = np.sort(order[first])
+    _, first = np.unique(_objects(hits.column("chunk_id")), return_index=True)
+    keep = np.sort(first)
     return similarity, doc_ids, keep[np.argsort(-similarity[keep], kind="stable")]
+
+
+def _lexical(chunk_ids: np.ndarray, lexical: dict[str, float] | None) -> np.ndarray | None:
+    if lexical is None:
+        return None
+    return np.fromiter((lexical.get(c, 0.0) for c in chunk_ids), dtype=np.float64, count=len(chunk_ids))
+
+
+def first_per_document(doc_id: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """The first of ``rows`` (indices, in the caller's order) of each document, in that order."""
+    rows = np.asarray(rows, dtype=np.intp)
+    if not rows.size:
+        return rows
+    _, first = np.unique(doc_id[rows], return_index=True)
+    return rows[np.sort(first)]
+
+
+def select_passages(doc_id: np.ndarray, order: np.ndarray, k: int, per_document: int) -> np.ndarray:
+    """Up to ``k`` passages from ``order`` (row indices, best first), at most ``per_document``
+    of one document, grouped under their document: documents in the order of their best
+    passage, a document's passages best first. The set is the ``k`` best passages under the cap."""
+    order = np.asarray(order, dtype=np.intp)
+    if not order.size or k < 1:
+        return order[:0]
+    docs = doc_id[order]
+    _, inverse = np.unique(docs, return_inverse=True)
+    seen = np.zeros(inverse.max() + 1, dtype=np.int64)
+    rank_in_doc = np.empty(len(order), dtype=np.int64)
+    for j, d in enumerate(inverse):        # one pass over the ranked pool
+        rank_in_doc[j] = seen[d]
+        seen[d] += 1
+    chosen = np.flatnonzero(rank_in_doc < max(1, per_document))[:k]
+    first_pos = np.full(len(seen), len(order), dtype=np.int64)
+    np.minimum.at(first_pos, inverse[chosen], chosen)
+    grouped = chosen[np.lexsort((chosen, first_pos[inverse[chosen]]))]
+    return order[grouped]
 
 
 def document_fields(rows: pa.Table) -> dict[str, np.ndarray]:

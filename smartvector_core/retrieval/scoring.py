@@ -26,6 +26,12 @@ Formulas:
   ``default`` adds S_trust = C0 + feedback + access reinforcement + penalties, i.e. the live
   confidence without its age term: age is already the temporal signal's business, and counting
   it twice is what made the paper's own confidence ablation "complex" on versioned data.
+  ``default`` also adds S_lexical, the passage's BM25 relative to the query's best full-text hit
+  (:func:`candidates.lexical_shares`): a passage that names the question's subject (a service, a
+  function, an error) outranks a generic one about the same attribute.
+- soft time window (ours, issue 14), the ``default`` temporal signal when the question names a
+  period relative to ``as_of`` ("this week", "last month"): :func:`window_signal`.
+- adaptive recency (ours, issue 14), the ``default`` temporal weight: :func:`recency_factor`.
 """
 
 from __future__ import annotations
@@ -34,6 +40,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..clock import US_PER_DAY
 from ..temporal import (
     DEFAULT_TEMPORAL,
     KIND_EVENT,
@@ -52,6 +59,8 @@ EVENT_BELOW_FLOOR_MULTIPLIER = 0.5      # blog: "boost halved"
 MIN_RELATIVE_SIMILARITY = 0.60          # ours: vector score relative to the best candidate
 SEMANTIC_PENALTY = 0.3                  # blog: "normalized_score < min_threshold -> 0.3"
 RELEVANCE_GATE = 0.15                   # ours: raw cosine under this is not about the question
+NEWS_HALF_LIFE_DAYS = 30.0              # ours: doc types decaying at least this fast are news-like
+POOL_TOP_DOCUMENTS = 10                 # ours: the documents that say what a pool is about
 
 
 @dataclass(frozen=True)
@@ -61,6 +70,8 @@ class ScoringConfig:
     min_relative_similarity: float = MIN_RELATIVE_SIMILARITY
     semantic_penalty: float = SEMANTIC_PENALTY
     relevance_gate: float = RELEVANCE_GATE
+    news_half_life_days: float = NEWS_HALF_LIFE_DAYS
+    pool_top_documents: int = POOL_TOP_DOCUMENTS
 
 
 DEFAULT_SCORING = ScoringConfig()
@@ -143,6 +154,58 @@ def current_signal(kind, states, decay, raw_cosine, config: ScoringConfig = DEFA
     live_event = (states == STATE_TEMPORAL) & (raw_cosine >= config.event_relevance_floor)
     valid = 1.0 / DEFAULT_TEMPORAL.validity.temporal
     return np.where(live_event, 1.0, np.where(in_force, valid, base * valid))
+
+
+def window_signal(begin_us: np.ndarray, end_us: np.ndarray, window: tuple[int, int]) -> np.ndarray:
+    """How well a document's time fits a soft window ``[start, end)`` named by the question:
+
+        S_window = 2 ** (−d / L),   d = distance from the document's span [begin, end] to the
+                                        window (0 when they overlap), L = the window's length
+
+    (ours, issue 14). Inside the window 1; one window-length outside 0.5; so "this week" keeps a
+    15-day-old article at about 0.25 instead of rejecting it, while last year's scores ~0.
+    ``begin_us``/``end_us``: publication time for a STATIC document (``end = begin``), the
+    window of an EVENT, the period in force of a VERSIONED one (callers build them).
+    """
+    start, stop = window
+    length = max(float(stop - start), float(US_PER_DAY))
+    begin = np.asarray(begin_us, dtype=np.float64)
+    end = np.maximum(np.asarray(end_us, dtype=np.float64), begin)
+    distance = np.maximum(0.0, np.maximum(float(start) - end, begin - float(stop) + 1.0))
+    return np.exp2(-distance / length)
+
+
+def pool_time_sensitivity(raw_cosine: np.ndarray, first_rows: np.ndarray, kind: np.ndarray,
+                          half_life_days: np.ndarray, *, top: int, news_half_life_days: float) -> float:
+    """τ in [0, 1]: how much the candidate pool is about news and events (ours, issue 14).
+
+        τ = Σ_i s_i · news_i / Σ_i s_i   over the ``top`` most similar documents (``first_rows``:
+                                          each document's best passage, most similar first)
+
+    with ``s_i`` the clipped cosine and ``news_i`` = 1 for an EVENT or a doc type whose half-life
+    is at most ``news_half_life_days`` (the blog's ``news`` 7 d and ``breaking_news`` 1 d), else 0.
+    Policies in force, references and research count 0: their currency is their chain's business.
+    """
+    rows = np.asarray(first_rows, dtype=np.intp)[:top]
+    if not rows.size:
+        return 0.0
+    s = np.clip(raw_cosine[rows], 0.0, 1.0)
+    news = (kind[rows] == KIND_EVENT) | (half_life_days[rows] <= news_half_life_days)
+    total = s.sum()
+    return float((s * news).sum() / total) if total > 0 else 0.0
+
+
+def recency_factor(question: float, tau: float, *, gain: float, cap: float) -> float:
+    """The factor on the ``default`` profile's temporal weight (ours, issue 14):
+
+        factor = min(cap, q · (1 + gain · τ)),   q = recency weight / baseline (1 without words)
+
+    It follows the question (q: "latest" 0.70/0.20 = 3.5, "recently", "this week", "who won"
+    0.55/0.20 = 2.75) *and* the candidates (τ, :func:`pool_time_sensitivity`): a pool of news
+    and events raises the weight of freshness, a pool of policies in force leaves it alone
+    (factor = q). ``gain`` and ``cap`` were swept on a tune split only (README, "Adaptive recency").
+    """
+    return float(min(cap, max(1.0, question) * (1.0 + gain * max(0.0, min(1.0, tau)))))
 
 
 def weighted_sum(values: dict[str, np.ndarray], weights: dict[str, float]) -> SignalSet:

@@ -11,6 +11,14 @@ query tells you how much recency should matter").
   ("the oldest version", "the latest release");
 - a **recency weight** from signal words (blog: "current" 0.70, "recently" 0.55, baseline 0.20).
 
+Hard and soft time (ours; issue 14): a range written with explicit dates ("from 2021 to 2023",
+"in Q1 2025", "since 2022", "March 2024") is a **hard** filter. A range relative to ``as_of``
+("this week", "today", "last month", "the past 30 days") is a **soft** preference: people say
+"this week" of something that happened 15 days ago, so it must not reject; retrieval gives
+documents inside it full weight and lets the weight fall off outside it
+(:func:`~smartvector_core.retrieval.scoring.window_signal`). "recently" and "lately" name no
+window at all and only raise the recency weight. ``range_mode`` says which applied.
+
 The parser is total: it never raises on any text, it just finds nothing. It steps aside when
 unsure (blog: "I did not want it to guess"): only 4-digit years 1900–2100 standing alone
 count as years, so "Node.js 20.19.0", "1000 requests" and "2000 requests" are not years, and
@@ -37,6 +45,7 @@ from .codes import NO_START
 from .settings import DEFAULT_TEMPORAL, IntentConfig
 
 OPEN_START = datetime.min.replace(tzinfo=UTC)   # "before 2020": no lower bound
+HARD, SOFT = "hard", "soft"                    # QueryIntent.range_mode
 _ONE_US = timedelta(microseconds=1)
 
 _MONTHS = {"jan": 1, "feb": 2, "mar": 3, "apr": 4, "may": 5, "jun": 6, "jul": 7, "aug": 8,
@@ -119,6 +128,17 @@ class QueryIntent:
     version_rank: str | None = None   # 'oldest' | 'latest' | None
     recency_weight: float = DEFAULT_TEMPORAL.intent.baseline
     recency_words: tuple[str, ...] = ()
+    range_mode: str | None = None     # 'hard' (explicit dates: a filter) | 'soft' (relative: a preference)
+
+    @property
+    def hard_range_us(self) -> tuple[int, int] | None:
+        """The range as a filter: only when written with explicit dates (``range_mode`` hard)."""
+        return self.time_range_us if self.range_mode == HARD else None
+
+    @property
+    def soft_range_us(self) -> tuple[int, int] | None:
+        """The range as a preference: only when relative to ``as_of`` (``range_mode`` soft)."""
+        return self.time_range_us if self.range_mode == SOFT else None
 
     @property
     def time_range_us(self) -> tuple[int, int] | None:
@@ -133,7 +153,8 @@ class QueryIntent:
         if self.time_range is not None:
             rng = [None if self.time_range[0] == OPEN_START else iso(self.time_range[0]),
                    iso(self.time_range[1])]
-        return {"time_range": rng, "range_text": self.range_text, "judged_at": iso(self.judged_at),
+        return {"time_range": rng, "range_text": self.range_text, "range_mode": self.range_mode,
+                "judged_at": iso(self.judged_at),
                 "judged_text": self.judged_text, "version": self.version,
                 "version_rank": self.version_rank, "recency_weight": self.recency_weight,
                 "recency_words": list(self.recency_words)}
@@ -170,12 +191,13 @@ def parse_intent(text: object, as_of: datetime, config: IntentConfig = DEFAULT_T
     judged_at, judged_text, scratch = _judged(scratch, as_of)
     version, scratch = _version(scratch)
     scratch = _blank(scratch, [m.span() for m in _NOT_A_RANGE.finditer(scratch)])
-    time_range, range_text = _time_range(scratch, as_of)
+    time_range, range_text, relative = _time_range(scratch, as_of)
     weight, words = _recency(text, config)
+    mode = None if time_range is None else (SOFT if relative else HARD)
     return QueryIntent(time_range=time_range, range_text=text[range_text[0]:range_text[1]].strip()
                        if range_text else "", judged_at=judged_at, judged_text=judged_text,
                        version=version, version_rank=_version_rank(text), recency_weight=weight,
-                       recency_words=words)
+                       recency_words=words, range_mode=mode)
 
 
 # --- periods ------------------------------------------------------------------------------
@@ -270,12 +292,14 @@ def _version_rank(text: str) -> str | None:
 
 
 # --- time ranges --------------------------------------------------------------------------
-def _time_range(text: str, as_of: datetime) -> tuple[tuple[datetime, datetime] | None, tuple[int, int] | None]:
+def _time_range(text: str, as_of: datetime
+                ) -> tuple[tuple[datetime, datetime] | None, tuple[int, int] | None, bool]:
+    """(range, its span in ``text``, whether it is relative to ``as_of``: rolling or calendar)."""
     for finder in (_two_ended, _one_ended, _rolling, _calendar, _single):
         found = finder(text, as_of)
         if found is not None:
-            return found
-    return None, None
+            return found[0], found[1], finder in (_rolling, _calendar)
+    return None, None, False
 
 
 def _two_ended(text: str, as_of: datetime):
