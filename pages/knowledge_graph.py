@@ -69,13 +69,7 @@ if selected:
         c1, c2 = st.columns(2)
         with c1:
             st.subheader("Version chain")
-            chain_fn = getattr(sv, "version_chain", None)
-            chain = chain_fn(selected) if callable(chain_fn) else views.version_chain_from_edges(edges, selected)
-            if chain and all(isinstance(c, dict) for c in chain):
-                chain_frame = pd.DataFrame(chain)
-            else:
-                chain_frame = (docs.set_index("id").reindex(list(chain))[["title", "created_at", "lifecycle"]]
-                               .reset_index())
+            chain_frame = pd.DataFrame(sv.version_chain(selected))
             show_table(chain_frame, key="graph_chain", file_name=f"chain_{selected}.csv")
         with c2:
             st.subheader("A correction would ripple to")

@@ -16,8 +16,8 @@ import pandas as pd
 import pyarrow as pa
 
 from .clock import to_us
-from .config import DEFAULT_CONFIDENCE
 from .memory import KnowledgeGraph, aggregate_events, live_confidence
+from .memory.chains import NO_END, chain_labels, effective_us, superseded_at
 from .models import EdgeType
 
 EVENT_COLUMNS = ["doc_id", "event_type", "at_us", "delta", "query_id", "actor", "detail"]
@@ -114,15 +114,6 @@ class KnowledgeState:
         self._last_aggregates = (doc_ids, as_of_us, ripple, len(events), agg)
         return agg
 
-    def supersedes_pairs(self, *, include_inferred: bool = True) -> pd.DataFrame:
-        e = self.edges
-        if not len(e):
-            return e
-        mask = e["edge_type"] == EdgeType.SUPERSEDES.value
-        if not include_inferred:
-            mask &= e["origin"] == "declared"
-        return e[mask]
-
 
 class KnowledgeCache:
     """Caches one :class:`KnowledgeState` per (events, edges) table version of a store."""
@@ -160,15 +151,6 @@ class KnowledgeCache:
             self._key = self._versions()
 
 
-_TITLE_NORM = __import__("re").compile(r"[^a-z0-9]+")
-IMPLICIT_CHAIN_AUTHORITY_GAP = 0.3   # ours: same-title documents further apart in authority are not versions
-
-
-def normalise_title(title: str) -> str:
-    """Lower-case, punctuation to single spaces: 'API Rate-Limits' -> 'api rate limits'."""
-    return _TITLE_NORM.sub(" ", (title or "").lower()).strip()
-
-
 def _edge_rows(edges: pd.DataFrame, edge_type: EdgeType, position: pd.Index,
                with_inferred: bool) -> tuple[np.ndarray, np.ndarray]:
     """Row positions (src, dst) of the ``edge_type`` edges between known documents
@@ -189,10 +171,9 @@ class DocIndex:
     """Document-level arrays over the whole store, for version chains and supersession.
 
     ``effective_us``: when a version takes effect (``valid_from``, else ``created_at``).
-    ``chain``: version-chain key: connected components of SUPERSEDES edges (declared, plus
-    inferred ones when ``with_inferred``), joined with VERSIONED documents that share a
-    normalised title (the implicit chain of the temporal layer).
-    ``superseded_us``: the moment a newer member of the chain took effect (NO_END: never).
+    ``chain``: version-chain label: connected components of SUPERSEDES edges (declared, plus
+    inferred ones when ``with_inferred``); ``superseded_us``: the earliest effective time of a
+    direct successor (NO_END: never). Both as defined once in :mod:`smartvector_core.memory.chains`.
     ``relational``: the paper's relational importance over live documents (0 where no edges).
     """
 
@@ -209,63 +190,26 @@ class DocIndex:
     def build(cls, docs: pa.Table, edges: pd.DataFrame, graph: KnowledgeGraph, *,
               with_inferred: bool = True) -> DocIndex:
         import pyarrow.compute as pc
-        from scipy.sparse import coo_matrix
-        from scipy.sparse.csgraph import connected_components
 
-        no_end = np.iinfo(np.int64).max
         n = docs.num_rows
         ids = np.asarray(docs.column("doc_id").to_pylist(), dtype=object)
         position = pd.Index(ids)
         created = pc.cast(docs.column("created_at"), pa.int64()).to_numpy(zero_copy_only=False)
         valid_from = pc.cast(docs.column("valid_from"), pa.int64()).fill_null(-1).to_numpy()
-        effective = np.where(valid_from >= 0, valid_from, created).astype(np.int64)
-        kinds = np.asarray(docs.column("kind").to_pylist(), dtype=object)
-        titles = np.asarray([normalise_title(t) for t in docs.column("title").to_pylist()], dtype=object)
+        effective = effective_us(valid_from, created)
         s, d = _edge_rows(edges, EdgeType.SUPERSEDES, position, with_inferred)
-        src_list, dst_list = [s], [d]
-        versioned = np.flatnonzero((kinds == "VERSIONED") & (titles != ""))
-        if versioned.size:
-            # implicit chain: same normalised title, and authority close to the most trusted
-            # member's (a low-authority post titled like the official policy is not its version)
-            authority = (pc.cast(docs.column("authority"), pa.float64()).fill_null(np.nan).to_numpy()
-                         if "authority" in docs.column_names else np.full(n, np.nan))
-            trust = np.where(np.isnan(authority), DEFAULT_CONFIDENCE.default_authority, authority)[versioned]
-            codes, _ = pd.factorize(titles[versioned])
-            order = np.lexsort((-trust, codes))
-            heads = order[np.r_[True, codes[order][1:] != codes[order][:-1]]]
-            head_of = np.empty(codes.max() + 1, dtype=np.int64)
-            head_of[codes[heads]] = heads
-            head = head_of[codes]
-            close = np.abs(trust - trust[head]) <= IMPLICIT_CHAIN_AUTHORITY_GAP
-            src_list.append(versioned[close])
-            dst_list.append(versioned[head][close])
-        src = np.concatenate(src_list) if src_list else np.zeros(0, dtype=np.int64)
-        dst = np.concatenate(dst_list) if dst_list else np.zeros(0, dtype=np.int64)
-        adjacency = coo_matrix((np.ones(src.size), (src, dst)), shape=(n, n))
-        _, labels = connected_components(adjacency, directed=False)
-        # superseded at: the earliest effective time strictly after ours within the chain
-        order = np.lexsort((effective, labels))
-        sorted_labels, sorted_eff = labels[order], effective[order]
-        superseded = np.full(n, no_end, dtype=np.int64)
-        # for each doc, the first later effective time in the same chain (searchsorted per chain)
-        bounds = np.flatnonzero(np.r_[True, sorted_labels[1:] != sorted_labels[:-1], True])
-        for lo, hi in zip(bounds[:-1], bounds[1:], strict=True):
-            if hi - lo < 2:
-                continue
-            eff = sorted_eff[lo:hi]
-            nxt = np.searchsorted(eff, eff, side="right")
-            has = nxt < (hi - lo)
-            superseded[order[lo:hi][has]] = eff[nxt[has]]
-        live = superseded == no_end
+        labels = chain_labels(n, s, d)
+        superseded = superseded_at(effective, s, d)
+        live = superseded == NO_END
         relational = np.zeros(n)
         if graph.doc_ids:
             linked = np.asarray(graph.doc_ids, dtype=object)
             at = position.get_indexer(linked)
             relational[at] = graph.relational_importance(linked, live[at])
-        dependency_stale = np.full(n, no_end, dtype=np.int64)
+        dependency_stale = np.full(n, NO_END, dtype=np.int64)
         s, d = _edge_rows(edges, EdgeType.DEPENDS_ON, position, with_inferred)
         np.minimum.at(dependency_stale, s, superseded[d])
-        return cls(ids, position, effective, labels.astype(np.int64), superseded, relational, dependency_stale)
+        return cls(ids, position, effective, labels, superseded, relational, dependency_stale)
 
     def lookup(self, doc_ids: np.ndarray) -> np.ndarray:
         """Positions of ``doc_ids`` in the index (-1 where unknown): one dict probe per id."""

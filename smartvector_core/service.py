@@ -23,6 +23,7 @@ from .clock import parse_time, to_us
 from .errors import InputError, OperatorTokenError
 from .ingest import IngestReport, ingest_documents, read_records, validate_records
 from .knowledge import KnowledgeCache
+from .memory.chains import chain_members
 from .models import EdgeType, EventType, QueryResponse
 from .retrieval import QueryRequest, get_profile, run_query
 from .settings import DEMO_CORPUS, Settings, load_settings
@@ -539,11 +540,14 @@ class SmartVector:
         frame = docs.to_pandas().set_index("doc_id") if docs.num_rows else pd.DataFrame()
         if doc_id not in frame.index:
             raise InputError(f"no document with id {doc_id!r} in the store", field="id")
-        state = self.knowledge.get()
-        chains = state.graph.version_chains()
-        key = chains.get(doc_id)
-        members = [d for d, c in chains.items() if c == key and d in frame.index] if key else [doc_id]
-        sup = state.graph.graphs[EdgeType.SUPERSEDES]
+        edges = self.knowledge.get().edges
+        sup = edges[edges["edge_type"] == EdgeType.SUPERSEDES.value] if len(edges) else pd.DataFrame(
+            columns=["src", "dst"])
+        sup = sup[sup["src"].isin(frame.index) & sup["dst"].isin(frame.index)]
+        position = pd.Index(frame.index)
+        members = chain_members(doc_id, frame.index.to_numpy(dtype=object),
+                                position.get_indexer(sup["src"]), position.get_indexer(sup["dst"]))
+        pairs = list(zip(sup["src"], sup["dst"], strict=True))
 
         def when(value) -> str | None:
             return None if value is None or pd.isna(value) else to_iso(value.to_pydatetime())
@@ -555,8 +559,8 @@ class SmartVector:
                         "created_at": when(row["created_at"]), "valid_from": when(row["valid_from"]),
                         "valid_until": when(row["valid_until"]), "superseded_at": when(row["superseded_at"]),
                         "lifecycle": row["lifecycle"], "kind": row["kind"],
-                        "supersedes": sorted(sup.successors(d)) if d in sup else [],
-                        "superseded_by": sorted(sup.predecessors(d)) if d in sup else []})
+                        "supersedes": sorted(b for a, b in pairs if a == d),
+                        "superseded_by": sorted(a for a, b in pairs if b == d)})
         return sorted(out, key=lambda r: (r["created_at"] or "", r["id"]))
 
     # ------------------------------------------------------------------------------ frames

@@ -1,4 +1,5 @@
-"""Version chains over the whole store: explicit edges, and same-title versions of like authority."""
+"""Version chains over the whole store: SUPERSEDES edges, declared or inferred by consolidation
+(same-title versions of like authority with overlapping, changed content)."""
 
 from __future__ import annotations
 
@@ -15,6 +16,10 @@ def test_same_title_versions_chain_but_a_low_authority_namesake_does_not(fake_ap
         _doc("official_2024", "2024-01-01", 0.9), _doc("official_2025", "2025-01-01", 0.85),
         _doc("forum_2026", "2026-01-01", 0.25), _doc("other", "2026-02-01", 0.9, title="Shipping policy"),
     ], now=NOW, consolidate=False)
+    index = fake_app.knowledge.get().doc_index()
+    # only edges make chains: before consolidation has found evidence, a shared title is not one
+    assert len(set(index.chain.tolist())) == 4
+    fake_app.consolidate(now=NOW)
     index = fake_app.knowledge.get().doc_index()
     chain = dict(zip(index.ids, index.chain, strict=True))
     superseded = dict(zip(index.ids, index.superseded_us, strict=True))

@@ -1,4 +1,6 @@
-"""The relations graph: version chains, supersession, ripple propagation, relational signal.
+"""The relations graph: typed edges, ripple propagation, relational signal.
+
+Version chains and ``superseded_at`` are defined once, in :mod:`smartvector_core.memory.chains`.
 
 Source: SmartVector paper (``seeds/smartvector-paper-summary-zh.txt``): section 2.1
 "relational awareness" (edges depends_on / depended_by / supersedes / contradicts), section 2.4
@@ -137,46 +139,6 @@ class KnowledgeGraph:
     def _require(self, doc_id: str) -> None:
         if doc_id not in self._position:
             raise InputError(f"expected a document of this graph, found {doc_id!r}", field="doc_id")
-
-    # --- versions ------------------------------------------------------------------------
-    def version_chains(self) -> dict[str, str]:
-        """doc_id -> chain_id: connected components of SUPERSEDES edges (either direction).
-
-        The chain id is the lexicographically smallest member, so it is deterministic and stable
-        when a newer version joins the chain; a document alone is its own chain.
-        """
-        chains: dict[str, str] = {}
-        for component in nx.connected_components(self.graphs[EdgeType.SUPERSEDES].to_undirected()):
-            chain_id = min(component)
-            for doc_id in component:
-                chains[doc_id] = chain_id
-        return chains
-
-    def successors_of(self, doc_id: str) -> list[str]:
-        """The documents that directly supersede ``doc_id`` (its newer versions), sorted."""
-        self._require(doc_id)
-        return sorted(self.graphs[EdgeType.SUPERSEDES].predecessors(doc_id))
-
-    def superseded_at(self, doc_id: str, effective_time_us_by_doc: Mapping[str, int]) -> int | None:
-        """When ``doc_id`` stopped being the current version: the earliest effective time of a
-        direct successor (e.g. its ``valid_from`` or ``created_at``), None when it has none.
-
-        A successor without an effective time in the mapping is ignored (we do not archive on an
-        unknown date).
-        """
-        times = [int(effective_time_us_by_doc[s]) for s in self.successors_of(doc_id)
-                 if effective_time_us_by_doc.get(s) is not None]
-        return min(times) if times else None
-
-    def superseded_mask(self, doc_ids: Iterable[str], effective_time_us_by_doc: Mapping[str, int],
-                        as_of_us: int) -> np.ndarray:
-        """bool per doc: superseded by a version in effect at ``as_of_us``."""
-        out = []
-        for doc_id in doc_ids:
-            moment = self.superseded_at(doc_id, effective_time_us_by_doc) \
-                if doc_id in self._position else None
-            out.append(moment is not None and moment <= int(as_of_us))
-        return np.asarray(out, dtype=bool)
 
     # --- ripple --------------------------------------------------------------------------
     def _depended_by(self, doc_id: str) -> list[str]:

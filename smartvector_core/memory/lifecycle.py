@@ -4,14 +4,16 @@ Source: SmartVector paper (``seeds/smartvector-paper-summary-zh.txt``, section 2
 lifecycle"): (1) encoding -> UNCONSOLIDATED; (2) consolidation -> ACTIVE; (3) retrieval and
 reconsolidation (access and feedback events: not a stored state); (4) decay and dormancy ->
 DORMANT when confidence falls below the threshold (0.15) without access; (5) supersession ->
-ARCHIVED. Nothing is ever deleted: ARCHIVED and DORMANT documents stay, only their state moves.
+ARCHIVED. The decaying quantity is *memory strength* (:func:`.confidence.memory_strength`,
+DESIGN.md "Trust model"): Ebbinghaus decay counted from ingest or the last access, never from
+``created_at``, so nothing is DORMANT right after it is ingested. Nothing is ever deleted: ARCHIVED and DORMANT documents stay, only their state moves.
 
 Legal moves are the table :data:`TRANSITIONS`; :func:`check_move` raises
 :class:`IllegalTransition` on any other. Choices (the paper leaves them open):
 
 - "without access" means no ACCESS event for ``idle_days`` (30) before ``as_of``; a document
-  never accessed counts from its creation;
-- a DORMANT document wakes (-> ACTIVE) when it is accessed or when its confidence is back at
+  never accessed counts from its ingest;
+- a DORMANT document wakes (-> ACTIVE) when it is accessed or when its strength is back at
   or above the threshold (an accept), and in :func:`plan_lifecycle` when it was accessed
   within ``idle_days``;
 - supersession wins over everything; an ARCHIVED document is only brought back by an explicit
@@ -39,7 +41,7 @@ U, A, D, R = Lifecycle.UNCONSOLIDATED, Lifecycle.ACTIVE, Lifecycle.DORMANT, Life
 #: from_state -> {to_state: what makes that move}. Anything else is illegal.
 TRANSITIONS: Mapping[Lifecycle, Mapping[Lifecycle, str]] = MappingProxyType({
     U: MappingProxyType({A: "consolidated", R: "superseded"}),
-    A: MappingProxyType({D: "low confidence without access", R: "superseded"}),
+    A: MappingProxyType({D: "low memory strength without access", R: "superseded"}),
     D: MappingProxyType({A: "accessed or accepted", R: "superseded"}),
     R: MappingProxyType({A: "restored by a person"}),
 })
@@ -88,9 +90,9 @@ def make_move(doc_id: str, from_state: Lifecycle | str, to_state: Lifecycle | st
 
 
 def plan_lifecycle(doc_ids: Iterable[str], current_states: Iterable[Lifecycle | str],
-                   confidence: np.ndarray, last_access_us: np.ndarray, superseded: np.ndarray,
+                   strength: np.ndarray, last_access_us: np.ndarray, superseded: np.ndarray,
                    as_of_us: int, idle_days: float = DEFAULT_LIFECYCLE.idle_days, *,
-                   created_us: np.ndarray | None = None,
+                   ingested_us: np.ndarray | None = None,
                    dormancy_threshold: float = DEFAULT_LIFECYCLE.dormancy_threshold,
                    consolidate: bool = True) -> list[Move]:
     """The moves due at ``as_of_us``, in input order; documents that stay put give none.
@@ -98,25 +100,25 @@ def plan_lifecycle(doc_ids: Iterable[str], current_states: Iterable[Lifecycle | 
     Rules, first match wins, per document:
     1. superseded and not ARCHIVED -> ARCHIVED;
     2. UNCONSOLIDATED (and ``consolidate``) -> ACTIVE;
-    3. ACTIVE, confidence < threshold and idle >= ``idle_days`` -> DORMANT;
-    4. DORMANT and (confidence >= threshold or idle < ``idle_days``) -> ACTIVE.
-    Idle time runs from the last access (``NO_ACCESS_US`` or negative: never), else from
-    ``created_us`` when given, else counts as idle for ever.
+    3. ACTIVE, memory strength < threshold and idle >= ``idle_days`` -> DORMANT;
+    4. DORMANT and (strength >= threshold or idle < ``idle_days``) -> ACTIVE.
+    Idle time runs from the later of the last access (``NO_ACCESS_US``: never) and
+    ``ingested_us`` when given; never accessed and no ingest time counts as idle for ever.
     """
     ids = [str(d) for d in doc_ids]
     states = np.asarray([Lifecycle.parse(s, field_name="current_states").value for s in current_states],
                         dtype=object)
     n = len(ids)
-    conf = np.asarray(confidence, dtype=np.float64)
+    conf = np.asarray(strength, dtype=np.float64)
     access = np.asarray(last_access_us, dtype=np.int64)
     gone = np.asarray(superseded, dtype=bool)
-    for name, arr in (("current_states", states), ("confidence", conf), ("last_access_us", access),
+    for name, arr in (("current_states", states), ("strength", conf), ("last_access_us", access),
                       ("superseded", gone)):
         if arr.shape != (n,):
             raise IllegalTransition(f"expected {name} of length {n}, found shape {arr.shape}")
     since = np.where(access == NO_ACCESS_US, np.iinfo(np.int64).min, access)
-    if created_us is not None:
-        since = np.maximum(since, np.asarray(created_us, dtype=np.int64))
+    if ingested_us is not None:
+        since = np.maximum(since, np.asarray(ingested_us, dtype=np.int64))
     never = since == np.iinfo(np.int64).min
     idle = np.where(never, np.inf, (int(as_of_us) - np.where(never, 0, since)) / US_PER_DAY)
     low = conf < dormancy_threshold
@@ -127,8 +129,8 @@ def plan_lifecycle(doc_ids: Iterable[str], current_states: Iterable[Lifecycle | 
     rules = (
         (gone & (states != R.value), R, "superseded by a newer version"),
         ((states == U.value) & consolidate, A, "consolidated"),
-        ((states == A.value) & low & is_idle, D, "confidence {conf} < {thr}, no access for {idle}"),
-        ((states == D.value) & ~low, A, "confidence {conf} back at or above {thr}"),
+        ((states == A.value) & low & is_idle, D, "memory strength {conf} < {thr}, no access for {idle}"),
+        ((states == D.value) & ~low, A, "memory strength {conf} back at or above {thr}"),
         ((states == D.value) & ~is_idle, A, "accessed {idle} ago"),
     )
     for mask, to_state, why in rules:

@@ -263,38 +263,6 @@ def layout_positions(node_ids: Sequence[str], edge_pairs: Sequence[tuple[str, st
     return positions
 
 
-def version_chain_from_edges(edges: pd.DataFrame, doc_id: str) -> list[str]:
-    """The SUPERSEDES chain through ``doc_id``, oldest first (``src`` supersedes ``dst``).
-
-    Fallback for when the service has no ``version_chain``: walks the declared and inferred
-    SUPERSEDES edges (rejected ones left out) both ways from ``doc_id``; a branching chain is
-    listed breadth-first.
-    """
-    if edges.empty:
-        return [doc_id]
-    sup = edges[edges["edge_type"] == "SUPERSEDES"]
-    if "status" in sup.columns:
-        sup = sup[sup["status"].fillna("") != "rejected"]
-    newer: dict[str, list[str]] = {}
-    older: dict[str, list[str]] = {}
-    for src, dst in zip(sup["src"], sup["dst"], strict=True):
-        newer.setdefault(dst, []).append(src)
-        older.setdefault(src, []).append(dst)
-
-    def walk(start: str, step: Mapping[str, list[str]]) -> list[str]:
-        seen, queue, out = {start}, [start], []
-        while queue:
-            node = queue.pop(0)
-            for nxt in sorted(step.get(node, [])):
-                if nxt not in seen:
-                    seen.add(nxt)
-                    out.append(nxt)
-                    queue.append(nxt)
-        return out
-
-    return list(reversed(walk(doc_id, older))) + [doc_id] + walk(doc_id, newer)
-
-
 def node_options(nodes: pd.DataFrame) -> dict[str, str]:
     """id -> "id — title" labels for a selectbox."""
     return {i: f"{i} — {t}" if t else str(i) for i, t in zip(nodes["id"], nodes["title"].fillna(""), strict=True)}

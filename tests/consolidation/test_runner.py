@@ -12,10 +12,10 @@ import numpy as np
 import pytest
 
 from smartvector_core.config import DEFAULT_CONFIDENCE
-from smartvector_core.consolidation import DEFAULT_CONSOLIDATION, top_neighbours
+from smartvector_core.consolidation import DEFAULT_CONSOLIDATION, cosines, top_neighbours
 from smartvector_core.memory import DEFAULT_RIPPLE
 
-from .conftest import NOW
+from ..conftest import NOW
 
 DAY = timedelta(days=1)
 RECENT = (NOW - 10 * DAY).isoformat()
@@ -49,9 +49,9 @@ def chain_app(fake_app):
 
 def test_correct_lowers_the_document_and_ripples_less_at_two_hops_none_to_unrelated(chain_app):
     ids = ["base", "dep1", "dep2", "other"]
-    before = chain_app.confidence_of(ids, as_of=NOW)
+    before = chain_app.trust_of(ids, as_of=NOW)
     out = chain_app.feedback("base", "correct", now=NOW)
-    after = chain_app.confidence_of(ids, as_of=NOW)
+    after = chain_app.trust_of(ids, as_of=NOW)
     drop = {d: before[d] - after[d] for d in ids}
     assert drop["base"] == pytest.approx(-DEFAULT_CONFIDENCE.correct_delta)
     assert drop["dep1"] == pytest.approx(DEFAULT_RIPPLE.penalty)
@@ -62,19 +62,19 @@ def test_correct_lowers_the_document_and_ripples_less_at_two_hops_none_to_unrela
 
 
 def test_accept_raises(chain_app):
-    before = chain_app.confidence_of(["other"], as_of=NOW)["other"]
+    before = chain_app.trust_of(["other"], as_of=NOW)["other"]
     chain_app.feedback("other", "accept", now=NOW)
-    after = chain_app.confidence_of(["other"], as_of=NOW)["other"]
+    after = chain_app.trust_of(["other"], as_of=NOW)["other"]
     assert after == pytest.approx(before + DEFAULT_CONFIDENCE.accept_delta)
 
 
-def test_confidence_at_a_past_as_of_is_reproducible_after_later_feedback(chain_app):
+def test_trust_at_a_past_as_of_is_reproducible_after_later_feedback(chain_app):
     past = NOW - 2 * DAY
-    then = chain_app.confidence_of(["base", "dep1"], as_of=past)
+    then = chain_app.trust_of(["base", "dep1"], as_of=past)
     chain_app.feedback("base", "correct", now=NOW)
     chain_app.feedback("base", "correct", now=NOW + DAY)
-    assert chain_app.confidence_of(["base", "dep1"], as_of=past) == then
-    assert chain_app.confidence_of(["base"], as_of=NOW + DAY)["base"] < then["base"]
+    assert chain_app.trust_of(["base", "dep1"], as_of=past) == then
+    assert chain_app.trust_of(["base"], as_of=NOW + DAY)["base"] < then["base"]
 
 
 # --- supersession -------------------------------------------------------------------------------
@@ -118,13 +118,13 @@ def test_explicit_supersession_archives_and_ripples_to_dependents(fake_app):
         doc("limits_v2", "API calls are limited to 500 requests per minute.", kind="VERSIONED",
             supersedes=["limits_v1"], valid_from=(NOW - 2 * DAY).isoformat()),
     ], now=NOW, consolidate=False)
-    before = fake_app.confidence_of(["sdk_guide"], as_of=NOW)["sdk_guide"]
+    before = fake_app.trust_of(["sdk_guide"], as_of=NOW)["sdk_guide"]
     report = fake_app.consolidate(now=NOW)
     assert report["supersessions"] == 1 and report["archived"] == 1 and report["rippled"] == 1
     assert lifecycle(fake_app, "limits_v1") == "ARCHIVED"
     superseded_at = fake_app.store.chunks_for_docs(["limits_v1"]).column("superseded_at")[0].as_py()
     assert superseded_at == NOW - 2 * DAY  # the successor's valid_from
-    after = fake_app.confidence_of(["sdk_guide"], as_of=NOW)["sdk_guide"]
+    after = fake_app.trust_of(["sdk_guide"], as_of=NOW)["sdk_guide"]
     assert after == pytest.approx(before - DEFAULT_RIPPLE.penalty)
     # a superseded version is not a contradiction (100 vs 500 requests)
     assert len(fake_app.review_queue()) == 0
@@ -152,14 +152,14 @@ def test_30_vs_14_day_contradiction_is_queued_both_lowered_neither_archived(real
         doc("cafeteria", "The cafeteria serves lunch from noon until two o'clock."),
     ], now=NOW, consolidate=False)
     ids = ["refund_policy", "forum_refunds", "cafeteria"]
-    before = real_app.confidence_of(ids, as_of=NOW)
+    before = real_app.trust_of(ids, as_of=NOW)
     report = real_app.consolidate(now=NOW)
     assert report["contradictions"] == 1 and report["supersessions"] == 0 and report["archived"] == 0
     queue = real_app.review_queue()
     assert len(queue) == 1 and queue["status"].iloc[0] == "open"
     assert {queue["src"].iloc[0], queue["dst"].iloc[0]} == {"refund_policy", "forum_refunds"}
     assert "30 days" in queue["evidence"].iloc[0] and "14 days" in queue["evidence"].iloc[0]
-    after = real_app.confidence_of(ids, as_of=NOW)
+    after = real_app.trust_of(ids, as_of=NOW)
     for d in ("refund_policy", "forum_refunds"):
         assert after[d] == pytest.approx(before[d] - abs(DEFAULT_CONSOLIDATION.contradiction_delta))
         assert lifecycle(real_app, d) == "ACTIVE"
@@ -169,7 +169,7 @@ def test_30_vs_14_day_contradiction_is_queued_both_lowered_neither_archived(real
                                          == "refund_policy" else "keep_dst", now=NOW, actor="tester")
     assert len(real_app.review_queue()) == 0
     assert out["corrected"]["id"] == "forum_refunds" and out["accepted"]["id"] == "refund_policy"
-    assert real_app.confidence_of(["forum_refunds"], as_of=NOW)["forum_refunds"] < after["forum_refunds"]
+    assert real_app.trust_of(["forum_refunds"], as_of=NOW)["forum_refunds"] < after["forum_refunds"]
     reviews = real_app.events_frame().query("event_type == 'REVIEW'")
     assert sorted(reviews["doc_id"]) == ["forum_refunds", "refund_policy"]
 
@@ -206,14 +206,28 @@ def test_citations_of_ids_and_titles_become_inferred_dependencies(fake_app):
 
 
 # --- lifecycle ------------------------------------------------------------------------------------
+def test_nothing_is_dormant_after_ingest_but_what_nobody_reads_goes_dormant(fake_app):
+    """Memory strength counts from ingest, never from created_at: a 400-day-old news article
+    is ACTIVE on the day it is loaded; 60 unread days later (news: H = 7 days) it is DORMANT."""
+    text = "Legacy fax gateway configuration steps for the Lisbon office printers."
+    fake_app.ingest_records([doc("fax_gateway", text, authority=0.12, doc_type="news", kind="STATIC",
+                                 created_at=(NOW - 400 * DAY).isoformat())], now=NOW)
+    assert lifecycle(fake_app, "fax_gateway") == "ACTIVE"
+    assert fake_app.consolidate(now=NOW + 20 * DAY)["dormant"] == 0       # idle < 30 days
+    assert lifecycle(fake_app, "fax_gateway") == "ACTIVE"
+    assert fake_app.consolidate(now=NOW + 60 * DAY)["dormant"] == 1
+    assert lifecycle(fake_app, "fax_gateway") == "DORMANT"
+
+
 def test_dormant_document_stays_searchable_and_wakes_on_access(fake_app):
     text = "Legacy fax gateway configuration steps for the Lisbon office printers."
     fake_app.ingest_records([doc("fax_gateway", text, authority=0.12, doc_type="news", kind="STATIC",
                                  created_at=(NOW - 400 * DAY).isoformat())], now=NOW)
-    assert lifecycle(fake_app, "fax_gateway") == "DORMANT"  # U -> A -> D in one run
+    fake_app.consolidate(now=NOW + 60 * DAY)
+    assert lifecycle(fake_app, "fax_gateway") == "DORMANT"
     moves = fake_app.events_frame("fax_gateway").query("event_type == 'LIFECYCLE'")
-    assert len(moves) == 2
-    response = fake_app.query(text, as_of=NOW + DAY, profile="naive")
+    assert len(moves) == 2   # U -> A at ingest, A -> D 60 days later
+    response = fake_app.query(text, as_of=NOW + 61 * DAY, profile="naive")
     assert [r.id for r in response.results] == ["fax_gateway"]
     assert lifecycle(fake_app, "fax_gateway") == "ACTIVE"
     events = fake_app.events_frame("fax_gateway").sort_values("at", kind="stable")
@@ -223,7 +237,8 @@ def test_dormant_document_stays_searchable_and_wakes_on_access(fake_app):
 
 def test_record_access_wakes_a_dormant_document(fake_app):
     fake_app.ingest_records([doc("old_note", "An old note nobody reads.", authority=0.1, doc_type="news",
-                                 created_at=(NOW - 400 * DAY).isoformat())], now=NOW)
+                                 created_at=(NOW - 400 * DAY).isoformat())], now=NOW - 60 * DAY)
+    fake_app.consolidate(now=NOW)
     assert lifecycle(fake_app, "old_note") == "DORMANT"
     fake_app.record_access(["old_note"], now=NOW + DAY)
     assert lifecycle(fake_app, "old_note") == "ACTIVE"
@@ -247,7 +262,7 @@ def corpus() -> list[dict]:
 
 
 def test_second_consolidate_is_a_no_op(fake_app):
-    fake_app.ingest_records(corpus(), now=NOW, consolidate=False)
+    fake_app.ingest_records(corpus(), now=NOW - 60 * DAY, consolidate=False)   # "stale" unread since
     first = fake_app.consolidate(now=NOW)
     assert first["supersessions"] == 1 and first["contradictions"] == 1 and first["dependencies"] >= 1
     assert first["dormant"] >= 1
@@ -296,7 +311,7 @@ def test_rerun_after_a_crash_converges_without_duplicate_events(fake_app, monkey
         docs = app.documents_frame(as_of=NOW).set_index("id")
         return (sorted(ev["event_type"]), sorted(zip(app.edges_frame()["src"], app.edges_frame()["dst"],
                                                       strict=True)),
-                docs["lifecycle"].sort_index().to_dict(), docs["confidence"].sort_index().round(9).to_dict())
+                docs["lifecycle"].sort_index().to_dict(), docs["trust"].sort_index().round(9).to_dict())
 
     assert summary(fake_app) == summary(reference)
 
@@ -328,32 +343,29 @@ def test_point_in_time_reports_of_different_days_do_not_contradict(fake_app):
 
 
 def test_lifecycle_counts_this_runs_penalties_once(fake_app):
-    """0.21 · 2^(−40/1825) − 0.05 = 0.157 >= 0.15: stays ACTIVE (counted twice it would sleep)."""
+    """Memory strength 40 days after ingest, unread (reference: H = 1825 days):
+    0.21 · 2^(−40/1825) − 0.05 = 0.157 >= 0.15: stays ACTIVE (counted twice, 0.107: it would sleep)."""
     old = (NOW - 40 * DAY).isoformat()
     fake_app.ingest_records([
         doc("kb_a", "Password resets are allowed for contractors.", source="wiki", authority=0.21, created_at=old),
         doc("kb_b", "Password resets are not allowed for contractors.", source="security", created_at=old),
-    ], now=NOW, consolidate=False)
+    ], now=NOW - 40 * DAY, consolidate=False)
     first = fake_app.consolidate(now=NOW)
     assert first["contradictions"] == 1 and first["dormant"] == 0
-    assert fake_app.confidence_of(["kb_a"], as_of=NOW)["kb_a"] == pytest.approx(
-        0.21 * 2 ** (-40 / 1825) - 0.05)
     assert lifecycle(fake_app, "kb_a") == "ACTIVE"
     assert fake_app.consolidate(now=NOW)["activated"] == 0
 
 
 def test_pair_cosines_are_exact_symmetric_and_independent_of_blocks():
-    from smartvector_core.consolidation import _cosines
-
     rng = np.random.default_rng(3)
     matrix = rng.standard_normal((300, 384)).astype(np.float32)
     a, b = rng.integers(0, 300, 5000), rng.integers(0, 300, 5000)
-    got = _cosines(matrix, a, b)
+    got = cosines(matrix, a, b)
     exact = (matrix[a].astype(np.float64) * matrix[b].astype(np.float64)).sum(axis=1)
     assert np.allclose(got, exact, rtol=0, atol=1e-9)
-    assert np.array_equal(got, _cosines(matrix, b, a))                  # symmetric, bit for bit
-    assert np.array_equal(got, _cosines(matrix, a, b, block=7))         # any partition of the pairs
-    assert np.array_equal(got[1234:1240], _cosines(matrix, a[1234:1240], b[1234:1240]))
+    assert np.array_equal(got, cosines(matrix, b, a))                  # symmetric, bit for bit
+    assert np.array_equal(got, cosines(matrix, a, b, block=7))         # any partition of the pairs
+    assert np.array_equal(got[1234:1240], cosines(matrix, a[1234:1240], b[1234:1240]))
 
 
 def test_top_neighbours_is_the_exact_top_m_best_first():

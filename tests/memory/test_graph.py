@@ -1,4 +1,4 @@
-"""Relations graph: chains, supersession, ripple (bounded BFS, once per node), relational signal."""
+"""Relations graph: ripple (bounded BFS, once per node), relational signal."""
 
 from __future__ import annotations
 
@@ -74,24 +74,6 @@ def test_unknown_start_and_bad_config_raise():
         g.ripple_plan("A", penalty=-0.1)
 
 
-def test_version_chains_are_components_named_by_smallest_member():
-    g = graph([("p2", "p1", SUP), ("p3", "p2", SUP), ("q2", "q1", SUP), ("x", "p1", DEP)],
-              ["p1", "p2", "p3", "q1", "q2", "x"])
-    assert g.version_chains() == {"p1": "p1", "p2": "p1", "p3": "p1", "q1": "q1", "q2": "q1", "x": "x"}
-
-
-def test_successors_and_superseded_at():
-    g = graph([("v2", "v1", SUP), ("v3", "v1", SUP)], ["v1", "v2", "v3"])
-    assert g.successors_of("v1") == ["v2", "v3"]
-    assert g.successors_of("v3") == []
-    times = {"v1": 10, "v2": 300, "v3": 200}
-    assert g.superseded_at("v1", times) == 200
-    assert g.superseded_at("v2", times) is None
-    assert g.superseded_at("v1", {"v2": 300}) == 300  # v3 without a time is ignored
-    assert g.superseded_mask(["v1", "v2", "zz"], times, as_of_us=250).tolist() == [True, False, False]
-    assert g.superseded_mask(["v1"], times, as_of_us=199).tolist() == [False]
-
-
 def test_edges_to_unknown_docs_self_loops_and_future_edges_are_dropped():
     edges = pd.DataFrame({"src": ["A", "A", "B"], "dst": ["Z", "A", "A"], "edge_type": [DEP, DEP, DEP],
                           "created_at_us": [0, 0, 500]})
@@ -99,7 +81,7 @@ def test_edges_to_unknown_docs_self_loops_and_future_edges_are_dropped():
     assert g.dropped_edges == 2
     assert g.ripple_plan("A") == []
     assert KnowledgeGraph.from_edges(edges, "AB").ripple_plan("A") == [RippleStep("B", 1, 0.10, "A")]
-    assert KnowledgeGraph.from_edges(None, "AB").version_chains() == {"A": "A", "B": "B"}
+    assert KnowledgeGraph.from_edges(None, "AB").dropped_edges == 0
 
 
 def test_bad_edge_type_lists_valid_values():
@@ -148,5 +130,3 @@ def test_graph_invariants(edges, start, max_hops, live):
     assert {s.doc_id: s.hop for s in plan} == {d: h for d, h in lengths.items() if d != start}
     score = g.relational_importance(_ids, np.array(live))
     assert np.all((score >= 0) & (score <= 1))
-    chains = g.version_chains()
-    assert set(chains) == set(_ids) and all(chains[c] == c for c in chains.values())

@@ -47,8 +47,8 @@ def test_each_rule():
         ("d7", A, R),   # superseded (d8 already archived, d9 archived stays archived)
     ]
     reasons = {m.doc_id: m.reason for m in moves}
-    assert reasons["d1"] == "confidence 0.100 < 0.15, no access for 45.0 days"
-    assert reasons["d5"] == "confidence 0.400 back at or above 0.15"
+    assert reasons["d1"] == "memory strength 0.100 < 0.15, no access for 45.0 days"
+    assert reasons["d5"] == "memory strength 0.400 back at or above 0.15"
     assert reasons["d6"] == "accessed 2.0 days ago"
     assert reasons["d7"] == "superseded by a newer version"
 
@@ -59,13 +59,16 @@ def test_threshold_and_idle_boundaries():
     assert [m.doc_id for m in moves] == ["d1"]
 
 
-def test_never_accessed_counts_from_creation():
-    created = np.array([NOW - 5 * DAY, NOW - 50 * DAY])
-    moves = plan([A, A], [0.05, 0.05], [None, None], [False, False], created_us=created)
-    assert [m.doc_id for m in moves] == ["d1"]
+def test_idle_time_counts_from_ingest_or_the_last_access_whichever_is_later():
+    ingested = np.array([NOW - 5 * DAY, NOW - 50 * DAY, NOW - 50 * DAY])
+    moves = plan([A, A, A], [0.05, 0.05, 0.05], [None, None, 3], [False] * 3, ingested_us=ingested)
+    assert [m.doc_id for m in moves] == ["d1"]           # d0 ingested 5 days ago, d2 read 3 days ago
     assert moves[0].reason.endswith("50.0 days")
-    # without a creation time, never accessed is idle for ever
-    assert [m.reason for m in plan([A], [0.05], [None], [False])] == ["confidence 0.050 < 0.15, no access for ever"]
+    # an access older than the ingest (a re-ingest) does not make it idle longer
+    assert plan([A], [0.05], [90], [False], ingested_us=np.array([NOW - 2 * DAY])) == []
+    # without an ingest time, never accessed is idle for ever
+    assert [m.reason for m in plan([A], [0.05], [None], [False])] == [
+        "memory strength 0.050 < 0.15, no access for ever"]
 
 
 def test_superseded_unconsolidated_goes_straight_to_archive_and_consolidate_can_be_off():
@@ -85,7 +88,7 @@ def test_length_mismatch_raises():
 
 
 def test_transition_table():
-    assert check_move(A, D) == "low confidence without access"
+    assert check_move(A, D) == "low memory strength without access"
     with pytest.raises(IllegalTransition, match="ARCHIVED -> DORMANT"):
         check_move(R, D)
     with pytest.raises(IllegalTransition):

@@ -53,13 +53,6 @@ def test_layout_positions_cover_every_node_and_are_deterministic():
     assert views.layout_positions([], []) == {}
 
 
-def test_version_chain_from_edges_oldest_first():
-    assert views.version_chain_from_edges(EDGES, "d1") == ["d0", "d1", "d2"]
-    assert views.version_chain_from_edges(EDGES, "d4") == ["d4"]
-    rejected = EDGES.assign(status=["rejected", ""])
-    assert views.version_chain_from_edges(rejected, "d1") == ["d1", "d2"]
-
-
 def test_record_from_form_omits_empty_fields_and_derives_a_stable_id():
     rec = views.record_from_form(text="Hello", title="Rate limits v2", supersedes="a, b", authority=0.8)
     assert rec["id"].startswith("rate_limits_v2_") and rec["supersedes"] == ["a", "b"]

@@ -1,0 +1,317 @@
+"""The pure, expensive part of a run: neighbour pairs and the per-pair checks.
+
+**Candidate pairs, never all pairs.** For each current chunk of a document on the *query side*
+(by default the UNCONSOLIDATED ones: new or edited since the last run; ``full=True``: all),
+its top-``neighbours`` most similar current chunks are found from the stored vectors: a
+vectorised numpy top-m over blocks of rows while the store holds at most ``exact_limit``
+chunks (exact, ~0.25 ms per query row at 10k chunks), LanceDB's batched vector search (which
+uses the table's vector index when one exists) above that. Only these pairs are examined.
+Candidates are re-ranked by exact float64 cosine (ties by row), so a query row's neighbours do
+not depend on which rows were searched with it.
+
+**Two engines, one writer.** :func:`find_candidates` over a slice of query documents gives the
+neighbour pairs, the near-duplicate test, the contradiction hits (the facts rule) and the
+citation scan; :func:`merge_findings` combines slices deterministically. The local engine runs
+one slice in-process; ``engine="ray"`` (:mod:`smartvector_core.scaleout.ray_consolidate`) runs
+partitions as Ray tasks. The planners and the writes run once, in the driver (:mod:`.runner`).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..clock import US_PER_DAY
+from ..memory import ParsedText, contradictions_between, parse_text
+from ..models import DocumentKind
+from .records import ConsolidationConfig
+
+_WORDS = re.compile(r"[a-z0-9]+")
+_ID_TOKEN = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.:/-]*")
+_ID_LIKE = re.compile(r"[0-9_.:/-]")
+
+
+def top_neighbours(queries: np.ndarray, base: np.ndarray, m: int, block_rows: int = 1024
+                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Exact top-``m`` rows of ``base`` for each row of ``queries`` by dot product (vectors
+    unit-norm: cosine), in blocks: (query_row, base_row, similarity), best first within a row
+    (ties: lower base row first).
+
+    Per block, ``np.partition`` finds each row's m-th largest score and one comparison keeps the
+    rows at or above it: about 6× faster than ``argpartition`` over 10k columns, and exact."""
+    m = min(m, len(base))
+    if m == 0 or len(queries) == 0:
+        return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0)
+    rows, cols, sims = [], [], []
+    n = len(base)
+    for start in range(0, len(queries), block_rows):
+        scores = queries[start:start + block_rows] @ base.T
+        kth = np.partition(scores, n - m, axis=1)[:, n - m] if m < n else scores.min(axis=1)
+        r, c = np.nonzero(scores >= kth[:, None])
+        v = scores[r, c]
+        order = np.lexsort((c, -v, r))
+        r, c, v = r[order], c[order], v[order]
+        counts = np.bincount(r, minlength=len(scores))
+        keep = np.arange(len(r)) - np.repeat(np.cumsum(counts) - counts, counts) < m   # ties past m
+        rows.append(r[keep] + start)
+        cols.append(c[keep])
+        sims.append(v[keep].astype(np.float64))
+    return np.concatenate(rows), np.concatenate(cols), np.concatenate(sims)
+
+
+NEIGHBOUR_MARGIN = 4  # extra candidates per query row before the exact (float64) re-ranking
+
+
+@dataclass
+class ConsolidationPlan:
+    """What every findings task reads (read-only): per document (``n``) and per current chunk."""
+
+    ids: np.ndarray          # doc ids (object)
+    doc_types: np.ndarray
+    titles: np.ndarray       # normalised titles
+    kinds: np.ndarray
+    sources: np.ndarray
+    dated: np.ndarray
+    created: np.ndarray      # created_at, us
+    archived: np.ndarray     # lifecycle ARCHIVED before this run
+    snapshot: np.ndarray     # doc_type in config.snapshot_doc_types, or a log record
+    log: np.ndarray          # records of their own moment (temporal.kinds.is_log_record)
+    old_chain: np.ndarray    # version chain before this run (smallest id of its SUPERSEDES component)
+    query_side: np.ndarray
+    chunk_doc: np.ndarray    # chunk row -> document row
+    texts: np.ndarray        # chunk texts
+    vectors: np.ndarray      # (chunks, dim) float32, unit-norm
+    centroids: np.ndarray    # (n, dim) float32, unit-norm
+    config: ConsolidationConfig
+
+
+@dataclass
+class Findings:
+    """The pure part of a run for some query documents; :func:`merge_findings` combines parts.
+
+    ``chunk_a < chunk_b``: distinct-document neighbour chunk pairs, ordered by (-sims, a, b);
+    ``near_duplicates``: (x < y, centroid cosine) document pairs that pass the implicit
+    supersession test of near-duplicates; ``contradictions``: (chunk a, chunk b, hit), the first
+    hit of each document pair in pair order; ``citations``: (citing doc, "id", cited doc, evidence)
+    or (citing doc, "title", title words, evidence), resolved by the driver (the newest live
+    document of a title depends on this run's supersessions)."""
+
+    chunk_a: np.ndarray
+    chunk_b: np.ndarray
+    sims: np.ndarray
+    near_duplicates: list[tuple[int, int, float]]
+    contradictions: list[tuple[int, int, object]]
+    citations: set[tuple]
+
+    @classmethod
+    def empty(cls) -> Findings:
+        return cls(np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0), [], [], set())
+
+
+def cosines(matrix: np.ndarray, a, b, block: int = 4_096) -> np.ndarray:
+    """Exact cosine of rows ``a[i]``, ``b[i]`` (float64, symmetric, independent of batching).
+
+    Small blocks and a fused row-wise dot product (einsum) keep the float64 copies in cache:
+    15× faster than whole-array products at 40k pairs, same values to 1e-12."""
+    a, b = np.asarray(a, np.int64), np.asarray(b, np.int64)
+    out = np.zeros(len(a))
+    for start in range(0, len(a), block):
+        x = matrix[a[start:start + block]].astype(np.float64)
+        y = matrix[b[start:start + block]].astype(np.float64)
+        out[start:start + block] = np.einsum("ij,ij->i", x, y)
+    return out
+
+
+def _neighbour_pairs(plan: ConsolidationPlan, query_rows: np.ndarray, search
+                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Neighbour chunk pairs (row a, row b, exact cosine) of ``query_rows``, a != b.
+
+    Exact search (numpy, or always when ``search`` is None) takes ``m + NEIGHBOUR_MARGIN``
+    candidates per row from the float32 product, then keeps the top ``m`` by (float64 cosine,
+    row): the result of a row does not depend on which other rows were searched with it, so
+    any partition of the query rows finds the same pairs. Above ``exact_limit`` chunks the
+    local engine uses ``search`` (LanceDB, index when present)."""
+    config, vectors = plan.config, plan.vectors
+    m = config.neighbours + 1  # a chunk is its own nearest neighbour
+    if len(query_rows) == 0:
+        return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0)
+    exact = search is None or len(vectors) <= config.exact_limit
+    if exact:
+        qi, b, _ = top_neighbours(vectors[query_rows], vectors, m + NEIGHBOUR_MARGIN, config.block_rows)
+    else:
+        qi, b = search(vectors[query_rows], m)
+    a = query_rows[qi]
+    sim = cosines(vectors, a, b)
+    if exact:
+        order = np.lexsort((b, -sim, a))
+        a, b, sim = a[order], b[order], sim[order]
+        starts = np.r_[0, np.flatnonzero(np.diff(a)) + 1]
+        rank = np.arange(len(a)) - np.repeat(starts, np.diff(np.r_[starts, len(a)]))
+        keep = rank < m
+        a, b, sim = a[keep], b[keep], sim[keep]
+    keep = a != b
+    return a[keep], b[keep], sim[keep]
+
+
+def find_candidates(plan: ConsolidationPlan, doc_rows=None, search=None) -> Findings:
+    """The pure, expensive part of a run for the query documents among ``doc_rows`` (all: None):
+    their chunks' neighbour pairs (against every current chunk), the near-duplicate supersession
+    test, ``find_contradiction`` on the pairs, and the citation scan of these documents' texts.
+    Runs anywhere (a Ray task gets ``plan`` from the object store); writes nothing."""
+    config, chunk_doc, n = plan.config, plan.chunk_doc, len(plan.ids)
+    mine = np.ones(n, bool) if doc_rows is None else np.isin(np.arange(n), np.asarray(doc_rows, np.int64))
+    in_slice = mine[chunk_doc]
+    query_rows = np.flatnonzero(in_slice & plan.query_side[chunk_doc])
+    a, b, sim = _neighbour_pairs(plan, query_rows, search)
+    # unordered, distinct documents, each chunk pair once, by (-similarity, a, b)
+    da, db = chunk_doc[a], chunk_doc[b]
+    keep = da != db
+    a, b, sim = a[keep], b[keep], sim[keep]
+    lo, hi = np.minimum(a, b), np.maximum(a, b)
+    _, first = np.unique(lo.astype(np.int64) * len(chunk_doc) + hi, return_index=True)
+    lo, hi, sim = lo[first], hi[first], sim[first]
+    order = np.lexsort((hi, lo, -sim))
+    chunk_a, chunk_b, sims = lo[order], hi[order], sim[order]
+    doc_a, doc_b = chunk_doc[chunk_a], chunk_doc[chunk_b]
+
+    # implicit supersession of near-duplicates (static test; chains are checked by the driver)
+    near: list[tuple[int, int, float]] = []
+    if len(doc_a):
+        x_all, y_all = np.minimum(doc_a, doc_b), np.maximum(doc_a, doc_b)
+        _, first = np.unique(x_all.astype(np.int64) * n + y_all, return_index=True)
+        x, y = x_all[first], y_all[first]
+        cos = cosines(plan.centroids, x, y)
+        titles, kinds, created = plan.titles, plan.kinds, plan.created
+        ok = ((cos >= config.near_duplicate) & plan.dated[x] & plan.dated[y] & (kinds[x] == kinds[y])
+              & (kinds[x] != DocumentKind.EVENT.value) & (created[x] != created[y])
+              & (plan.sources[x] == plan.sources[y]) & ~plan.log[x] & ~plan.log[y]
+              & ((titles[x] == titles[y]) | (titles[x] == "") | (titles[y] == "")))
+        near = [(int(p), int(q), float(c)) for p, q, c in zip(x[ok], y[ok], cos[ok], strict=True)]
+
+    # contradictions: the first hit of each document pair (this run's chains and liveness are
+    # applied by the driver; pairs in one old chain or with an archived side never qualify)
+    created = plan.created
+    ok = ((sims >= config.contradiction_min_similarity) & (plan.old_chain[doc_a] != plan.old_chain[doc_b])
+          & ~plan.archived[doc_a] & ~plan.archived[doc_b]
+          & ~(plan.snapshot[doc_a] & plan.snapshot[doc_b]
+              & (created[doc_a] // US_PER_DAY != created[doc_b] // US_PER_DAY))
+          ) if len(doc_a) else np.zeros(0, bool)
+    found: set[int] = set()
+    contradictions: list[tuple[int, int, object]] = []
+    parsed: dict[int, ParsedText] = {}   # each chunk's text is parsed once, not once per pair
+
+    def parse(row: int) -> ParsedText:
+        if row not in parsed:
+            parsed[row] = parse_text(plan.texts[row] or "")
+        return parsed[row]
+
+    for ca, cb in zip(chunk_a[ok].tolist(), chunk_b[ok].tolist(), strict=True):
+        x, y = int(chunk_doc[ca]), int(chunk_doc[cb])
+        key = min(x, y) * n + max(x, y)
+        if key in found:
+            continue
+        hits = contradictions_between(parse(ca), parse(cb))
+        if not hits:
+            continue
+        found.add(key)
+        contradictions.append((ca, cb, hits[0]))
+
+    citations = _citation_hits(plan, np.flatnonzero(in_slice)) if plan.query_side.any() else set()
+    return Findings(chunk_a, chunk_b, sims, near, contradictions, citations)
+
+
+def merge_findings(parts, plan: ConsolidationPlan) -> Findings:
+    """Combine the findings of disjoint query slices into what one pass over all of them finds:
+    pairs by (-similarity, a, b), near-duplicates by (x, y), per document pair the first
+    contradiction hit in pair order, the union of citations. Independent of the parts' order."""
+    parts = list(parts)
+    if not parts:
+        return Findings.empty()
+    chunks = max(1, len(plan.chunk_doc))
+    a = np.concatenate([p.chunk_a for p in parts]).astype(np.int64)
+    b = np.concatenate([p.chunk_b for p in parts]).astype(np.int64)
+    sim = np.concatenate([np.asarray(p.sims, np.float64) for p in parts])
+    _, first = np.unique(a * chunks + b, return_index=True)  # a pair's cosine is the same in every part
+    a, b, sim = a[first], b[first], sim[first]
+    order = np.lexsort((b, a, -sim))
+    a, b, sim = a[order], b[order], sim[order]
+    rank = {int(k): r for r, k in enumerate(a * chunks + b)}
+    near = sorted({(x, y): c for p in parts for x, y, c in p.near_duplicates}.items())
+    n = len(plan.ids)
+    best: dict[int, tuple[int, int, int, object]] = {}
+    for p in parts:
+        for ca, cb, hit in p.contradictions:
+            x, y = int(plan.chunk_doc[ca]), int(plan.chunk_doc[cb])
+            key, r = min(x, y) * n + max(x, y), rank[ca * chunks + cb]
+            if key not in best or r < best[key][0]:
+                best[key] = (r, ca, cb, hit)
+    contradictions = [(ca, cb, hit) for _, ca, cb, hit in sorted(best.values(), key=lambda t: t[0])]
+    citations = set().union(*(p.citations for p in parts))
+    return Findings(a, b, sim, [(x, y, c) for (x, y), c in near], contradictions, citations)
+
+
+def local_finder(plan: ConsolidationPlan, search=None) -> Findings:
+    """The local engine: every query document in this process, one part."""
+    return merge_findings([find_candidates(plan, None, search)], plan)
+
+
+def _title_keys(titles, min_words: int) -> set[tuple[str, ...]]:
+    return {words for words in (tuple(t.split()) for t in titles) if len(words) >= min_words}
+
+
+def _citation_hits(plan: ConsolidationPlan, rows: np.ndarray) -> set[tuple]:
+    """Citations in the chunk texts ``rows`` that name another document's id or title.
+    Query-side texts are scanned for every id and title; the other texts only for the ids and
+    titles of query-side documents (what is new to them), and only those texts that contain a
+    probe substring of one (one C-speed search over the joined texts per new key)."""
+    ids, titles, query_side, chunk_doc, texts = plan.ids, plan.titles, plan.query_side, plan.chunk_doc, plan.texts
+    id_index: dict[str, int] = {str(d): i for i, d in enumerate(ids)
+                                if len(str(d)) >= 3 and _ID_LIKE.search(str(d))}
+    title_keys = _title_keys(titles, plan.config.min_title_words)
+    first_words = {words[0] for words in title_keys}
+    lengths = sorted({len(words) for words in title_keys})  # few: one set look-up per length and position
+    new_ids = {d for d, i in id_index.items() if query_side[i]}
+    new_titles = {tuple(titles[i].split()) for i in np.flatnonzero(query_side)} & title_keys
+    out: set[tuple] = set()
+
+    def scan(row: int, everything: bool) -> None:
+        text, citing = texts[row], int(chunk_doc[row])
+        for token in set(_ID_TOKEN.findall(text)):
+            token = token.rstrip(".:/-")
+            i = id_index.get(token)
+            if i is not None and (everything or token in new_ids):
+                out.add((citing, "id", i, f"text cites id '{token}'"))
+        words = _WORDS.findall(text.lower())
+        hits = first_words.intersection(words)
+        for pos, word in enumerate(words):
+            if word not in hits:
+                continue
+            for length in lengths:
+                title = tuple(words[pos:pos + length])
+                if title in title_keys and (everything or title in new_titles):
+                    out.add((citing, "title", title, f"text cites title '{' '.join(title)}'"))
+
+    rows = np.asarray(rows, np.int64)
+    on_query_side = query_side[chunk_doc[rows]]
+    for row in rows[on_query_side]:
+        scan(int(row), True)
+    others = rows[~on_query_side]
+    if len(others) and (new_ids or new_titles):
+        if len(new_ids) + len(new_titles) > 500:  # many new keys: scan every text
+            candidates = set(others.tolist())
+        else:
+            joined = "\x00".join(texts[others])
+            lowered = joined.lower()
+            starts = np.cumsum([0] + [len(t) + 1 for t in texts[others]])
+            candidates = set()
+            probes = [(joined, key) for key in new_ids] + [(lowered, max(t, key=len)) for t in new_titles]
+            for haystack, probe in probes:
+                at = haystack.find(probe)
+                while at >= 0:
+                    candidates.add(int(others[np.searchsorted(starts, at, side="right") - 1]))
+                    at = haystack.find(probe, at + 1)
+        for row in sorted(candidates):
+            scan(row, False)
+    return out

@@ -1,0 +1,262 @@
+"""One consolidation run: read the store, call the planners in order, write their records.
+
+Order (each step idempotent; a second run with nothing new writes nothing): findings (local or
+Ray) -> supersession -> supersession applied -> contradictions -> dependencies -> ripple ->
+writes (edges, then events) -> lifecycle (LIFECYCLE events, then the ``lifecycle`` and
+``superseded_at`` fields in one commit).
+
+**Crash safety**: writes go edges -> events -> fields. Event ids are derived from what they
+record (trigger, document), and a move whose LIFECYCLE event is already the document's latest
+is not written twice, so rerunning after a crash converges to the uninterrupted result. The
+store is tagged ``pre-consolidate`` (one rolling tag) before each run.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable
+from datetime import datetime
+
+import numpy as np
+import pandas as pd
+
+from ..clock import from_us, to_us
+from ..knowledge import _events_frame
+from ..memory import aggregate_events, wake_on_access
+from ..memory.chains import NO_END, chain_ids
+from ..models import EdgeType, EventType, Lifecycle
+from .contradictions import plan_contradictions
+from .dependencies import plan_dependencies
+from .documents import Documents
+from .lifecycle import count_moves, move_events, plan_moves
+from .neighbours import ConsolidationPlan, Findings, local_finder
+from .records import DEFAULT_CONSOLIDATION, ConsolidationConfig, ConsolidationReport
+from .ripple import plan_ripple, ripple_graph
+from .supersession import apply_supersession, plan_supersession, same_title_versions
+
+Finder = Callable[..., Findings]
+
+
+def consolidate(store, knowledge_state, *, now: datetime, config: ConsolidationConfig = DEFAULT_CONSOLIDATION,
+                full: bool = False, finder: Finder | None = None) -> ConsolidationReport:
+    """Run the agent once at ``now`` (see the package docstring); returns what it did.
+
+    ``finder``: ``(plan, search) -> Findings`` computes the pure, expensive part (neighbour
+    pairs and the per-pair checks) for every query document; None runs it in this process
+    (:func:`~.neighbours.local_finder`), :func:`smartvector_core.scaleout.ray_consolidate.ray_finder`
+    as Ray tasks. The planners and writes below are the same for both.
+
+    ``knowledge_state``: a current :class:`~smartvector_core.knowledge.KnowledgeState` whose
+    ``events`` are used; None reads the events table (all that is needed).
+    """
+    t_start = time.perf_counter()
+    report = ConsolidationReport(full=full)
+    timings = report.timings
+    now_us = to_us(now)
+    store.tag(config.tag)
+    table = store.documents()
+    report.documents = table.num_rows
+    if table.num_rows == 0:
+        report.seconds = time.perf_counter() - t_start
+        return report
+    docs = Documents.from_table(table)
+    ids, position = docs.ids, docs.position
+    query_side = np.ones(len(docs), bool) if full else docs.states == Lifecycle.UNCONSOLIDATED.value
+    report.query_documents = int(query_side.sum())
+    events = knowledge_state.events if knowledge_state is not None else _stored_events(store)
+    edges = store.edges().to_pandas()
+    known_ids = set(edges["edge_id"]) if len(edges) else set()
+    live_edges = edges[edges["status"].fillna("") != "rejected"] if len(edges) else edges
+    sup_src, sup_dst = _rows(live_edges, EdgeType.SUPERSEDES, position)
+
+    t0 = time.perf_counter()
+    plan, findings = _findings(store, docs, query_side, chain_ids(ids, sup_src, sup_dst), config, finder)
+    if plan is not None:
+        report.chunks = len(plan.chunk_doc)
+        doc_a, doc_b = plan.chunk_doc[findings.chunk_a], plan.chunk_doc[findings.chunk_b]
+        report.examined_pairs = int(len(np.unique(np.minimum(doc_a, doc_b).astype(np.int64) * len(docs)
+                                                  + np.maximum(doc_a, doc_b))))
+    centroids = plan.centroids if plan is not None else np.zeros((0, 0), np.float32)
+    timings["neighbours"] = time.perf_counter() - t0
+
+    t0 = time.perf_counter()
+    new_edges = plan_supersession(docs, same_title_versions(docs, centroids, query_side, config),
+                                  findings.near_duplicates, sup_src, sup_dst, known_ids)
+    report.inferred_supersedes = len(new_edges)
+    s, d = position.get_indexer([e.src for e in new_edges]), position.get_indexer([e.dst for e in new_edges])
+    sup = apply_supersession(docs, np.r_[sup_src, s], np.r_[sup_dst, d], now_us)
+    report.supersessions = len(sup.newly)
+    timings["supersession"] = time.perf_counter() - t0
+
+    t0 = time.perf_counter()
+    live = ~sup.superseded_now & (docs.states != Lifecycle.ARCHIVED.value)
+    chunk_doc = plan.chunk_doc if plan is not None else np.zeros(0, np.int64)
+    hits = [(int(chunk_doc[ca]), int(chunk_doc[cb]), hit) for ca, cb, hit in findings.contradictions]
+    contradiction_edges, new_events = plan_contradictions(docs, hits, sup.chain, live, known_ids, config)
+    new_edges += contradiction_edges
+    report.contradictions = len(contradiction_edges)
+    timings["contradictions"] = time.perf_counter() - t0
+
+    t0 = time.perf_counter()
+    if query_side.any():
+        dependency_edges = plan_dependencies(docs, findings.citations, sup.chain, live, known_ids, config)
+        new_edges += dependency_edges
+        report.inferred_depends_on = len(dependency_edges)
+        fresh = set(ids[query_side & (docs.states == Lifecycle.UNCONSOLIDATED.value)])
+        declared = (int(((live_edges["edge_type"] == EdgeType.DEPENDS_ON.value) & (live_edges["origin"] == "declared")
+                         & live_edges["src"].isin(fresh) & live_edges["dst"].isin(position)).sum())
+                    if len(live_edges) else 0)
+        report.dependencies = report.inferred_depends_on + declared
+    timings["dependencies"] = time.perf_counter() - t0
+
+    t0 = time.perf_counter()
+    triggers = [(f"superseded:{ids[i]}", ids[i], "superseded") for i in sup.newly if sup.superseded_now[i]]
+    triggers += [(f"edit:{d}:{h}", d, "edited") for d, h in _edited(store, docs, query_side)]
+    if triggers:
+        frames = [f for f in (live_edges, pd.DataFrame([e.row(now) for e in new_edges])) if len(f)]
+        graph = ripple_graph(pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(), set(ids))
+        archived = set(ids[(docs.states == Lifecycle.ARCHIVED.value) | sup.superseded_now])
+        new_events += plan_ripple(triggers, graph, archived, config)
+    timings["ripple"] = time.perf_counter() - t0
+
+    # --- writes: edges, then events ---------------------------------------------------------
+    store.upsert_edges([e.row(now) for e in new_edges])
+    written = _append_new(store, [e.row(now) for e in new_events])
+    report.rippled = sum(r["event_type"] == EventType.RIPPLE.value for r in written)
+
+    t0 = time.perf_counter()
+    if written:
+        events = pd.concat([events, _frame(written)], ignore_index=True)
+    moves = plan_moves(docs, aggregate_events(events, ids, now_us), sup.superseded_now, now_us, config)
+    write_moves(store, events, moves, now=now, actor="consolidation",
+                superseded={ids[i]: from_us(int(sup.superseded_us[i])) if sup.superseded_us[i] != NO_END else None
+                            for i in sup.changed})
+    for key, value in count_moves(moves).items():
+        setattr(report, key, value)
+    timings["lifecycle"] = time.perf_counter() - t0
+    report.seconds = time.perf_counter() - t_start
+    return report
+
+
+def write_moves(store, events: pd.DataFrame, moves, *, now: datetime, actor: str,
+                superseded: dict[str, datetime | None] | None = None, query_id: str = "") -> int:
+    """LIFECYCLE events for ``moves`` (skipping one already recorded as the document's latest),
+    then the ``lifecycle`` (and ``superseded_at``) fields in one commit."""
+    superseded = superseded or {}
+    rows = [e.row(now, actor=actor, query_id=query_id)
+            for e in move_events(moves, _latest_moves(events, [m.doc_id for m in moves]), now)]
+    _append_new(store, rows)
+    updates: dict[str, dict] = {d: {"doc_id": d, "superseded_at": t} for d, t in superseded.items()}
+    for m in moves:
+        updates.setdefault(m.doc_id, {"doc_id": m.doc_id})["lifecycle"] = m.to_state.value
+    store.update_doc_fields(list(updates.values()))
+    return len(rows)
+
+
+def wake_accessed(store, events: pd.DataFrame, states: dict[str, str], *, now: datetime,
+                  query_id: str = "", actor: str = "query") -> list:
+    """DORMANT -> ACTIVE for accessed documents (``states``: doc_id -> current lifecycle)."""
+    moves = wake_on_access(states, reason="accessed")
+    if moves:
+        write_moves(store, events, moves, now=now, actor=actor, query_id=query_id)
+    return moves
+
+
+# --- store reads and helpers -----------------------------------------------------------------
+def _findings(store, docs: Documents, query_side: np.ndarray, old_chain: np.ndarray,
+              config: ConsolidationConfig, finder: Finder | None) -> tuple[ConsolidationPlan | None, Findings]:
+    """The finder's plan and findings over the current chunks (none without query documents)."""
+    if not query_side.any():
+        return None, Findings.empty()
+    chunks, vectors = store.current_chunks(("chunk_id", "doc_id", "text"))
+    position = docs.position
+    chunk_doc = position.get_indexer(chunks.column("doc_id").to_pylist())
+    centroids = np.zeros((len(docs), vectors.shape[1]), np.float32)
+    np.add.at(centroids, chunk_doc, vectors)
+    centroids /= np.maximum(np.linalg.norm(centroids, axis=1, keepdims=True), 1e-12)
+    doc_types = pd.Series(docs.doc_types)
+    plan = ConsolidationPlan(
+        ids=docs.ids, doc_types=docs.doc_types, titles=docs.titles, kinds=docs.kinds, sources=docs.sources,
+        dated=docs.dated, created=docs.created_us, archived=docs.states == Lifecycle.ARCHIVED.value,
+        snapshot=doc_types.isin(config.snapshot_doc_types).to_numpy() | docs.log,
+        log=docs.log, old_chain=old_chain, query_side=query_side,
+        chunk_doc=chunk_doc, texts=np.asarray(chunks.column("text").to_pylist(), dtype=object), vectors=vectors,
+        centroids=centroids, config=config)
+    chunk_index = pd.Index(chunks.column("chunk_id").to_pylist())
+
+    def search(queries: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+        qi, found_ids, _ = store.nearest_chunks(queries, k)
+        b = chunk_index.get_indexer(found_ids)
+        return qi[b >= 0], b[b >= 0]
+
+    return plan, (finder or local_finder)(plan, search)
+
+
+def _rows(edges: pd.DataFrame, edge_type: EdgeType, position: pd.Index) -> tuple[np.ndarray, np.ndarray]:
+    """Rows (src, dst) of the ``edge_type`` edges between known documents."""
+    if not len(edges):
+        return np.zeros(0, np.int64), np.zeros(0, np.int64)
+    picked = edges[edges["edge_type"] == edge_type.value]
+    s, d = position.get_indexer(picked["src"]), position.get_indexer(picked["dst"])
+    ok = (s >= 0) & (d >= 0)
+    return s[ok].astype(np.int64), d[ok].astype(np.int64)
+
+
+def _stored_events(store) -> pd.DataFrame:
+    """The events table, read before this run writes (its own events are added once)."""
+    return _events_frame(store.events())
+
+
+def _append_new(store, rows: list[dict]) -> list[dict]:
+    """Append the rows whose event id is not stored yet; returns them."""
+    if not rows:
+        return []
+    have = store.existing_event_ids([r["event_id"] for r in rows])
+    rows = [r for r in rows if r["event_id"] not in have]
+    if rows:
+        store.append_events(rows)
+    return rows
+
+
+def _frame(rows: list[dict]) -> pd.DataFrame:
+    return pd.DataFrame({
+        "doc_id": [r["doc_id"] for r in rows], "event_type": [r["event_type"] for r in rows],
+        "at_us": np.array([to_us(r["at"]) for r in rows], dtype=np.int64),
+        "delta": np.array([float(r.get("delta", 0.0)) for r in rows]),
+        "query_id": [r.get("query_id", "") for r in rows], "actor": [r.get("actor", "") for r in rows],
+        "detail": [r.get("detail", "") for r in rows]})
+
+
+def _latest_moves(events: pd.DataFrame, doc_ids: list[str]) -> dict[str, tuple[str, str]]:
+    """doc_id -> (from, to) of its latest LIFECYCLE event, for the given documents."""
+    if not doc_ids or events is None or not len(events):
+        return {}
+    sub = events[(events["event_type"] == EventType.LIFECYCLE.value) & events["doc_id"].isin(doc_ids)]
+    out = {}
+    for row in sub.sort_values("at_us", kind="stable").itertuples(index=False):
+        detail = row.detail if isinstance(row.detail, dict) else json.loads(row.detail or "{}")
+        out[row.doc_id] = (detail.get("from"), detail.get("to"))
+    return out
+
+
+def _edited(store, docs: Documents, query_side: np.ndarray) -> list[tuple[str, str]]:
+    """(doc_id, doc_hash) of query-side documents whose text changed at their latest write."""
+    candidates = docs.ids[query_side].tolist()
+    if not candidates:
+        return []
+    ev = store.events(candidates).to_pandas()
+    ev = ev[ev["event_type"].isin([EventType.INGEST.value, EventType.UPDATE.value])]
+    if not len(ev):
+        return []
+    last = ev.sort_values("at", kind="stable").groupby("doc_id").tail(1)
+    hashes = dict(zip(docs.ids.tolist(), docs.doc_hash.tolist(), strict=True))
+    out = []
+    for row in last.itertuples(index=False):
+        if row.event_type != EventType.UPDATE.value:
+            continue
+        detail = json.loads(row.detail or "{}")
+        if int(detail.get("retired", 0)) > 0:
+            out.append((row.doc_id, hashes.get(row.doc_id, "")))
+    return out
+
