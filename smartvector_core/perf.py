@@ -175,16 +175,15 @@ def bench_rerank(n: int = 1000, repeats: int = 100, profile: str = "default") ->
 
 def bench_rerank_cold(n: int = 1000, repeats: int = 20, profile: str = "default") -> float:
     """As :func:`bench_rerank`, with the memoised text parsers cleared before each run."""
-    from .memory import contradictions
+    from .facts import quantities, statements
     from .retrieval.pipeline import QueryRequest, answer
     from .retrieval.profiles import get_profile
-    from .temporal import conflicts
 
     cands, as_of = synthetic_candidates(n)
     knowledge = synthetic_knowledge(cands)
     prof = get_profile(profile)
     request = QueryRequest("What is the current API rate limit per key?", as_of, prof, 5, "perf")
-    caches = [f for m in (contradictions, conflicts) for f in vars(m).values() if hasattr(f, "cache_clear")]
+    caches = [f for m in (quantities, statements) for f in vars(m).values() if hasattr(f, "cache_clear")]
     times = []
     for _ in range(repeats):
         for f in caches:

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..clock import US_PER_DAY
-from ..memory import ParsedText, contradictions_between, parse_text
+from ..facts import ParsedText, contradictions_between, parse_text
 from ..models import DocumentKind
 from .records import ConsolidationConfig
 
@@ -158,7 +158,7 @@ def _neighbour_pairs(plan: ConsolidationPlan, query_rows: np.ndarray, search
 def find_candidates(plan: ConsolidationPlan, doc_rows=None, search=None) -> Findings:
     """The pure, expensive part of a run for the query documents among ``doc_rows`` (all: None):
     their chunks' neighbour pairs (against every current chunk), the near-duplicate supersession
-    test, ``find_contradiction`` on the pairs, and the citation scan of these documents' texts.
+    test, ``facts.contradictions_between`` on the pairs, and the citation scan of these documents' texts.
     Runs anywhere (a Ray task gets ``plan`` from the object store); writes nothing."""
     config, chunk_doc, n = plan.config, plan.chunk_doc, len(plan.ids)
     mine = np.ones(n, bool) if doc_rows is None else np.isin(np.arange(n), np.asarray(doc_rows, np.int64))

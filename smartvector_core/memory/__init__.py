@@ -1,4 +1,4 @@
-"""SmartVector's memory, the pure parts: confidence, relations graph, contradictions,
+"""SmartVector's memory, the pure parts: confidence, relations graph,
 lifecycle planning and surgical re-embedding. No store, no UI, no wall clock: every time is
 an argument (``as_of_us``, int64 microseconds since the epoch, UTC)."""
 
@@ -9,16 +9,6 @@ from .confidence import (
     decayed_base,
     initial_confidence,
     live_confidence,
-)
-from .contradictions import (
-    DEFAULT_CONTRADICTION,
-    Contradiction,
-    ContradictionConfig,
-    ParsedText,
-    contradictions_between,
-    find_contradiction,
-    find_contradictions,
-    parse_text,
 )
 from .graph import (
     DEFAULT_RELATIONAL,
@@ -42,11 +32,11 @@ from .lifecycle import (
 from .surgical import ChunkDiff, ChunkRef, diff_chunks, reembed_fraction
 
 __all__ = [
-    "DEFAULT_CONTRADICTION", "DEFAULT_LIFECYCLE", "DEFAULT_RELATIONAL", "DEFAULT_RIPPLE",
-    "NO_ACCESS_US", "TRANSITIONS", "ChunkDiff", "ChunkRef", "Contradiction", "ContradictionConfig",
+    "DEFAULT_LIFECYCLE", "DEFAULT_RELATIONAL", "DEFAULT_RIPPLE",
+    "NO_ACCESS_US", "TRANSITIONS", "ChunkDiff", "ChunkRef",
     "EventAggregates", "IllegalTransition", "KnowledgeGraph", "LifecycleConfig", "Move",
-    "ParsedText", "RelationalConfig", "RippleConfig", "RippleStep", "aggregate_events", "check_move",
-    "contradictions_between", "decayed_base", "diff_chunks", "find_contradiction", "find_contradictions",
-    "initial_confidence", "live_confidence", "make_move", "parse_text", "plan_lifecycle", "reembed_fraction",
+    "RelationalConfig", "RippleConfig", "RippleStep", "aggregate_events", "check_move",
+    "decayed_base", "diff_chunks",
+    "initial_confidence", "live_confidence", "make_move", "plan_lifecycle", "reembed_fraction",
     "wake_on_access",
 ]

@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..clock import US_PER_DAY
+from ..facts import conflict_severity, find_contradiction
+from ..facts.rules import NEITHER, less_trusted_side
 from ..models import RejectionCode
 from ..temporal import (
     DEFAULT_TEMPORAL,
@@ -25,7 +27,6 @@ from ..temporal import (
     STATE_NOT_YET_VALID,
     STATE_TEMPORAL,
     QueryIntent,
-    conflict_severity,
     validity_states,
 )
 from ..temporal.decay import profile_arrays
@@ -226,29 +227,31 @@ def _adjust(cands, profile, codes, score, trust, chain, version_hit, relies_on_o
 
 
 def _demote_contradicted(cands, chain, codes, score, trust, k, factor, notes) -> np.ndarray:
-    """Two kept candidates of different chains that state conflicting facts (numbers with the
-    same unit, or allowed / not allowed): the one with clearly lower trust (by >= 0.2) is
-    demoted (score × ``factor``). Checked among the 2k best kept candidates, at query time, so
-    it works before the consolidation agent has queued the contradiction."""
-    from ..memory import find_contradiction
-
+    """The query-time side of DESIGN.md "Trust model" (the rule of :mod:`smartvector_core.facts`):
+    two kept candidates hold at ``t`` (both passed the validity and supersession gates) and are
+    not one version chain; when they contradict (:func:`facts.find_contradiction`: same subject,
+    disagreement after unit normalisation or in polarity) only the less trusted side
+    (:func:`facts.rules.less_trusted_side`: lower by >= ``TRUST_MARGIN``) is demoted, score ×
+    ``factor``. Among the 2k best kept candidates, so it works before the consolidation agent
+    has queued the contradiction."""
     kept = np.flatnonzero(codes == KEEP)
     top = kept[np.argsort(-score[kept], kind="stable")][: 2 * k]
+    a, b = np.triu_indices(len(top), 1)
+    a, b = top[a], top[b]
+    side = less_trusted_side(trust[a], trust[b])
+    ask = (chain[a] != chain[b]) & (side != NEITHER)
     out = score.copy()
     demoted: set[int] = set()
-    for a_pos, a in enumerate(top):
-        for b in top[a_pos + 1:]:
-            if chain[a] == chain[b] or abs(trust[a] - trust[b]) < 0.2:
-                continue
-            low, high = (a, b) if trust[a] < trust[b] else (b, a)
-            if int(low) in demoted:
-                continue
-            found = find_contradiction(cands.text[low], cands.text[high])
-            if found is not None:
-                demoted.add(int(low))
-                out[low] = score[low] * factor
-                notes.setdefault(int(low), []).append(
-                    f"contradicted by higher-trust {cands.doc_id[high]} ({found.evidence}): score x{factor}")
+    for x, y, s in zip(a[ask].tolist(), b[ask].tolist(), side[ask].tolist(), strict=True):
+        low, high = (x, y) if s == 0 else (y, x)
+        if low in demoted:
+            continue
+        found = find_contradiction(cands.text[low], cands.text[high])
+        if found is not None:
+            demoted.add(low)
+            out[low] = score[low] * factor
+            notes.setdefault(low, []).append(
+                f"contradicted by higher-trust {cands.doc_id[high]} ({found.evidence}): score x{factor}")
     return out
 
 

@@ -5,7 +5,7 @@
     driver: plan (documents, current chunks, vectors, centroids)   -> ray.put once
     tasks:  find_candidates(plan, documents of one partition)       neighbour pairs of the
             partition's query chunks against *every* chunk vector, the near-duplicate
-            supersession test, find_contradiction, the citation scan of its texts
+            supersession test, facts.contradictions_between, the citation scan of its texts
     driver: merge_findings (sorted by stable keys) -> the local engine's decisions and writes
 
 Partitions are groups of documents by ``(doc_type, normalised title prefix)``, cut into about

@@ -20,14 +20,6 @@ from .codes import (
     kind_names,
     state_names,
 )
-from .conflicts import (
-    Conflict,
-    Quantity,
-    QuantityChange,
-    conflict_severity,
-    extract_quantities,
-    negation_conflict,
-)
 from .decay import decay_scores, floors_for, half_lives_for, recency_scores, temporal_weights_for
 from .freshness import freshness_grades, freshness_report, live_f_share, pairing_action, pairing_partners
 from .intent import OPEN_START, QueryIntent, parse_intent, period_bounds
@@ -37,12 +29,12 @@ from .tiers import confidence_tiers
 from .validity import remaining_window_hours, validity_multiplier, validity_states
 
 __all__ = [
-    "confidence_tiers", "Conflict", "conflict_severity", "decay_scores",
-    "DEFAULT_TEMPORAL", "encode_kinds", "extract_quantities", "floors_for", "freshness_grades",
+    "confidence_tiers", "decay_scores",
+    "DEFAULT_TEMPORAL", "encode_kinds", "floors_for", "freshness_grades",
     "freshness_report", "half_lives_for", "live_f_share", "infer_doc_type", "infer_kind", "KIND_CODES",
-    "KIND_EVENT", "kind_names", "KIND_STATIC", "KIND_VERSIONED", "negation_conflict", "NO_END",
+    "KIND_EVENT", "kind_names", "KIND_STATIC", "KIND_VERSIONED", "NO_END",
     "NO_START", "OPEN_START", "pairing_action", "pairing_partners", "parse_intent", "period_bounds",
-    "Quantity", "QuantityChange", "QueryIntent", "recency_scores", "remaining_window_hours",
+    "QueryIntent", "recency_scores", "remaining_window_hours",
     "STATE_CODES", "STATE_EXPIRED", "state_names", "STATE_NOT_YET_VALID", "STATE_TEMPORAL",
     "STATE_VALID", "temporal_weights_for", "TemporalConfig", "validity_multiplier",
     "validity_states",
