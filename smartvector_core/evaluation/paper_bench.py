@@ -53,14 +53,15 @@ def check_rates(rates: Sequence[float]) -> list[float]:
     return sorted(set(out))
 
 
-def robustness(embedder, *, seed: int, split: str, rates: Sequence[float], k: int) -> dict[str, Any]:
+def robustness(embedder, *, seed: int, split: str, rates: Sequence[float], k: int,
+               mode: str = "live") -> dict[str, Any]:
     """top1 / stale_at_1 / ECE of ``naive`` and ``default`` at each contradiction rate."""
     per_rate = []
     for rate in check_rates(rates):
         suite = generate_paper_suite(seed, rate)
         timings: dict[str, float] = {}
         with prepared_bench(suite.corpus, _split_queries(suite, split), embedder=embedder, k=k,
-                            timings=timings) as bench:
+                            timings=timings, mode=mode) as bench:
             metrics = score_profiles(bench, ROBUSTNESS_PROFILES, timings)
         per_rate.append({"rate": rate, "n_documents": len(suite.corpus),
                          **{name: {key: metrics[name][key] for key in ("top1", "stale_at_1", "ece")}
@@ -114,8 +115,11 @@ def measure_reembedding(embedder, paragraphs: int = 20) -> dict[str, Any]:
 def run_paper_bench(embedder, *, seed: int = DEFAULT_SEED, split: str = "heldout",
                     rates: Sequence[float] = CONTRADICTION_RATES, profiles: Sequence[str] = ALL_PROFILES,
                     k: int = 5, ablations: bool = False, sweep: bool = False,
-                    sweep_step: float = DEFAULT_SWEEP_STEP, reembed: bool = False) -> dict[str, Any]:
-    """The paper benchmark (module docstring); returns the CONTRACT bench JSON plus extras."""
+                    sweep_step: float = DEFAULT_SWEEP_STEP, reembed: bool = False,
+                    mode: str = "live") -> dict[str, Any]:
+    """The paper benchmark (module docstring); returns the CONTRACT bench JSON plus extras.
+    ``mode``: ``live`` (questions asked after the consolidation at ingest) or ``backdated``
+    (:func:`.runner.ingest_moment`)."""
     names = check_profiles(profiles)
     started = time.perf_counter()
     timed = TimedEmbedder(embedder)
@@ -123,14 +127,15 @@ def run_paper_bench(embedder, *, seed: int = DEFAULT_SEED, split: str = "heldout
     queries = _split_queries(suite, split)
     timings: dict[str, float] = {}
     out: dict[str, Any] = {}
-    with prepared_bench(suite.corpus, queries, embedder=timed, k=k, timings=timings) as bench:
+    with prepared_bench(suite.corpus, queries, embedder=timed, k=k, timings=timings, mode=mode) as bench:
         out["profiles"] = score_profiles(bench, names, timings)
-        out["params"] = {**suite.params, "split": split, "k": k, "now": bench.now.isoformat(),
+        out["params"] = {**suite.params, "split": split, "k": k, "mode": mode, "now": bench.now.isoformat(),
+                         "ingested_at": bench.now.isoformat(),
                          "model": getattr(embedder, "name", type(embedder).__name__), "query_log": False,
                          "calibration": "knots fitted on the tune split only (bench --fit-calibration)"}
         if ablations:
             t0 = time.perf_counter()
-            with prepared_bench(suite.corpus, queries, embedder=timed, k=k, consolidate=False) as raw:
+            with prepared_bench(suite.corpus, queries, embedder=timed, k=k, consolidate=False, mode=mode) as raw:
                 out["ablations"] = run_ablations(bench, raw)
             timings["ablations"] = time.perf_counter() - t0
         if sweep:
@@ -139,7 +144,7 @@ def run_paper_bench(embedder, *, seed: int = DEFAULT_SEED, split: str = "heldout
             timings["sweep"] = time.perf_counter() - t0
     if rates:
         t0 = time.perf_counter()
-        out["robustness"] = robustness(timed, seed=seed, split=split, rates=rates, k=k)
+        out["robustness"] = robustness(timed, seed=seed, split=split, rates=rates, k=k, mode=mode)
         timings["robustness"] = time.perf_counter() - t0
     if reembed:
         out["reembed"] = measure_reembedding(embedder)

@@ -4,6 +4,9 @@
 ``as_of`` is asked at the latest moment in the data (never the wall clock). Extra query fields
 are kept; ``type`` gives the ``by_type`` breakdown.
 ``bench --suite paper``: see :mod:`.paper_bench`.
+``--mode live`` (default): questions asked after the consolidation that ran at ingest, as
+operators ask them; ``--mode backdated``: the earlier benchmark, questions dated before it
+(:func:`.runner.ingest_moment`).
 """
 
 from __future__ import annotations
@@ -14,7 +17,7 @@ from typing import Any
 
 from ..errors import InputError
 from .paper_bench import PAPER_FIGURES, fit_calibration, run_paper_bench
-from .runner import ALL_PROFILES, DEFAULT_PROFILES, data_now, normalise_queries, run_bench
+from .runner import ALL_PROFILES, DEFAULT_PROFILES, MODES, data_now, normalise_queries, run_bench
 
 _NO_TIME = datetime(1, 1, 1, tzinfo=UTC)     # placeholder for a query without as_of
 SUITES = ("paper",)
@@ -36,7 +39,8 @@ def parse_rates(text: str | None) -> list[float]:
 
 
 def bench_files(corpus_path: str, queries_path: str, profiles: list[str], *, embedder, k: int,
-                warn: Callable[[str], None] | None = None, now: datetime | None = None) -> dict[str, Any]:
+                warn: Callable[[str], None] | None = None, now: datetime | None = None,
+                mode: str = "live") -> dict[str, Any]:
     """``bench --corpus --queries``: the CONTRACT JSON (``profiles``) plus ``params`` and timings.
 
     Queries without ``as_of`` are asked at the latest moment in the data; data with no time at
@@ -61,7 +65,7 @@ def bench_files(corpus_path: str, queries_path: str, profiles: list[str], *, emb
     for spec in specs:
         if spec.as_of == _NO_TIME:
             spec.as_of = latest
-    result = run_bench(corpus, specs, profiles or DEFAULT_PROFILES, embedder=embedder, k=k)
+    result = run_bench(corpus, specs, profiles or DEFAULT_PROFILES, embedder=embedder, k=k, mode=mode)
     out = result.to_dict()
     out["params"].update({"corpus": str(corpus_path), "queries": str(queries_path)})
     return out
@@ -71,6 +75,9 @@ def bench_command(args, *, embedder, warn: Callable[[str], None] | None = None,
                   feedback=None, now: datetime | None = None) -> dict[str, Any]:
     """Dispatch the parsed ``bench`` arguments (see cli.py) and return the JSON document."""
     profiles = parse_list(args.profiles, "profiles")
+    mode = getattr(args, "mode", "live")
+    if mode not in MODES:
+        raise InputError(f"expected one of {', '.join(MODES)}, found {mode!r}", field="--mode")
     if args.k < 1:
         raise InputError(f"expected k >= 1, found {args.k}", field="--k")
     if args.suite:
@@ -84,13 +91,15 @@ def bench_command(args, *, embedder, warn: Callable[[str], None] | None = None,
                                                      feedback=feedback() if feedback else None)
         out.update(run_paper_bench(embedder, seed=args.seed, split=args.split, rates=parse_rates(args.rates),
                                    profiles=profiles or ALL_PROFILES, k=args.k, ablations=args.ablations,
-                                   sweep=args.sweep, sweep_step=args.sweep_step, reembed=args.reembed))
+                                   sweep=args.sweep, sweep_step=args.sweep_step, reembed=args.reembed,
+                                   mode=mode))
         return out
     if not (args.corpus and args.queries):
         raise InputError("give --corpus C.jsonl and --queries Q.jsonl, or --suite paper", field="bench")
     if args.fit_calibration or args.ablations or args.sweep:
         raise InputError("--fit-calibration, --ablations and --sweep need --suite paper", field="bench")
-    return bench_files(args.corpus, args.queries, profiles, embedder=embedder, k=args.k, warn=warn, now=now)
+    return bench_files(args.corpus, args.queries, profiles, embedder=embedder, k=args.k, warn=warn, now=now,
+                       mode=mode)
 
 
 def _row(name: str, m: dict[str, Any]) -> str:
@@ -107,6 +116,8 @@ def format_report(out: dict[str, Any]) -> str:
     params = out.get("params", {})
     title = f"bench: {params.get('n_queries', '')} queries" if "split" not in params else \
         f"bench --suite paper (seed {params.get('seed')}, {params['split']} split, {params.get('n_documents')} docs)"
+    if params.get("mode"):
+        title += f", {params['mode']} mode (ingested and consolidated at {params.get('ingested_at')})"
     lines += [title, HEADER]
     lines += [_row(name, m) for name, m in out["profiles"].items()]
     if "paper" in out:

@@ -3,16 +3,24 @@
 :func:`run_bench` is what ``bench --corpus C --queries Q`` and ``bench --suite paper`` call.
 Choices (documented here, tested in ``tests/evaluation/test_runner.py``):
 
-- **Time comes from the data.** The store is built with ``now`` = the latest moment in the data
-  (max of the queries' ``as_of`` and the corpus' ``created_at``), never the wall clock, so two
-  runs give identical numbers. Each query is answered at its own ``as_of``.
+- **Live, and time comes from the data.** The benchmark runs what an operator runs: ``ingest``
+  (which consolidates what it added), ``consolidate``, then ``query --batch``. Ingest and
+  consolidation happen at one moment taken from the data, never the wall clock, so two runs give
+  identical numbers; each query is answered at its own ``as_of``. In ``live`` mode (default)
+  that moment is the earliest question's ``as_of``: every question is asked after the
+  consolidation, as operators ask, and sees its edges, penalties and lifecycle moves. In
+  ``backdated`` mode (the earlier benchmark) it is the latest moment in the data (max of the
+  queries' ``as_of`` and the corpus' ``created_at``), so the questions are dated before the
+  consolidation. See :func:`ingest_moment`; ``tests/evaluation/test_live_bench.py`` checks that
+  ``live`` gives, result by result, what ingest -> consolidate -> ``query --batch`` gives.
 - **Queries do not teach the store.** Queries are answered with ``log=False``: no query-log rows
   and no ACCESS events, so answering one query never raises the confidence of a document for a
   later one, and the order of queries and profiles does not matter.
-- **One retrieval per query.** Each query is embedded once and its candidate pool fetched once
-  (:func:`retrieval.pipeline.retrieve`); every profile and variant then reranks that pool with
-  :func:`retrieval.pipeline.answer`. This is exactly what ``SmartVector.query`` does, minus the
-  logging, so the numbers agree with ``query --batch --json`` output.
+- **The query path itself.** The questions are embedded in one batch (as ``query --batch`` does);
+  every registered profile answers through :meth:`SmartVector.query` (``log=False``, one
+  knowledge snapshot), so the numbers are those of ``query --batch --json``. Variants (ablations,
+  the weight sweep) rerank each query's cached candidate pool (:func:`retrieval.pipeline.retrieve`
+  with the question's text, as the query path fetches it) with :func:`retrieval.pipeline.answer`.
 - **Baselines** (same store, same candidate pool or LanceDB's full-text index), each ranking
   documents (a document's best chunk) and reporting a *confidence* so ECE is defined:
 
@@ -177,30 +185,50 @@ class TimedEmbedder:
 class PreparedBench:
     """A corpus ingested into a temporary store, with each query embedded and retrieved once."""
 
-    def __init__(self, app, queries: list[BenchQuery], *, k: int, now: datetime) -> None:
+    def __init__(self, app, queries: list[BenchQuery], *, k: int, now: datetime, mode: str = "live") -> None:
         self.app = app
         self.queries = queries
         self.k = k
-        self.now = now
+        self.now = now              # when the corpus was ingested and consolidated
+        self.mode = mode
         self.knowledge = app.knowledge.get()
-        self.candidates: list[Candidates] = []
-        for q in queries:
-            vector = app.embedder.encode([q.text])[0]
-            self.candidates.append(retrieve(app.store, vector, q.as_of, k, self.knowledge))
+        # one batched encoder call, as ``query --batch`` does (same vectors, same scores)
+        self.vectors = app.embedder.encode([q.text for q in queries]) if queries else []
+        self.candidates: list[Candidates] = [
+            retrieve(app.store, vector, q.as_of, k, self.knowledge, text=q.text)
+            for q, vector in zip(queries, self.vectors, strict=True)]
         self._fts: list[list[tuple[str, float]]] | None = None
 
     # ------------------------------------------------------------------------- profiles
     def answer_profile(self, profile: Profile | str, queries: Sequence[int] | None = None
                        ) -> dict[str, list[dict[str, Any]]]:
-        """Rerank each query's pool with ``profile``: ``{query_id: [{id, confidence, score}, ...]}``."""
+        """Each query answered with ``profile``: ``{query_id: [{id, rank, confidence, score, ...}, ...]}``.
+
+        A registered profile (by name, or its preset object) is answered by
+        :meth:`SmartVector.query` itself (``log=False``, one knowledge snapshot for the batch):
+        the code path of ``query --batch``, so whatever the service does around retrieval and
+        reranking (store calibration, abstention, passages) the benchmark does too. A variant
+        (ablations, weight sweep) reranks the query's cached candidate pool with
+        :func:`retrieval.pipeline.answer`.
+        """
         prof = get_profile(profile)
         idx = range(len(self.queries)) if queries is None else queries
+        registered = PROFILES.get(prof.name) is prof
         runs: dict[str, list[dict[str, Any]]] = {}
-        for i in idx:
-            q = self.queries[i]
-            resp = answer(self.candidates[i], QueryRequest(q.text, q.as_of, prof, self.k, q.id), prof,
-                          self.knowledge)
-            runs[q.id] = [{"id": r.id, "confidence": r.confidence, "score": r.score} for r in resp.results]
+        self.app.batching = True
+        try:
+            for i in idx:
+                q = self.queries[i]
+                if registered:
+                    resp = self.app.query(q.text, as_of=q.as_of, profile=prof.name, k=self.k, query_id=q.id,
+                                          log=False, vector=self.vectors[i])
+                else:
+                    resp = answer(self.candidates[i], QueryRequest(q.text, q.as_of, prof, self.k, q.id), prof,
+                                  self.knowledge)
+                runs[q.id] = [result_row(r) for r in resp.results]
+        finally:
+            self.app.flush()
+            self.app.batching = False
         return runs
 
     def run(self, name: str) -> dict[str, list[dict[str, Any]]]:
@@ -286,12 +314,45 @@ class PreparedBench:
         return evaluate(runs, [self.queries[i].label() for i in idx])
 
 
+def result_row(result) -> dict[str, Any]:
+    """What the benchmark keeps of one result: id, rank, score, confidence (and certainty)."""
+    return {"id": result.id, "rank": result.rank, "score": result.score, "confidence": result.confidence,
+            "certainty": getattr(result, "certainty", None)}
+
+
+MODES = ("live", "backdated")
+
+
+def ingest_moment(corpus: Sequence[Mapping[str, Any]], queries: Sequence[BenchQuery], mode: str = "live"
+                  ) -> datetime | None:
+    """When the benchmark ingests (and consolidates) the corpus; None if the data has no time.
+
+    - ``live`` (default; DESIGN.md "benchmarks run live"): at the earliest question's ``as_of``,
+      so every question is asked after the consolidation that ran at ingest, as operators ask
+      them (ingest -> consolidate -> ``query --batch``). Each question keeps its own ``as_of``:
+      validity and existence are judged then, and the store's prefilter still hides a document
+      until its ``created_at`` (a document written after the ingest moment is on file early, as
+      in a store loaded from a backfill). Moving a past question after the consolidation instead
+      would change what it asks. Without queries: as ``backdated``.
+    - ``backdated`` (the earlier benchmark): at the latest moment in the data (:func:`data_now`),
+      so questions are dated before the consolidation and see none of its penalties or moves.
+    """
+    if mode not in MODES:
+        raise InputError(f"unknown bench mode {mode!r}: expected one of {', '.join(MODES)}", field="--mode")
+    if mode == "live" and queries:
+        return min(q.as_of for q in queries)
+    return data_now(corpus, queries)
+
+
 @contextmanager
 def prepared_bench(corpus: Sequence[Mapping[str, Any]], queries: Sequence[Any], *, embedder, k: int = 5,
                    consolidate: bool = True, store_dir: str | Path | None = None,
-                   timings: dict[str, float] | None = None) -> Iterator[PreparedBench]:
+                   timings: dict[str, float] | None = None, mode: str = "live") -> Iterator[PreparedBench]:
     """Ingest ``corpus`` into a fresh temporary store (removed afterwards) and retrieve each query once.
 
+    Exactly what an operator runs: ``ingest`` (which consolidates what it added) and then
+    ``consolidate``, both at :func:`ingest_moment` (``mode``), then the questions as
+    ``query --batch`` asks them. ``consolidate=False`` skips both consolidations (ablation).
     ``store_dir``: a parent folder for the temporary store (default: the system temp folder).
     """
     from ..service import SmartVector
@@ -300,7 +361,7 @@ def prepared_bench(corpus: Sequence[Mapping[str, Any]], queries: Sequence[Any], 
     if k < 1:
         raise InputError(f"expected k >= 1, found {k}", field="k")
     bench_queries = normalise_queries(queries)
-    now = data_now(corpus, bench_queries)
+    now = ingest_moment(corpus, bench_queries, mode)
     if now is None:
         raise InputError("the corpus and queries carry no time at all (no created_at, no as_of): "
                          "the benchmark needs one to be reproducible", field="as_of")
@@ -309,14 +370,14 @@ def prepared_bench(corpus: Sequence[Mapping[str, Any]], queries: Sequence[Any], 
     try:
         app = SmartVector(load_settings(str(Path(folder) / "store"), env={}), embedder=embedder)
         t0 = time.perf_counter()
-        app.ingest_records([dict(r) for r in corpus], now=now, actor="bench", consolidate=False)
+        app.ingest_records([dict(r) for r in corpus], now=now, actor="bench", consolidate=consolidate)
         timings["ingest"] = time.perf_counter() - t0
-        if consolidate and hasattr(app, "consolidate"):
+        if consolidate:
             t0 = time.perf_counter()
             app.consolidate(now=now)
             timings["consolidate"] = time.perf_counter() - t0
         t0 = time.perf_counter()
-        bench = PreparedBench(app, bench_queries, k=k, now=now)
+        bench = PreparedBench(app, bench_queries, k=k, now=now, mode=mode)
         timings["retrieve"] = time.perf_counter() - t0
         yield bench
     finally:
@@ -351,8 +412,9 @@ def score_profiles(bench: PreparedBench, names: Sequence[str], timings: dict[str
 def run_bench(corpus_records: Sequence[Mapping[str, Any]], query_specs: Sequence[Any],
               profiles: Sequence[str] = DEFAULT_PROFILES, *, embedder, k: int = 5, consolidate: bool = True,
               store_dir: str | Path | None = None,
-              extra: Callable[[PreparedBench], dict[str, Any]] | None = None) -> BenchResult:
+              extra: Callable[[PreparedBench], dict[str, Any]] | None = None, mode: str = "live") -> BenchResult:
     """Ingest, (consolidate), answer every query with every profile, score (module docstring).
+    ``mode``: ``live`` or ``backdated`` (:func:`ingest_moment`).
 
     ``profiles``: names among ``naive, temporal, smartvector, default`` and the baselines
     ``bm25, hybrid, langchain, llamaindex_fixed, llamaindex_time``. ``extra(bench)``, if given,
@@ -362,9 +424,10 @@ def run_bench(corpus_records: Sequence[Mapping[str, Any]], query_specs: Sequence
     timings: dict[str, float] = {}
     runs: dict[str, dict] = {}
     with prepared_bench(corpus_records, query_specs, embedder=embedder, k=k, consolidate=consolidate,
-                        store_dir=store_dir, timings=timings) as bench:
+                        store_dir=store_dir, timings=timings, mode=mode) as bench:
         metrics = score_profiles(bench, names, timings, keep_runs=runs)
-        params = {"k": k, "now": bench.now.isoformat(), "consolidated": consolidate and hasattr(bench.app, "consolidate"),
+        params = {"k": k, "mode": mode, "now": bench.now.isoformat(), "ingested_at": bench.now.isoformat(),
+                  "consolidated": consolidate,
                   "n_documents": len(corpus_records), "n_queries": len(bench.queries),
                   "model": getattr(embedder, "name", type(embedder).__name__), "query_log": False}
         if extra is not None:

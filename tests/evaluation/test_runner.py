@@ -74,7 +74,8 @@ def test_json_shape(result):
         assert metrics["n"] == 4
         assert 0.0 <= metrics["top1"] <= 1.0 and 0.0 <= metrics["ece"] <= 1.0
         assert set(metrics["by_type"]) == {"current", "past", "timeless"}
-    assert out["params"]["now"].startswith("2026-03-01")          # the data's latest moment
+    # live: ingested and consolidated at the earliest question, so every question comes after it
+    assert out["params"]["mode"] == "live" and out["params"]["ingested_at"].startswith("2024-06-01")
     assert out["params"]["query_log"] is False
 
 
