@@ -16,6 +16,7 @@ from . import clock
 from .errors import InputError, SmartVectorError
 from .service import SmartVector, dumps, read_queries
 from .settings import load_settings
+from .store import RESTORABLE_TABLES, check_tag_label
 
 
 def _eprint(message: str) -> None:
@@ -198,10 +199,12 @@ def cmd_restore(app: SmartVector, args) -> int:
                              field="--tag")
     else:
         versions = _parse_versions(args.version)
+        for name in versions:
+            if name not in RESTORABLE_TABLES:
+                raise InputError(f"expected a table of {', '.join(RESTORABLE_TABLES)} (events and queries are "
+                                 f"append-only history), found {name!r}", field="--version")
         current = app.store.table_versions()
         for name, number in versions.items():
-            if name not in current:
-                raise InputError(f"expected a table of {', '.join(current)}, found {name!r}", field="--version")
             if not 1 <= number <= current[name]:
                 raise InputError(f"expected a {name} version in 1..{current[name]}, found {number}",
                                  field="--version")
@@ -212,9 +215,7 @@ def cmd_restore(app: SmartVector, args) -> int:
 
 
 def cmd_tag(app: SmartVector, args) -> int:
-    label = args.label.strip()
-    if not label or any(c.isspace() for c in label):
-        raise InputError(f"expected a tag label without spaces, found {args.label!r}", field="LABEL")
+    label = check_tag_label(args.label)   # before the store is opened: a bad label writes nothing
     versions = app.tag(label)
     print(dumps({"tag": label, "versions": versions}) if args.json else
           f"tagged {label}: " + ", ".join(f"{k} v{v}" for k, v in versions.items()))

@@ -48,7 +48,7 @@ def parse_time(value: object, *, field: str = "time") -> datetime:
     Raises :class:`InputError` naming ``field`` when the value cannot be read.
     """
     if isinstance(value, datetime):
-        return ensure_utc(value)
+        return _in_range(value, field)
     if isinstance(value, date):
         return datetime(value.year, value.month, value.day, tzinfo=UTC)
     if isinstance(value, int | float) and not isinstance(value, bool):
@@ -69,7 +69,17 @@ def parse_time(value: object, *, field: str = "time") -> datetime:
             parsed = _dateparser.isoparse(text)
         except (ValueError, OverflowError) as exc:
             raise InputError(f"cannot read time {text!r} ({exc})", field=field) from None
-    return ensure_utc(parsed)
+    return _in_range(parsed, field)
+
+
+def _in_range(moment: datetime, field: str) -> datetime:
+    """``moment`` in UTC, or :class:`InputError` when UTC cannot hold it (``0001-01-01T00:00+01:00``
+    is in year 0, ``9999-12-31T23:59:59-01:00`` in year 10000: Python's datetime has neither)."""
+    try:
+        return ensure_utc(moment)
+    except (OverflowError, ValueError):
+        raise InputError(f"{moment.isoformat()} is outside the times this store can hold "
+                         "(0001-01-01 to 9999-12-31, UTC)", field=field) from None
 
 
 def to_us(moment: datetime | None) -> int | None:

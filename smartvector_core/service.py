@@ -22,6 +22,8 @@ import pandas as pd
 from .clock import parse_time, to_us
 from .errors import InputError, OperatorTokenError
 from .ingest import IngestReport, ingest_documents, read_records, validate_records
+from .ingest.pipeline import prepare_documents
+from .ingest.validate import record_warnings
 from .knowledge import KnowledgeCache
 from .memory.chains import chain_members
 from .models import EdgeType, EventType, QueryResponse
@@ -49,6 +51,8 @@ class QuerySpec:
 QUERY_FIELDS = {"id", "text", "as_of", "relevant", "stale"}
 PRE_INGEST_TAG = "pre-ingest"  # rolling tag: the store as it was before the latest bulk ingest
 PRE_INGEST_TAG_MIN_DOCS = 50  # an ingest call of at least this many documents is "bulk"
+RESTORE_DETAIL_IDS = 1_000  # a RESTORE event lists at most this many removed / returned ids
+MAX_K = 1_000  # the most results one query may ask for (the candidate pool is 12·k)
 RETENTION_DAYS = 7.0  # maintain(): versions older than this are cleaned up (tagged ones kept)
 
 
@@ -147,12 +151,13 @@ class SmartVector:
         With ``consolidate`` (the default), an incremental consolidation runs right after the
         write when documents were added or changed; its counts are ``report.consolidation``.
         """
-        docs = validate_records(records, ingest_time=now,
-                                known_supersedes=self._stored_supersedes({r.get("id") for r in records}))
-        warnings = self._unknown_references(docs)
+        docs = validate_records(records, ingest_time=now, known_supersedes=self._stored_supersedes)
+        prepared = prepare_documents(docs)   # every document storable, before the first write
+        warnings = record_warnings(docs) + self._unknown_references(docs)
         if len(docs) >= PRE_INGEST_TAG_MIN_DOCS:
             self.store.tag(PRE_INGEST_TAG)  # rolling restore point before a bulk ingest
-        report = ingest_documents(self.store, self.embedder, docs, now=now, progress=progress, actor=actor)
+        report = ingest_documents(self.store, self.embedder, docs, now=now, progress=progress, actor=actor,
+                                  prepared=prepared)
         report.warnings.extend(warnings)
         # also when a killed run left documents unconsolidated: a re-run converges
         wanted = consolidate and (report.added or report.updated or self._has_unconsolidated())
@@ -200,8 +205,8 @@ class SmartVector:
         """
         if not text or not text.strip():
             raise InputError("empty: the query needs some text", field="query")
-        if k < 1:
-            raise InputError(f"expected k >= 1, found {k}", field="k")
+        if not 1 <= k <= MAX_K:
+            raise InputError(f"expected a whole number from 1 to {MAX_K}, found {k}", field="--k")
         request = QueryRequest(text.strip(), as_of, get_profile(profile), k, query_id)
         response = run_query(self.store, self.embedder, request, knowledge=self._state_for_query(), vector=vector)
         if log:
@@ -298,7 +303,19 @@ class SmartVector:
     # ---------------------------------------------------------------------------- feedback
     def feedback(self, doc_id: str, verdict: str, *, now: datetime, query_id: str = "",
                  actor: str = "operator") -> dict[str, Any]:
-        """Record accept/correct on a document version; a correction ripples to its dependents."""
+        """Record accept/correct on a document version; a correction ripples to its dependents.
+
+        Atomic across processes: the standing verdict, the "before" value, the write and the
+        "after" value are read and written under the store's write lock, so concurrent feedback
+        commands each report the change their own event made (docs/RELIABILITY.md). The page's
+        log lock is taken first (the background log writer takes it before the store lock too).
+        """
+        with self._log_lock, self.store.write_lock():
+            return self._record_feedback(doc_id, verdict, now=now, query_id=query_id, actor=actor)
+
+    def _record_feedback(self, doc_id: str, verdict: str, *, now: datetime, query_id: str = "",
+                         actor: str = "operator") -> dict[str, Any]:
+        """:meth:`feedback`, with the locks held."""
         from .config import DEFAULT_CONFIDENCE
 
         verdict = str(verdict).strip().lower()
@@ -323,6 +340,7 @@ class SmartVector:
                   "detail": {"source": doc_id, "hop": step["hop"], "via": step["via"], "verdict_event": event_id}}
                  for step in ripple]
         self.knowledge.record_events(rows)
+        self.store.crash_point("feedback:after:events")   # test hook: a re-run is idempotent
         after = self.confidence_of([doc_id], as_of=now)[doc_id]
         return {"id": doc_id, "verdict": verdict, "confidence_before": before, "confidence_after": after,
                 "rippled": ripple, "query_id": query_id, "recorded": True,
@@ -761,10 +779,30 @@ class SmartVector:
 
     def restore(self, *, tag: str | None = None, versions: dict[str, int] | None = None,
                 now: datetime) -> dict[str, int]:
+        """Roll the knowledge (chunks, edges) back to a tag or versions, and record it.
+
+        The audit and the query log are append-only history and stay as they are
+        (:meth:`Store.restore`). The RESTORE event names the documents the restore removed
+        (``removed``, at most ``RESTORE_DETAIL_IDS`` ids and their count) and those it brought
+        back. Feedback given to a removed document stays in the audit and in calibration (it was
+        a verdict on an answer really given, whose query-log row is kept); it weighs on no live
+        document while the id is absent, and applies again if that id is ingested again, as
+        feedback outlives any update of an id (docs/RELIABILITY.md, "Restore").
+        """
+        before = self._document_ids()
         restored = self.store.restore(tag=tag, versions=versions)
+        after = self._document_ids()
+        removed, returned = sorted(before - after), sorted(after - before)
         self.store.append_events([{"doc_id": "", "event_type": EventType.RESTORE.value, "at": now,
-                                   "detail": {"tag": tag, "versions": versions, "restored": restored}}])
+                                   "detail": {"tag": tag, "versions": versions, "restored": restored,
+                                              "removed": removed[:RESTORE_DETAIL_IDS], "removed_count": len(removed),
+                                              "returned": returned[:RESTORE_DETAIL_IDS],
+                                              "returned_count": len(returned)}}])
         return restored
+
+    def _document_ids(self) -> set[str]:
+        docs = self.store.documents()
+        return set(docs.column("doc_id").to_pylist()) if docs.num_rows else set()
 
     def maintain(self, *, cleanup_older_than_days: float = RETENTION_DAYS, now: datetime) -> dict[str, Any]:
         """Retention: compact the tables and drop versions older than the cleanup age (tagged

@@ -68,6 +68,7 @@ class Settings:
     operator_token: str | None = None
     max_file_bytes: int = 50 * 1024 * 1024
     max_line_bytes: int = 5 * 1024 * 1024
+    crash_at: str | None = None   # test hook: SMARTVECTOR_CRASH_AT=<point> (see Store.crash_point)
 
     @property
     def remote(self) -> bool:
@@ -91,4 +92,5 @@ def load_settings(store: str | None = None, *, env: dict[str, str] | None = None
         operator_token=env.get("SMARTVECTOR_OPERATOR_TOKEN") or None,
         max_file_bytes=int(env.get("SMARTVECTOR_MAX_FILE_BYTES", 50 * 1024 * 1024)),
         max_line_bytes=int(env.get("SMARTVECTOR_MAX_LINE_BYTES", 5 * 1024 * 1024)),
+        crash_at=env.get("SMARTVECTOR_CRASH_AT") or None,
     )

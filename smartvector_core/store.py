@@ -21,6 +21,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import tempfile
 import time
 from collections.abc import Iterable, Sequence
@@ -33,7 +34,7 @@ import numpy as np
 import pyarrow as pa
 
 from .clock import ensure_utc
-from .errors import StoreError
+from .errors import InputError, StoreError
 from .settings import Settings
 
 os.environ.setdefault("LANCEDB_LOG", "error")
@@ -140,6 +141,23 @@ DOC_COLUMNS = ["doc_id", "title", "source", "created_at", "dated", "valid_from",
                "doc_hash"]
 
 
+# Tag labels LanceDB accepts, made stricter up front (ASCII; no "..", no leading dot, no ".lock"
+# ending): a label that LanceDB would refuse half-way through tagging the four tables is an
+# input error before the first one is tagged.
+_TAG_LABEL = re.compile(r"[A-Za-z0-9_-](?:[A-Za-z0-9_-]|\.(?!\.))*")
+MAX_TAG_CHARS = 100
+RESTORABLE_TABLES = ("chunks", "edges")   # knowledge; events and queries are append-only history
+
+
+def check_tag_label(label: object) -> str:
+    """``label`` stripped, or :class:`InputError` (field ``LABEL``) when LanceDB could not store it."""
+    text = label.strip() if isinstance(label, str) else ""
+    if (not _TAG_LABEL.fullmatch(text) or len(text) > MAX_TAG_CHARS or text.endswith((".", ".lock"))):
+        raise InputError(f"expected a tag label of letters, digits, '.', '-' and '_' (at most {MAX_TAG_CHARS}, "
+                         f"no leading '.', no '..', not ending in '.' or '.lock'), found {label!r}", field="LABEL")
+    return text
+
+
 def edge_id(src: str, edge_type: str, dst: str) -> str:
     return hashlib.blake2b(f"{src}\x1f{edge_type}\x1f{dst}".encode(), digest_size=12).hexdigest()
 
@@ -187,18 +205,19 @@ class Store:
 
     # ----------------------------------------------------------------------------- set-up
     def _ensure_tables(self) -> None:
+        """Open the four tables, creating (or finishing) any that a fresh store lacks.
+
+        Creating a store is safe at every instant: a process killed while LanceDB creates a
+        table leaves a table directory without a committed version, which ``list_tables`` shows
+        but ``open_table`` cannot open ("Table 'events' was not found"). So each table is opened
+        by trying, and one that does not open is created under the write lock with
+        ``exist_ok=True``, which LanceDB completes over such a half-created directory (a table
+        with a committed version is opened, never replaced). Crash points ``store:create:<name>``.
+        """
         wanted = {"chunks": chunks_schema(self.dim), "edges": EDGES_SCHEMA,
                   "events": EVENTS_SCHEMA, "queries": QUERIES_SCHEMA}
-        existing = set(self.db.list_tables().tables)
-        missing = [name for name in wanted if name not in existing]
-        if missing:
-            with self.write_lock():
-                existing = set(self.db.list_tables().tables)
-                for name in missing:
-                    if name not in existing:
-                        self.db.create_table(name, schema=wanted[name], exist_ok=True)
-        for name in wanted:
-            self._tables[name] = self.db.open_table(name)
+        for name, schema in wanted.items():
+            self._tables[name] = self._open_or_create(name, schema)
         stored_dim = self._tables["chunks"].schema.field("vector").type.list_size
         if stored_dim != self.dim:
             raise StoreError(f"store {self.uri} holds {stored_dim}-d vectors, the model makes "
@@ -207,6 +226,30 @@ class Store:
         if version and version.decode() != SCHEMA_VERSION:
             raise StoreError(f"store {self.uri} has schema version {version.decode()}, "
                              f"this code reads {SCHEMA_VERSION}")
+
+    def _open_or_create(self, name: str, schema: pa.Schema):
+        try:
+            return self.db.open_table(name)
+        except Exception:  # absent, or half-created by a killed process: create it under the lock
+            pass
+        with self.write_lock():
+            try:
+                return self.db.open_table(name)   # another process may have finished it meanwhile
+            except Exception:
+                pass
+            self.crash_point(f"store:create:{name}")
+            try:
+                return self.db.create_table(name, schema=schema, exist_ok=True)
+            except Exception as exc:
+                raise StoreError(f"store {self.uri}: table {name!r} can be neither opened nor created "
+                                 f"({exc})") from exc
+
+    def crash_point(self, point: str) -> None:
+        """Test hook: end the process at once (as ``kill -9`` would) when ``SMARTVECTOR_CRASH_AT``
+        names ``point`` (``Settings.crash_at``). The crash-point sweep of
+        ``tests/reliability/test_crash_points.py`` runs every command once per point."""
+        if self.settings.crash_at == point:
+            os._exit(137)
 
     def table(self, name: str):
         return self._tables[name]
@@ -542,6 +585,7 @@ class Store:
 
     def tag(self, label: str) -> dict[str, int]:
         """Tag the current version of every table with ``label`` (kept by cleanup)."""
+        label = check_tag_label(label)
         versions = {}
         with self.write_lock():
             for name, t in self._tables.items():
@@ -556,16 +600,30 @@ class Store:
         return {name: t.tags.list() for name, t in self._tables.items()}
 
     def restore(self, *, tag: str | None = None, versions: dict[str, int] | None = None) -> dict[str, int]:
-        """Make an earlier version current again (a new version: history is kept)."""
+        """Make an earlier version of the knowledge tables current again (a new version: history
+        is kept).
+
+        Only ``RESTORABLE_TABLES`` (chunks, edges: what the store knows) roll back. ``events`` and
+        ``queries`` are append-only history (the audit and the query log): a restore never removes
+        what operators did, it is recorded there as one more event by the caller
+        (docs/RELIABILITY.md, "Restore"). Asking for another table is an :class:`InputError`.
+        Crash points ``restore:after:<table>``: a re-run of the same restore converges.
+        """
+        for name in (versions or {}):
+            if name not in RESTORABLE_TABLES:
+                raise InputError(f"expected a table of {', '.join(RESTORABLE_TABLES)} (events and queries are "
+                                 f"append-only history), found {name!r}", field="--version")
         restored = {}
         with self.write_lock():
-            for name, t in self._tables.items():
+            for name in RESTORABLE_TABLES:
+                t = self._tables[name]
                 target: int | str | None = tag if tag is not None else (versions or {}).get(name)
                 if target is None:
                     continue
                 t.checkout(target)
                 t.restore()
                 restored[name] = int(t.version)
+                self.crash_point(f"restore:after:{name}")
         return restored
 
     def optimize(self, *, cleanup_older_than_days: float | None = None, now: datetime | None = None) -> None:

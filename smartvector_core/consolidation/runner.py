@@ -122,7 +122,9 @@ def consolidate(store, knowledge_state, *, now: datetime, config: ConsolidationC
 
     # --- writes: edges, then events ---------------------------------------------------------
     store.upsert_edges([e.row(now) for e in new_edges])
+    store.crash_point("consolidate:after:edges")   # test hook (tests/reliability/test_crash_points.py)
     written = _append_new(store, [e.row(now) for e in new_events])
+    store.crash_point("consolidate:after:events")
     report.rippled = sum(r["event_type"] == EventType.RIPPLE.value for r in written)
 
     t0 = time.perf_counter()
@@ -147,6 +149,7 @@ def write_moves(store, events: pd.DataFrame, moves, *, now: datetime, actor: str
     rows = [e.row(now, actor=actor, query_id=query_id)
             for e in move_events(moves, _latest_moves(events, [m.doc_id for m in moves]), now)]
     _append_new(store, rows)
+    store.crash_point("lifecycle:after:events")   # test hook: LIFECYCLE events written, fields not yet
     updates: dict[str, dict] = {d: {"doc_id": d, "superseded_at": t} for d, t in superseded.items()}
     for m in moves:
         updates.setdefault(m.doc_id, {"doc_id": m.doc_id})["lifecycle"] = m.to_state.value

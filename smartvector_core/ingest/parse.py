@@ -3,13 +3,25 @@
 Each raw record is a dict of CONTRACT.md fields plus ``_origin`` ("FILE:LINE"). Nothing here
 validates field values (see :mod:`.validate`); this module only turns bytes into dicts and
 reports unreadable input as :class:`InputError` naming the file and line.
+
+JSON and YAML front matter get the same limits (:func:`shape_problem`): nesting at most
+``MAX_JSON_DEPTH`` levels and a size, once YAML aliases are expanded, of at most the line limit
+(``SMARTVECTOR_MAX_LINE_BYTES``), so a 400-byte alias bomb is refused before it is expanded.
+A key given twice in one JSON object or one YAML mapping is an error (the last one would
+silently win). Front matter keys must be text; YAML dates anywhere become ISO-8601 strings,
+other YAML-only values (``!!binary``, ``!!set``) are refused. A file with no record (empty, or
+only blank lines) is an error, as is a directory without a supported file.
 """
 
 from __future__ import annotations
 
 import json
+import logging
 import re
+import warnings
 from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import date
 from pathlib import Path
 from typing import Any
 
@@ -25,19 +37,94 @@ _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 _FRONT_MATTER = re.compile(r"\A---[ \t]*\r?\n(.*?)\r?\n---[ \t]*\r?\n?", re.S)
 
 
-def _depth(value: Any, limit: int = MAX_JSON_DEPTH) -> int:
+def shape_problem(value: Any, *, max_depth: int = MAX_JSON_DEPTH, max_bytes: int = 5 * 1024 * 1024) -> str | None:
+    """Why a parsed JSON/YAML value is too deep or too big (None: it is fine).
+
+    Walks the value iteratively, shared (aliased) nodes counted each time they occur, and stops
+    at the first limit passed: the size is the length of the value written as JSON, estimated
+    (strings and numbers by their text, two bytes per container and per member).
+    """
     stack = [(value, 1)]
-    deepest = 0
+    size = 0
     while stack:
         node, depth = stack.pop()
-        deepest = max(deepest, depth)
-        if deepest > limit:
-            return deepest
+        if depth > max_depth:
+            return f"nested deeper than {max_depth} levels"
         if isinstance(node, dict):
+            size += 2 + 2 * len(node) + sum(len(str(k)) for k in node)
             stack.extend((v, depth + 1) for v in node.values())
         elif isinstance(node, list):
+            size += 2 + len(node)
             stack.extend((v, depth + 1) for v in node)
-    return deepest
+        else:
+            size += len(node) + 2 if isinstance(node, str) else 8
+        if size > max_bytes:
+            return f"over the limit of {max_bytes} bytes once expanded (SMARTVECTOR_MAX_LINE_BYTES)"
+    return None
+
+
+class _DuplicateKey(ValueError):
+    def __init__(self, key: object) -> None:
+        super().__init__(key)
+        self.key = key
+
+
+def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise _DuplicateKey(key)
+        out[key] = value
+    return out
+
+
+class _FrontMatterLoader(yaml.SafeLoader):
+    """PyYAML's safe loader that refuses a key given twice in one mapping."""
+
+    def construct_mapping(self, node, deep=False):
+        seen = set()
+        for key_node, _ in node.value:
+            key = self.construct_object(key_node, deep=True)
+            try:
+                duplicate = key in seen
+            except TypeError:   # an unhashable key: PyYAML's own error follows
+                break
+            if duplicate:
+                raise yaml.constructor.ConstructorError(None, None, f"duplicate key {key!r}", key_node.start_mark)
+            seen.add(key)
+        return super().construct_mapping(node, deep=deep)
+
+
+def _json_key(key: Any) -> str:
+    """A YAML mapping key as JSON would write it."""
+    if isinstance(key, date):
+        return key.isoformat()
+    if isinstance(key, bool) or key is None:
+        return json.dumps(key)
+    return str(key)
+
+
+def _plain(value: Any, name: str, field: str) -> Any:
+    """A YAML value as JSON values: dates -> ISO-8601 text; ``!!binary`` / ``!!set`` refused."""
+    if isinstance(value, date):
+        return value.isoformat()
+    if isinstance(value, dict):
+        return {(k if isinstance(k, str) else _json_key(k)): _plain(v, name, field) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_plain(v, name, field) for v in value]
+    if value is None or isinstance(value, str | int | float | bool):
+        return value
+    raise InputError(f"front matter value of YAML type {type(value).__name__} is not a JSON value",
+                     file=name, line=1, field=field)
+
+
+def _key_line(front: str, key: Any) -> int:
+    """The file line (front matter starts on line 2) where ``key`` is written, else 1."""
+    spellings = {str(key), "~", "null", "Null", "NULL"} if key is None else {str(key)}
+    for number, line in enumerate(front.splitlines(), start=2):
+        if line.split(":", 1)[0].strip().strip("'\"") in spellings:
+            return number
+    return 1
 
 
 def _read_bytes(path: Path, max_bytes: int) -> bytes:
@@ -74,9 +161,13 @@ def parse_jsonl(text: str, name: str, *, max_line_bytes: int) -> Iterator[dict[s
         if len(line.encode("utf-8")) > max_line_bytes:
             raise InputError(f"line is over the limit of {max_line_bytes} bytes", file=name, line=number)
         try:
-            record = json.loads(line)
+            record = json.loads(line, object_pairs_hook=_no_duplicates)
+        except _DuplicateKey as exc:
+            raise InputError(f"key {exc.key!r} given twice in one JSON object", file=name, line=number,
+                             field=str(exc.key)) from None
         except json.JSONDecodeError as exc:
-            raise InputError(f"not valid JSON ({exc.msg} at column {exc.colno})", file=name,
+            reason = exc.msg.removesuffix(" at")   # "Unterminated string starting at" + " at column"
+            raise InputError(f"not valid JSON ({reason} at column {exc.colno})", file=name,
                              line=number) from None
         except RecursionError:
             raise InputError(f"JSON nested deeper than {MAX_JSON_DEPTH} levels", file=name,
@@ -84,28 +175,41 @@ def parse_jsonl(text: str, name: str, *, max_line_bytes: int) -> Iterator[dict[s
         if not isinstance(record, dict):
             raise InputError(f"expected a JSON object, found {type(record).__name__}", file=name,
                              line=number)
-        if _depth(record) > MAX_JSON_DEPTH:
-            raise InputError(f"JSON nested deeper than {MAX_JSON_DEPTH} levels", file=name, line=number)
+        problem = shape_problem(record, max_bytes=max_line_bytes)
+        if problem:
+            raise InputError(f"JSON {problem}", file=name, line=number)
         record["_origin"] = f"{name}:{number}"
         yield record
 
 
-def parse_text(text: str, name: str, stem: str) -> dict[str, Any]:
+def parse_text(text: str, name: str, stem: str, *, max_bytes: int = 5 * 1024 * 1024) -> dict[str, Any]:
     """A Markdown or text file: optional YAML front matter with the corpus fields, then the body."""
     record: dict[str, Any] = {}
     body = text
     match = _FRONT_MATTER.match(text)
     if match:
         try:
-            front = yaml.safe_load(match.group(1)) or {}
+            front = yaml.load(match.group(1), Loader=_FrontMatterLoader)  # noqa: S506 - a SafeLoader
         except yaml.YAMLError as exc:
             mark = getattr(exc, "problem_mark", None)
             line = (mark.line + 2) if mark is not None else 1
             raise InputError(f"front matter is not valid YAML ({getattr(exc, 'problem', exc)})",
                              file=name, line=line) from None
+        except RecursionError:
+            raise InputError(f"front matter nested deeper than {MAX_JSON_DEPTH} levels", file=name,
+                             line=1) from None
+        front = {} if front is None else front
         if not isinstance(front, dict):
             raise InputError("front matter must be a mapping of fields", file=name, line=1)
-        record.update({k: (v.isoformat() if hasattr(v, "isoformat") else v) for k, v in front.items()})
+        problem = shape_problem(front, max_bytes=max_bytes)
+        if problem:
+            raise InputError(f"front matter {problem}", file=name, line=1)
+        for key in front:
+            if not isinstance(key, str):
+                raise InputError(f"front matter key {key!r} is not a field name (expected text such as "
+                                 "id, title or created_at)", file=name, line=_key_line(match.group(1), key),
+                                 field=_json_key(key))
+        record.update({k: _plain(v, name, k) for k, v in front.items()})
         body = text[match.end():]
     record.setdefault("id", stem)
     record.setdefault("text", body)
@@ -117,6 +221,21 @@ def parse_text(text: str, name: str, stem: str) -> dict[str, Any]:
     return record
 
 
+@contextmanager
+def _quiet_pypdf():
+    """pypdf logs its own warnings about broken files to stderr; the error we raise is the one
+    line the user sees (CONTRACT.md: one line naming the file)."""
+    logger = logging.getLogger("pypdf")
+    level = logger.level
+    logger.setLevel(logging.CRITICAL + 1)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            yield
+    finally:
+        logger.setLevel(level)
+
+
 def parse_pdf(data: bytes, name: str, stem: str) -> dict[str, Any]:
     from io import BytesIO
 
@@ -126,9 +245,10 @@ def parse_pdf(data: bytes, name: str, stem: str) -> dict[str, Any]:
     if not data.startswith(b"%PDF"):
         raise InputError("file has a .pdf extension but is not a PDF", file=name)
     try:
-        reader = PdfReader(BytesIO(data))
-        pages = [page.extract_text() or "" for page in reader.pages]
-        meta = reader.metadata or {}
+        with _quiet_pypdf():
+            reader = PdfReader(BytesIO(data))
+            pages = [page.extract_text() or "" for page in reader.pages]
+            meta = reader.metadata or {}
     except (PdfReadError, Exception) as exc:  # pypdf raises many types on broken files
         raise InputError(f"PDF could not be parsed ({type(exc).__name__}: {exc})", file=name) from None
     text = "\n\n".join(p.strip() for p in pages if p.strip())
@@ -150,6 +270,8 @@ def read_records(path: str | Path, *, max_file_bytes: int = 50 * 1024 * 1024,
         for child in sorted(path.rglob("*")):
             if child.is_file() and child.suffix.lower() in TEXT_SUFFIXES | JSONL_SUFFIXES | PDF_SUFFIXES:
                 out.extend(read_records(child, max_file_bytes=max_file_bytes, max_line_bytes=max_line_bytes))
+        if not out:
+            raise InputError("no .jsonl, .md, .txt or .pdf file in this directory", file=str(path))
         return out
     name = str(path)
     suffix = path.suffix.lower()
@@ -163,8 +285,11 @@ def read_records(path: str | Path, *, max_file_bytes: int = 50 * 1024 * 1024,
         raise InputError(f"file has a {suffix} extension but is a PDF", file=name)
     text = _decode(data, name)
     if suffix in JSONL_SUFFIXES:
-        return list(parse_jsonl(text, name, max_line_bytes=max_line_bytes))
-    return [parse_text(text, name, path.stem)]
+        records = list(parse_jsonl(text, name, max_line_bytes=max_line_bytes))
+        if not records:
+            raise InputError("no documents: the file is empty or holds only blank lines", file=name)
+        return records
+    return [parse_text(text, name, path.stem, max_bytes=max_line_bytes)]
 
 
 def strip_control(text: str) -> str:

@@ -5,11 +5,20 @@ vectors; only new or edited chunks are embedded; chunks that disappeared are ret
 (``current = false``, ``retired_at`` set), never deleted. Each batch of documents is written
 in a single ``merge_insert`` commit, so a document is either whole in the store or absent.
 
+Nothing is written until every document of the call is known to be storable:
+:func:`prepare_documents` chunks, classifies and fingerprints each one first, and any failure is
+an :class:`~smartvector_core.errors.InputError` naming its file and line (a bad file sorted last
+in a directory of 2,000 good ones writes nothing).
+
 Crash safety and concurrent writers (docs/RELIABILITY.md): a batch is planned against the store
 as read, then written under the store's write lock only if the ``chunks`` table has not moved
 meanwhile (else planned again; the last try plans under the lock). The write order is edges
 (idempotent, keyed by ``edge_id``), chunks, events, so ``kill -9`` between commits leaves every
-document whole or absent, with its declared edges whenever it is present.
+document whole or absent, with its declared edges whenever it is present. The INGEST / UPDATE
+audit row carries the version's ``doc_hash``; a re-run that finds a stored version whose latest
+INGEST / UPDATE row names another hash (the kill came between the chunks and the events commit)
+writes the missing row then, marked ``reconciled`` (:func:`_missing_audit`). Crash points
+``ingest:after:edges``, ``ingest:after:chunks``, ``ingest:after:events``.
 """
 
 from __future__ import annotations
@@ -24,6 +33,7 @@ from datetime import datetime
 import numpy as np
 import pyarrow as pa
 
+from ..errors import InputError
 from ..models import Document, EdgeType, EventType, Lifecycle
 from ..store import Store, chunks_schema
 from .chunking import chunk_document
@@ -74,6 +84,38 @@ def doc_fingerprint(doc: Document) -> str:
     return hashlib.sha256(payload.encode()).hexdigest()
 
 
+@dataclass(frozen=True)
+class Prepared:
+    """What a document becomes in the store, computed before anything is written."""
+
+    chunks: list
+    kind: str
+    kind_reason: str
+    doc_type: str
+    doc_type_reason: str
+    fingerprint: str
+    metadata: str
+
+
+def prepare_documents(docs: Sequence[Document]) -> dict[str, Prepared]:
+    """Chunk, classify and fingerprint every document (by id), or raise :class:`InputError` at the
+    first one that cannot be stored, naming its origin: validation of the whole call ends here,
+    before the first write."""
+    out: dict[str, Prepared] = {}
+    for doc in docs:
+        try:
+            kind, kind_reason, doc_type, doc_type_reason = classify(doc)
+            out[doc.id] = Prepared(chunk_document(doc.id, doc.text), kind.value, kind_reason, doc_type,
+                                   doc_type_reason, doc_fingerprint(doc), doc.metadata_json())
+        except (ValueError, TypeError, OverflowError, RecursionError) as exc:
+            if isinstance(exc, InputError):
+                raise
+            file, _, line = doc.origin.rpartition(":")
+            raise InputError(f"cannot be stored ({type(exc).__name__}: {exc})", file=file or doc.origin or None,
+                             line=int(line) if line.isdigit() else None, field="record") from None
+    return out
+
+
 def _previous(store: Store, doc_ids: Sequence[str]) -> tuple[dict[str, dict], dict[str, list[dict]]]:
     """Per doc id: its stored document fields, and its stored current chunk rows (with vectors)."""
     rows = store.chunks_for_docs(list(doc_ids), current_only=True, with_vectors=True).to_pylist()
@@ -87,12 +129,15 @@ def _previous(store: Store, doc_ids: Sequence[str]) -> tuple[dict[str, dict], di
 
 def ingest_documents(store: Store, embedder, docs: Sequence[Document], *, now: datetime,
                      progress: Callable[[int, int], None] | None = None,
-                     actor: str = "cli", vectors: Mapping[str, np.ndarray] | None = None) -> IngestReport:
+                     actor: str = "cli", vectors: Mapping[str, np.ndarray] | None = None,
+                     prepared: Mapping[str, Prepared] | None = None) -> IngestReport:
     """Write ``docs`` into ``store``; ``now`` is the ingest moment (record time).
 
     ``vectors``: embeddings already computed elsewhere (the Ray engine), by content hash; a text
     whose hash is there is not encoded again (vectors stored under the same hash still win).
+    ``prepared``: :func:`prepare_documents` of ``docs`` when the caller ran it already.
     """
+    prepared = prepared if prepared is not None else prepare_documents(docs)   # before any write
     report = IngestReport(documents=len(docs))
     known_hashes: set[str] | None = None
     for start in range(0, len(docs), DOC_BATCH):
@@ -106,7 +151,7 @@ def ingest_documents(store: Store, embedder, docs: Sequence[Document], *, now: d
                 seen = store.table("chunks").version
                 part = IngestReport()
                 rows, edges, events = _plan_batch(store, embedder, batch, part, now=now, actor=actor,
-                                                  cache=cache, known_hashes=known_hashes)
+                                                  cache=cache, known_hashes=known_hashes, prepared=prepared)
             with store.write_lock():
                 if not locked and store.table("chunks").version != seen:
                     continue  # another writer committed since we read: plan again (vectors are kept)
@@ -114,6 +159,7 @@ def ingest_documents(store: Store, embedder, docs: Sequence[Document], *, now: d
                 # appears whole), then the audit events: a kill between two commits leaves
                 # each document whole or absent, and a re-run converges
                 store.upsert_edges(edges)
+                store.crash_point("ingest:after:edges")
                 if rows and not part.updated:
                     # only new documents: a plain append (merge_insert would join against the
                     # whole table, its memory growing with the store); safe under the lock, the
@@ -121,7 +167,9 @@ def ingest_documents(store: Store, embedder, docs: Sequence[Document], *, now: d
                     store.add_chunks(_to_table(rows, store.dim))
                 elif rows:
                     store.upsert_chunks(_to_table(rows, store.dim))
+                store.crash_point("ingest:after:chunks")
                 store.append_events(events)
+                store.crash_point("ingest:after:events")
             break
         report.merge(part)
         if progress:
@@ -131,13 +179,47 @@ def ingest_documents(store: Store, embedder, docs: Sequence[Document], *, now: d
     return report
 
 
+def _missing_audit(store: Store, stored: Mapping[str, dict], chunks: Mapping[str, list[dict]],
+                   *, actor: str) -> list[dict]:
+    """INGEST / UPDATE rows for stored versions whose audit row never landed.
+
+    ``stored``: doc id -> its stored document fields (found unchanged by this call). A version
+    is audited when the latest INGEST / UPDATE row of its id carries its ``doc_hash`` (rows
+    written before the hash was recorded count as audited). The missing row is dated at the
+    newest ``ingested_at`` of the version's chunks (when its data landed) and marked
+    ``reconciled``.
+    """
+    if not stored:
+        return []
+    kinds = [EventType.INGEST.value, EventType.UPDATE.value]
+    events = store.events(list(stored)).to_pylist()
+    latest: dict[str, dict] = {}
+    for e in events:
+        if e["event_type"] in kinds and (e["doc_id"] not in latest or e["at"] >= latest[e["doc_id"]]["at"]):
+            latest[e["doc_id"]] = e
+    out = []
+    for doc_id, row in stored.items():
+        last = latest.get(doc_id)
+        logged = json.loads(last["detail"] or "{}").get("doc_hash", row["doc_hash"]) if last else None
+        if logged == row["doc_hash"]:
+            continue
+        landed = max((c["ingested_at"] for c in chunks.get(doc_id, []) if c["ingested_at"] is not None),
+                     default=row["ingested_at"])
+        out.append({"doc_id": doc_id, "event_type": (EventType.UPDATE if last else EventType.INGEST).value,
+                    "at": landed, "actor": actor,
+                    "detail": {"chunks": len(chunks.get(doc_id, [])), "doc_hash": row["doc_hash"],
+                               "reconciled": True}})
+    return out
+
+
 def _plan_batch(store: Store, embedder, batch: list[Document], part: IngestReport, *, now: datetime,
-                actor: str, cache: dict[str, np.ndarray], known_hashes: set[str]
-                ) -> tuple[list[dict], list[dict], list[dict]]:
+                actor: str, cache: dict[str, np.ndarray], known_hashes: set[str],
+                prepared: Mapping[str, Prepared]) -> tuple[list[dict], list[dict], list[dict]]:
     """Chunk rows, edges and events that write ``batch`` over the store as it is now.
 
     New texts are encoded (once: ``cache`` keeps their vectors by content hash for a re-plan);
-    counts go to ``part``.
+    counts go to ``part``. Unchanged documents whose audit row is missing get it now
+    (:func:`_missing_audit`).
     """
     import time
 
@@ -146,26 +228,29 @@ def _plan_batch(store: Store, embedder, batch: list[Document], part: IngestRepor
     pending: list[tuple[dict, str]] = []  # (row, text) awaiting a vector
     events: list[dict] = []
     edges: list[dict] = []
+    unchanged: dict[str, dict] = {}
     for doc in batch:
-        fingerprint = doc_fingerprint(doc)
+        prep = prepared[doc.id]
+        fingerprint = prep.fingerprint
         previous = old_docs.get(doc.id)
         if previous is not None and previous["doc_hash"] == fingerprint:
             part.unchanged.append(doc.id)
             part.chunks += len(old_chunks[doc.id])
             part.chunks_reused += len(old_chunks[doc.id])
+            unchanged[doc.id] = previous
             continue
-        new_chunks = chunk_document(doc.id, doc.text)
-        kind, kind_reason, doc_type, doc_type_reason = classify(doc)
+        new_chunks = prep.chunks
+        kind, kind_reason, doc_type, doc_type_reason = prep.kind, prep.kind_reason, prep.doc_type, prep.doc_type_reason
         lifecycle = Lifecycle.UNCONSOLIDATED.value
         superseded_at = previous["superseded_at"] if previous else None
         fields = {
             "doc_id": doc.id, "title": doc.title, "source": doc.source, "created_at": doc.created_at,
             "dated": doc.dated, "valid_from": doc.valid_from, "valid_until": doc.valid_until,
-            "kind": kind.value, "kind_reason": kind_reason, "doc_type": doc_type,
+            "kind": kind, "kind_reason": kind_reason, "doc_type": doc_type,
             "doc_type_reason": doc_type_reason, "version": doc.version,
             "supersedes": list(doc.supersedes), "depends_on": list(doc.depends_on),
             "authority": doc.authority if doc.authority is not None else float("nan"),
-            "metadata": doc.metadata_json(), "lifecycle": lifecycle,
+            "metadata": prep.metadata, "lifecycle": lifecycle,
             "superseded_at": superseded_at, "current": True, "ingested_at": now,
             "retired_at": None, "doc_hash": fingerprint,
         }
@@ -192,13 +277,15 @@ def _plan_batch(store: Store, embedder, batch: list[Document], part: IngestRepor
         (part.updated if previous is not None else part.added).append(doc.id)
         events.append({"doc_id": doc.id, "event_type": (EventType.UPDATE if previous else EventType.INGEST).value,
                        "at": now, "actor": actor,
-                       "detail": {"chunks": len(new_chunks), "retired": len(retired), "origin": doc.origin}})
+                       "detail": {"chunks": len(new_chunks), "retired": len(retired), "origin": doc.origin,
+                                  "doc_hash": fingerprint}})
         for target in doc.supersedes:
             edges.append({"src": doc.id, "dst": target, "edge_type": EdgeType.SUPERSEDES.value,
                           "origin": "declared", "evidence": "supersedes field", "created_at": now})
         for target in doc.depends_on:
             edges.append({"src": doc.id, "dst": target, "edge_type": EdgeType.DEPENDS_ON.value,
                           "origin": "declared", "evidence": "depends_on field", "created_at": now})
+    events += _missing_audit(store, unchanged, old_chunks, actor=actor)
 
     if pending:
         wanted = [row["content_hash"] for row, _ in pending if row["content_hash"] in known_hashes]

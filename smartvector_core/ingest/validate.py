@@ -9,13 +9,25 @@ raised as one :class:`InputError` ``FILE:LINE: field: what is wrong``. Choices m
 - Control characters are removed from ``text`` and ``title``; in an ``id`` they are an error.
 - ``supersedes`` / ``depends_on`` may be a string or a list of strings; a reference to an id
   that is neither in the call nor in the store is accepted (it may arrive later).
+- An id (or a referenced id) may hold only printable characters and plain spaces (Python's
+  ``str.isprintable``): no invisible or direction-changing ones such as U+200B ZERO WIDTH SPACE
+  or U+202E RIGHT-TO-LEFT OVERRIDE, no other spaces (U+00A0), separators, private-use or
+  unassigned code points. Two ids that look the same would name different documents, and an
+  override can make ``a_v2`` display as another id. Such an id is an input error.
+- ``metadata`` must be a JSON object (``null`` is none); ``[]`` or any other type is an input
+  error, as is a value JSON cannot hold.
+- ``valid_until`` earlier than ``created_at`` is accepted with a warning (see
+  :func:`record_warnings`): a record written after its window closed, such as an incident
+  report, is legitimate; it is EXPIRED from the moment it exists.
 """
 
 from __future__ import annotations
 
+import json
 import math
 import re
-from collections.abc import Iterable
+import unicodedata
+from collections.abc import Callable, Iterable, Mapping
 from datetime import datetime
 from typing import Any
 
@@ -35,6 +47,17 @@ def _where(origin: str) -> tuple[str | None, int | None]:
         return None, None
     name, _, line = origin.rpartition(":")
     return (name or origin), (int(line) if line.isdigit() else None)
+
+
+def _id_problem(value: str) -> str | None:
+    """Why ``value`` cannot be an id (None: it can)."""
+    if _ID_BAD.search(value):
+        return "contains control characters"
+    hidden = next((c for c in value if c != " " and not c.isprintable()), None)
+    if hidden is not None:
+        return (f"contains an invisible or direction-changing character U+{ord(hidden):04X} "
+                f"({unicodedata.name(hidden, 'unnamed')})")
+    return None
 
 
 def _fail(origin: str, field: str, message: str) -> InputError:
@@ -61,6 +84,10 @@ def _id_list(record: dict[str, Any], name: str, origin: str, own_id: str) -> tup
     if not isinstance(value, list) or not all(isinstance(v, str) and v.strip() for v in value):
         raise _fail(origin, name, f"expected an id or a list of ids, found {value!r}")
     ids = tuple(dict.fromkeys(v.strip() for v in value))
+    for ref in ids:
+        problem = _id_problem(ref)
+        if problem:
+            raise _fail(origin, name, f"id {ref!r} {problem}")
     if own_id in ids:
         raise _fail(origin, name, f"document {own_id!r} cannot refer to itself")
     return ids
@@ -84,8 +111,9 @@ def validate_record(record: dict[str, Any], *, ingest_time: datetime) -> Documen
     if not isinstance(raw_id, str | int) or isinstance(raw_id, bool):
         raise _fail(origin, "id", f"expected a string, found {type(raw_id).__name__}")
     doc_id = str(raw_id).strip()
-    if _ID_BAD.search(doc_id):
-        raise _fail(origin, "id", "contains control characters")
+    problem = _id_problem(doc_id)
+    if problem:
+        raise _fail(origin, "id", problem)
     if len(doc_id) > MAX_ID_CHARS:
         raise _fail(origin, "id", f"longer than {MAX_ID_CHARS} characters")
     text = record.get("text")
@@ -126,12 +154,18 @@ def validate_record(record: dict[str, Any], *, ingest_time: datetime) -> Documen
             raise _fail(origin, "authority", f"expected a number in [0, 1], found {authority}")
         authority = float(authority)
 
-    metadata = record.get("metadata") or {}
+    metadata = record.get("metadata")
+    if metadata is None:
+        metadata = {}
     if not isinstance(metadata, dict):
-        raise _fail(origin, "metadata", f"expected a JSON object, found {type(metadata).__name__}")
-    extra = {k: v for k, v in record.items() if k not in KNOWN_FIELDS and not k.startswith("_")}
+        raise _fail(origin, "metadata", f"expected a JSON object, found {type(metadata).__name__} {metadata!r:.40}")
+    extra = {k: v for k, v in record.items() if k not in KNOWN_FIELDS and not str(k).startswith("_")}
     if extra:
         metadata = {**metadata, **{k: v for k, v in extra.items() if k not in metadata}}
+    try:
+        json.dumps(metadata, allow_nan=False)
+    except (TypeError, ValueError, RecursionError) as exc:
+        raise _fail(origin, "metadata", f"a value JSON cannot hold ({exc})") from None
 
     return Document(
         id=doc_id, text=text, created_at=created or ingest_time, title=_text_field(record, "title", origin),
@@ -169,9 +203,21 @@ def _find_cycle(graph: dict[str, tuple[str, ...]]) -> list[str] | None:
     return None
 
 
+def record_warnings(docs: Iterable[Document]) -> list[str]:
+    """Accepted but questionable records, one warning each: ``valid_until`` before ``created_at``."""
+    return [f"{d.origin}: valid_until: {d.valid_until.isoformat()} is before created_at "
+            f"{d.created_at.isoformat()} (kept: written after its window closed, EXPIRED from the start)"
+            for d in docs if d.dated and d.valid_until is not None and d.valid_until < d.created_at]
+
+
 def validate_records(records: Iterable[dict[str, Any]], *, ingest_time: datetime,
-                     known_supersedes: dict[str, tuple[str, ...]] | None = None) -> list[Document]:
-    """Validate a whole call: each record, duplicate ids, and ``supersedes`` cycles."""
+                     known_supersedes: Mapping[str, tuple[str, ...]]
+                     | Callable[[set[str]], Mapping[str, tuple[str, ...]]] | None = None) -> list[Document]:
+    """Validate a whole call: each record, duplicate ids, and ``supersedes`` cycles.
+
+    ``known_supersedes``: the store's declared SUPERSEDES (src -> dsts), or a function of the
+    call's (valid) ids returning them, called only once every record is valid.
+    """
     docs: list[Document] = []
     seen: dict[str, str] = {}
     for record in records:
@@ -180,6 +226,8 @@ def validate_records(records: Iterable[dict[str, Any]], *, ingest_time: datetime
             raise _fail(doc.origin, "id", f"duplicate id {doc.id!r} (first at {seen[doc.id]})")
         seen[doc.id] = doc.origin
         docs.append(doc)
+    if callable(known_supersedes):
+        known_supersedes = known_supersedes(set(seen))
     graph = dict(known_supersedes or {})
     graph.update({d.id: d.supersedes for d in docs if d.supersedes})
     cycle = _find_cycle(graph)

@@ -35,8 +35,8 @@ def test_feedback_with_query_id_is_traceable(cli, tmp_path, store_dir):
     row = events[events["event_type"] == "FEEDBACK_CORRECT"].iloc[0]
     assert (row["query_id"], row["actor"], row["delta"]) == ("q-42", "cli", pytest.approx(-0.08))
     assert abs(row["at"].to_pydatetime() - datetime.now(UTC)) < timedelta(minutes=5)  # when
-    assert json.loads(row["detail"]) == {"verdict": "correct"}  # what
-    assert result["confidence_after"] < result["confidence_before"]
+    assert json.loads(row["detail"])["verdict"] == "correct"  # what
+    assert result["trust_after"] < result["trust_before"]
     code, _, err = cli("feedback", "nope", "accept")
     assert code == 2 and "id:" in err
 
