@@ -111,7 +111,8 @@ PAPER_WEIGHTS = SignalWeights()
 # --- confidence engine (paper, section 2.4 "ConfidenceEngine") -------------------------------
 @dataclass(frozen=True)
 class ConfidenceConfig:
-    """C(t) = clamp(C0 · 2^(−age/H) + Σ feedback + access_gain·ln(1+n) − Σ penalties, lo, hi)."""
+    """Trust and memory strength (memory/confidence.py): C0 + Σ feedback + access_gain·ln(1+n)
+    − Σ penalties, clamped to [floor, ceiling]; memory strength decays C0 by 2^(−Δ/H)."""
 
     default_authority: float = 0.70
     correct_delta: float = -0.08
@@ -120,6 +121,7 @@ class ConfidenceConfig:
     floor: float = 0.01
     ceiling: float = 1.0
     dormancy_threshold: float = 0.15
+    superseded_factor: float = 0.5   # ours: a replaced version keeps half its trust (DESIGN.md "Trust model")
     source_authority: Mapping[str, float] = field(default_factory=lambda: MappingProxyType({
         "official": 0.90, "docs": 0.85, "policy": 0.85, "internal": 0.75, "wiki": 0.60,
         "blog": 0.55, "forum": 0.40, "rumor": 0.25, "rumour": 0.25, "social": 0.30,

@@ -2,7 +2,7 @@
 
 :class:`KnowledgeState` loads the ``events`` and ``edges`` tables once and caches them by table
 version; writes made through :meth:`record_events` are appended to the cache as well, so a
-process's own access events do not force a reload. Live confidence and the relations graph are
+process's own access events do not force a reload. Trust and the relations graph are
 computed from it for any ``as_of`` (so a past answer can be reproduced).
 """
 
@@ -16,7 +16,7 @@ import pandas as pd
 import pyarrow as pa
 
 from .clock import to_us
-from .memory import KnowledgeGraph, aggregate_events, live_confidence
+from .memory import KnowledgeGraph, live_trust
 from .memory.chains import NO_END, chain_labels, effective_us, superseded_at
 from .models import EdgeType
 
@@ -50,6 +50,12 @@ class KnowledgeState:
     _event_index: Any = None
     _last_aggregates: Any = None
     _document_fields: dict[str, np.ndarray] | None = None
+    calibration: dict[str, tuple[np.ndarray, np.ndarray]] | None = None   # the store's refit (service)
+
+    def calibration_knots(self, profile: str) -> tuple[np.ndarray, np.ndarray] | None:
+        """This store's calibration knots of ``profile`` refitted on operators' verdicts
+        (None: the shipped prior applies; see ``SmartVector.store_calibration``)."""
+        return (self.calibration or {}).get(profile)
 
     def doc_index(self, *, with_inferred: bool = True) -> DocIndex:
         """Chains and supersession over every document (built once per state)."""
@@ -83,14 +89,32 @@ class KnowledgeState:
         graph = KnowledgeGraph.from_edges(edges if len(edges) else None, sorted(linked))
         return cls(events=_events_frame(store.events()), edges=edges, graph=graph, docs=docs)
 
-    def confidence(self, doc_ids: np.ndarray, authority: np.ndarray, created_us: np.ndarray,
-                   half_life_days: np.ndarray, as_of_us: int, *, ripple: bool = True) -> np.ndarray:
-        """Live confidence at ``as_of`` of each document, from its event history."""
+    def trust(self, doc_ids: np.ndarray, authority: np.ndarray, as_of_us: int, *,
+              superseded: np.ndarray | None = None, ripple: bool = True) -> np.ndarray:
+        """Trust at ``as_of`` of each document, from its event history: the one computation
+        every result, feedback message, chart and stat shows (:func:`memory.live_trust`).
+        ``doc_ids`` may repeat (several passages of one document): one value per row.
+        ``superseded``: per row, a newer version of its chain is in force at ``as_of``
+        (None: read from :meth:`doc_index`)."""
         ids = np.asarray(doc_ids, dtype=object)
-        if len(set(ids.tolist())) != len(ids):   # aggregate_events raises the InputError
-            aggregate_events(None, ids, as_of_us)
+        if superseded is None:
+            superseded = self.superseded_at(ids, as_of_us)
+        codes, unique = pd.factorize(ids)
+        if len(unique) != len(ids):
+            first = np.unique(codes, return_index=True)[1]
+            values = self.trust(np.asarray(unique, dtype=object), np.asarray(authority)[first], as_of_us,
+                                superseded=np.asarray(superseded)[first], ripple=ripple)
+            return values[codes]
         agg = self.event_aggregates(doc_ids if isinstance(doc_ids, np.ndarray) else ids, as_of_us, ripple=ripple)
-        return live_confidence(authority, created_us, half_life_days, as_of_us, agg)
+        return live_trust(authority, as_of_us, agg, superseded)
+
+    def superseded_at(self, doc_ids: np.ndarray, as_of_us: int) -> np.ndarray:
+        """Per document: a newer version of its chain has taken effect by ``as_of``."""
+        if self.docs is None or self.docs.num_rows == 0:
+            return np.zeros(len(doc_ids), dtype=bool)
+        index = self.doc_index()
+        pos = index.lookup(doc_ids)
+        return (pos >= 0) & (index.superseded_us[np.maximum(pos, 0)] <= int(as_of_us))
 
     def event_aggregates(self, doc_ids: np.ndarray, as_of_us: int, *, ripple: bool = True):
         """Per-document event sums up to ``as_of`` (see :mod:`smartvector_core.event_index`).
@@ -104,7 +128,7 @@ class KnowledgeState:
         events = self.events
         last = self._last_aggregates
         if last is not None and last[0] is doc_ids and last[1:4] == (as_of_us, ripple, len(events)):
-            return last[4]   # the query path asks twice (confidence, trust) for the same candidates
+            return last[4]   # the same candidates asked again (trust, then the explanation)
         index = self._event_index
         if index is None or len(events) < index.size or len(events) - index.size > max(256, index.size // 20):
             index = self._event_index = EventIndex.build(events)
@@ -148,6 +172,8 @@ class KnowledgeCache:
                 "query_id": [r.get("query_id", "") for r in rows], "actor": [r.get("actor", "") for r in rows],
                 "detail": [r.get("detail", "") for r in rows]})
             self._state.events = pd.concat([self._state.events, new], ignore_index=True)
+            if any(str(r["event_type"]).startswith("FEEDBACK") for r in rows):
+                self._state.calibration = None   # verdicts changed: the store's calibration is refitted
             self._key = self._versions()
 
 

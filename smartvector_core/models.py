@@ -85,6 +85,7 @@ class EventType(_Choice):
     LIFECYCLE = "LIFECYCLE"
     RIPPLE = "RIPPLE"
     CONTRADICTION = "CONTRADICTION"
+    CONTRADICTION_SETTLED = "CONTRADICTION_SETTLED"   # reverses a CONTRADICTION penalty (settled pair)
     REVIEW = "REVIEW"
     REEMBED = "REEMBED"
     RESTORE = "RESTORE"
@@ -197,6 +198,11 @@ class Rejection:
 
 @dataclass
 class Result:
+    """One answer passage. ``confidence``: the calibrated probability that it is a right and
+    current answer (tiers are thresholds on it); ``trust``: its document's trust at ``as_of``;
+    ``certainty``: the uncalibrated evidence that calibration maps to ``confidence`` (logged so
+    a store can refit its calibration from operators' verdicts). See DESIGN.md "Trust model"."""
+
     id: str
     chunk_id: str
     text: str
@@ -214,11 +220,14 @@ class Result:
     lifecycle: str = ""
     created_at: str | None = None
     paired_with: str | None = None
+    trust: float = float("nan")
+    certainty: float = float("nan")
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "id": self.id, "chunk_id": self.chunk_id, "text": self.text, "rank": self.rank,
             "score": round(float(self.score), 6), "confidence": round(float(self.confidence), 6),
+            "trust": _rounded(self.trust), "certainty": _rounded(self.certainty),
             "confidence_tier": self.confidence_tier.value,
             "validity_state": self.validity_state.value, "kind": self.kind.value,
             "signals": {name: s.to_dict() for name, s in self.signals.items()},
@@ -226,6 +235,12 @@ class Result:
             "action": self.action.value, "lifecycle": self.lifecycle,
             "created_at": self.created_at, "paired_with": self.paired_with,
         }
+
+
+def _rounded(value: float) -> float | None:
+    """6 decimals; None (JSON null) for NaN (a value that was not computed)."""
+    value = float(value)
+    return None if value != value else round(value, 6)
 
 
 @dataclass
@@ -238,9 +253,12 @@ class QueryResponse:
     rejections: list[Rejection]
     intent: dict[str, Any] = field(default_factory=dict)
     timings_ms: dict[str, float] = field(default_factory=dict)
+    abstained: bool = False            # nothing in the store is about the question
+    abstain_reason: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {"query_id": self.query_id, "query": self.query, "as_of": self.as_of,
-                "profile": self.profile, "results": [r.to_dict() for r in self.results],
+                "profile": self.profile, "abstained": self.abstained, "abstain_reason": self.abstain_reason,
+                "results": [r.to_dict() for r in self.results],
                 "rejections": [r.to_dict() for r in self.rejections], "intent": self.intent,
                 "timings_ms": {k: round(v, 3) for k, v in self.timings_ms.items()}}

@@ -8,7 +8,8 @@ from .confidence import (
     aggregate_events,
     decayed_base,
     initial_confidence,
-    live_confidence,
+    live_trust,
+    memory_strength,
 )
 from .graph import (
     DEFAULT_RELATIONAL,
@@ -37,6 +38,6 @@ __all__ = [
     "EventAggregates", "IllegalTransition", "KnowledgeGraph", "LifecycleConfig", "Move",
     "RelationalConfig", "RippleConfig", "RippleStep", "aggregate_events", "check_move",
     "decayed_base", "diff_chunks",
-    "initial_confidence", "live_confidence", "make_move", "plan_lifecycle", "reembed_fraction",
+    "initial_confidence", "live_trust", "make_move", "memory_strength", "plan_lifecycle", "reembed_fraction",
     "wake_on_access",
 ]

@@ -1,25 +1,41 @@
-"""The closed-form ConfidenceEngine of SmartVector, vectorised over documents.
+"""Trust and memory strength of a document, vectorised over documents.
 
-Source: SmartVector paper (``seeds/smartvector-paper-summary-zh.txt``, section 2.4
-"ConfidenceEngine"; the review's "confidence follows a closed-form function of exponential
-decay, user feedback, and access reinforcement")::
+Two closed forms built on the paper's ConfidenceEngine (``seeds/smartvector-paper-summary-zh.txt``,
+section 2.4 "ConfidenceEngine"; the review's "confidence follows a closed-form function of
+exponential decay, user feedback, and access reinforcement"), split as DESIGN.md "Trust model"
+asks ("a version in force does not lose trust by being old: age is the temporal signal's
+business; Ebbinghaus decay is memory strength")::
 
-    C(t) = clamp( C0 · 2^(−age/H)                 Ebbinghaus-style decay of the source's trust
-                  + Σ feedback deltas             reconsolidation: accept +0.03, correct −0.08
-                  + access_gain · ln(1 + n)       logarithmic access reinforcement
-                  + Σ penalty deltas,             ripple / contradiction penalties (≤ 0)
-                  floor, ceiling )
+    trust(t)  = clamp( C0                               the source's authority
+                       + Σ feedback deltas              reconsolidation: accept +0.03, correct −0.08
+                       + access_gain · ln(1 + n)        logarithmic access reinforcement
+                       + Σ penalty deltas,              ripple / contradiction penalties (≤ 0)
+                       floor, ceiling ) × s             s = superseded_factor once a newer version
+                                                        of its chain is in force, else 1
 
-with C0 the initial (authority) confidence, ``age`` = as_of − created in days, ``H`` the
-document's half-life in days, ``n`` the number of ACCESS events so far, floor 0.01 and
-ceiling 1.0 (:class:`~smartvector_core.config.ConfidenceConfig`).
+    strength(t) = clamp( C0 · 2^(−Δ/H) + the same three sums, floor, ceiling )
+                  Δ = as_of − max(ingested_at, last access), in days
 
-Choice (the paper leaves it open): **only the base decays.** Feedback, access reinforcement
-and penalties do not fade: an explicit judgement ("this is wrong", "this is right") is a fact
-about the document, not a memory trace, so a correction made a year ago still counts in full.
-Penalty events always lower confidence: their delta is taken as −|delta| whatever sign the
-writer used. Every sum counts only events with ``at_us <= as_of_us``, so the confidence at a
-past moment can be reproduced after later feedback was appended.
+with C0 the initial (authority) confidence, ``H`` the document's half-life in days, ``n`` the
+number of ACCESS events so far, floor 0.01 and ceiling 1.0
+(:class:`~smartvector_core.config.ConfidenceConfig`).
+
+- **trust** (:func:`live_trust`) is what every result, the feedback message, the graph and the
+  audit charts show. It has no age term: an old version that is still in force is as credible
+  as the day it was written (the paper's ``2^(−age/H)`` counted from ``created_at`` made a valid
+  policy of 2023 look less credible than a rumour of last week). Supersession is the one way
+  time lowers it: a replaced version keeps ``superseded_factor`` (0.5, ours) of its trust.
+- **memory strength** (:func:`memory_strength`) is the paper's Ebbinghaus curve, kept for what
+  it is about: whether anybody still uses a document. It drives lifecycle (ACTIVE → DORMANT for
+  what nobody asks about) and is counted from ingest or the last access, never from
+  ``created_at`` (a corpus of old articles is not dormant on the day it is loaded).
+
+Choices shared by both (the paper leaves them open): feedback, access reinforcement and
+penalties do not fade: an explicit judgement ("this is wrong", "this is right") is a fact about
+the document, not a memory trace, so a correction made a year ago still counts in full. Penalty
+events always lower the value: their delta is taken as −|delta| whatever sign the writer used.
+Every sum counts only events with ``at_us <= as_of_us``, so the value at a past moment can be
+reproduced after later feedback was appended.
 """
 
 from __future__ import annotations
@@ -43,6 +59,8 @@ NO_ACCESS_US = np.iinfo(np.int64).min
 FEEDBACK_EVENTS = (EventType.FEEDBACK_ACCEPT.value, EventType.FEEDBACK_CORRECT.value,
                    EventType.FEEDBACK_UNDO.value)   # an undo's delta is the reverse of what it undoes
 PENALTY_EVENTS = (EventType.RIPPLE.value, EventType.CONTRADICTION.value)
+#: appended when a supersession or an operator settles a contradiction: +|delta| undoes its penalty
+SETTLEMENT_EVENTS = (EventType.CONTRADICTION_SETTLED.value,)
 ACCESS_EVENTS = (EventType.ACCESS.value,)
 _REQUIRED_COLUMNS = ("doc_id", "event_type", "at_us", "delta")
 
@@ -52,7 +70,8 @@ class EventAggregates:
     """Per-document sums of the event table up to ``as_of_us``, aligned with ``doc_ids``.
 
     ``feedback_sum``: Σ delta of FEEDBACK_ACCEPT / FEEDBACK_CORRECT / FEEDBACK_UNDO events.
-    ``penalty_sum``: Σ −|delta| of RIPPLE / CONTRADICTION events (≤ 0).
+    ``penalty_sum``: Σ −|delta| of RIPPLE / CONTRADICTION events + Σ |delta| of
+    CONTRADICTION_SETTLED events (each reverses one contradiction penalty; ≤ 0).
     ``access_count``: number of ACCESS events.
     ``last_access_us``: time of the latest ACCESS event, :data:`NO_ACCESS_US` when none.
     """
@@ -79,12 +98,13 @@ def _column(events: pd.DataFrame | Mapping[str, Any], name: str) -> np.ndarray:
     return np.asarray(events[name])
 
 
-_FEEDBACK, _PENALTY, _ACCESS = 0, 1, 2
+_FEEDBACK, _PENALTY, _ACCESS, _SETTLED = 0, 1, 2, 3
 
 
 def _event_category(uniques: Any) -> np.ndarray:
     """0 feedback, 1 penalty, 2 access, −1 other, per distinct event type."""
     category = {**dict.fromkeys(FEEDBACK_EVENTS, _FEEDBACK), **dict.fromkeys(PENALTY_EVENTS, _PENALTY),
+                **dict.fromkeys(SETTLEMENT_EVENTS, _SETTLED),
                 **dict.fromkeys(ACCESS_EVENTS, _ACCESS)}
     return np.asarray([category.get(str(u), -1) for u in uniques], dtype=np.int64)
 
@@ -146,7 +166,7 @@ def aggregate_events(events: pd.DataFrame | Mapping[str, Any] | None,
     return EventAggregates(
         doc_ids=ids,
         feedback_sum=total(is_feedback, delta).astype(np.float64),
-        penalty_sum=-total(is_penalty, np.abs(delta)).astype(np.float64),
+        penalty_sum=(total(category == _SETTLED, np.abs(delta)) - total(is_penalty, np.abs(delta))).astype(np.float64),
         access_count=total(is_access, None).astype(np.int64),
         last_access_us=last_access,
         as_of_us=int(as_of_us),
@@ -169,9 +189,9 @@ def initial_confidence(authority: float | None = None, source: str | None = None
     return min(max(value, config.floor), config.ceiling)
 
 
-def decayed_base(c0: np.ndarray | float, created_us: np.ndarray | int,
+def decayed_base(c0: np.ndarray | float, since_us: np.ndarray | int,
                  half_life_days: np.ndarray | float, as_of_us: int) -> np.ndarray:
-    """C0 · 2^(−age/H), age in days, clipped at 0 for documents created after ``as_of``.
+    """C0 · 2^(−Δ/H), Δ = as_of − since in days, clipped at 0 when ``since`` is after ``as_of``.
 
     ``half_life_days`` must be > 0; ``inf`` means no decay.
     """
@@ -179,20 +199,13 @@ def decayed_base(c0: np.ndarray | float, created_us: np.ndarray | int,
     if np.any(~(half_life > 0)):
         raise InputError(f"expected half-lives > 0 days, found {half_life[~(half_life > 0)][:5]}",
                          field="half_life_days")
-    age_days = np.maximum(int(as_of_us) - np.asarray(created_us, dtype=np.int64), 0) / US_PER_DAY
+    age_days = np.maximum(int(as_of_us) - np.asarray(since_us, dtype=np.int64), 0) / US_PER_DAY
     return np.asarray(c0, dtype=np.float64) * np.exp2(-age_days / half_life)
 
 
-def live_confidence(authority: np.ndarray, created_us: np.ndarray, half_life_days: np.ndarray | float,
-                    as_of_us: int, aggregates: EventAggregates,
-                    config: ConfidenceConfig = DEFAULT_CONFIDENCE) -> np.ndarray:
-    """Live confidence C(as_of) per document, in [config.floor, config.ceiling].
-
-    C = clamp(C0·2^(−age/H) + feedback_sum + access_gain·ln(1+n_access) + penalty_sum,
-    floor, ceiling) (paper, section 2.4; see the module docstring for what fades).
-    ``authority`` is C0 per document (see :func:`initial_confidence`); NaN means
-    ``config.default_authority``. Arrays are aligned with ``aggregates.doc_ids``.
-    """
+def _authority(authority: np.ndarray, aggregates: EventAggregates, as_of_us: int,
+               config: ConfidenceConfig) -> np.ndarray:
+    """C0 per document (NaN: ``config.default_authority``), checked against ``aggregates``."""
     c0 = np.asarray(authority, dtype=np.float64)
     c0 = np.where(np.isnan(c0), config.default_authority, c0)
     if c0.shape != (len(aggregates),):
@@ -201,8 +214,52 @@ def live_confidence(authority: np.ndarray, created_us: np.ndarray, half_life_day
     if int(as_of_us) != aggregates.as_of_us:
         raise InputError(f"expected aggregates built at as_of_us={int(as_of_us)}, "
                          f"found {aggregates.as_of_us}", field="aggregates")
-    raw = (decayed_base(c0, created_us, half_life_days, as_of_us)
-           + aggregates.feedback_sum
-           + config.access_gain * np.log1p(aggregates.access_count)
-           + aggregates.penalty_sum)
+    return c0
+
+
+def _event_terms(aggregates: EventAggregates, config: ConfidenceConfig) -> np.ndarray:
+    """Σ feedback + access_gain·ln(1+n_access) + Σ penalties per document."""
+    return (aggregates.feedback_sum + config.access_gain * np.log1p(aggregates.access_count)
+            + aggregates.penalty_sum)
+
+
+def live_trust(authority: np.ndarray, as_of_us: int, aggregates: EventAggregates,
+               superseded: np.ndarray | None = None,
+               config: ConfidenceConfig = DEFAULT_CONFIDENCE) -> np.ndarray:
+    """Trust at ``as_of`` per document, in [config.floor, config.ceiling].
+
+    trust = clamp(C0 + feedback_sum + access_gain·ln(1+n_access) + penalty_sum, floor, ceiling),
+    times ``config.superseded_factor`` where ``superseded`` (a newer version of its chain is in
+    force at ``as_of``). No age term (DESIGN.md "Trust model"; module docstring). ``authority``
+    is C0 per document (see :func:`initial_confidence`); NaN means ``config.default_authority``.
+    Arrays are aligned with ``aggregates.doc_ids``.
+
+    Worked example (tests/memory/test_confidence.py): C0 0.70, one accept (+0.03), no access:
+    0.73 at any age; one correct instead: 0.62; superseded with neither: 0.35.
+    """
+    c0 = _authority(authority, aggregates, as_of_us, config)
+    trust = np.clip(c0 + _event_terms(aggregates, config), config.floor, config.ceiling)
+    if superseded is not None:
+        replaced = np.asarray(superseded, dtype=bool)
+        if replaced.shape != trust.shape:
+            raise InputError(f"expected {len(trust)} superseded flags, found shape {replaced.shape}",
+                             field="superseded")
+        trust = np.where(replaced, np.maximum(trust * config.superseded_factor, config.floor), trust)
+    return trust
+
+
+def memory_strength(authority: np.ndarray, ingested_us: np.ndarray, half_life_days: np.ndarray | float,
+                    as_of_us: int, aggregates: EventAggregates,
+                    config: ConfidenceConfig = DEFAULT_CONFIDENCE) -> np.ndarray:
+    """Ebbinghaus memory strength at ``as_of`` per document, in [config.floor, config.ceiling].
+
+    strength = clamp(C0·2^(−Δ/H) + feedback_sum + access_gain·ln(1+n_access) + penalty_sum,
+    floor, ceiling), Δ = as_of − max(ingested_at, last access) in days (paper, section 2.4 and
+    "未访问的向量置信度指数衰减": the confidence of vectors nobody accesses decays; counted from
+    ingest, never from ``created_at``). This drives lifecycle (ACTIVE → DORMANT below the
+    dormancy threshold); it is not the document's trust (:func:`live_trust`).
+    """
+    c0 = _authority(authority, aggregates, as_of_us, config)
+    since = np.maximum(np.asarray(ingested_us, dtype=np.int64), aggregates.last_access_us)
+    raw = decayed_base(c0, since, half_life_days, as_of_us) + _event_terms(aggregates, config)
     return np.clip(raw, config.floor, config.ceiling)

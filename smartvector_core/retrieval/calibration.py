@@ -1,32 +1,113 @@
-"""From a result's score to a probability that it is a right and current answer.
+"""Answer confidence: from a result's evidence to a probability that it is right and current.
 
-The raw feature is ``certainty = score × (0.5 + 0.5 · min(1, margin / 0.1))``: a result that
-wins by a clear margin is more likely right than one in a close race (blog, confidence tiers).
-Per profile, an isotonic regression (scikit-learn) fitted on labelled queries maps certainty to
-the observed accuracy; its knots are stored in ``calibration.json`` beside this module and
-applied with ``np.interp``. A profile without knots uses the certainty itself. ``naive`` uses
-its cosine similarity unchanged: that is what plain RAG reports.
+DESIGN.md "Trust model": the answer confidence is "a function of the score, the margin over the
+next candidates, trust, validity, and agreement among candidates", calibrated from a shipped
+prior and refitted per store from operators' verdicts. Two steps:
+
+1. **certainty** (:func:`certainty`), the uncalibrated evidence in [0, 1]::
+
+       x = score · g(margin) · (0.5 + 0.5 · trust) · validity
+
+   - ``margin``: the result's score minus the best score of a result that does **not** agree
+     with it. Results agree when they come from the same document or the same version chain
+     (several passages of one document are not a close race). Rank 1's margin is ≥ 0; every
+     later rank's is ≤ 0.
+   - ``g(m) = clip(0.5 + 0.5 · m / 0.1, 0, 1)``: a clear winner (margin ≥ 0.1) keeps its score,
+     a tie halves it, a result 0.1 behind a disagreeing one gets nothing (blog, "When the score
+     looks good but the answer isn't certain": "when two documents score 0.73 and 0.72 … the
+     system shouldn't act certain"). A flagged conflict (the fact changed against the previous
+     version, severity ≥ 0.5) counts as a race with no margin: ``g ≤ 0.5``; any severity also
+     costs ``0.1 · severity`` (blog: "conf_pen = −0.1 · severity").
+   - ``trust``: the document's trust at ``as_of`` (memory/confidence.py).
+   - ``validity``: 1 for a VALID or TEMPORAL result, 0.5 for an EXPIRED or NOT_YET_VALID one (only
+     profiles without gates return those): it is not a *current* answer.
+
+   Because ``g`` is ≥ 0.5 for rank 1 and ≤ 0.5 for every later rank while scores fall with
+   rank, rank 1 has the highest certainty unless its trust or validity is lower: the
+   pipeline then says so in the result's reasons.
+2. **calibration** (:func:`calibrate`): a non-decreasing map certainty → probability. The
+   shipped prior (``calibration.json`` beside this module) is an isotonic regression per
+   profile fitted on the paper suite's tune split (``bench --suite paper --fit-calibration``).
+   Per store, :func:`refit_knots` refits it on the operators' verdicts (accept = right,
+   correct = wrong, each paired with the certainty the store logged with that answer), with
+   the prior counting as :data:`PRIOR_WEIGHT` verdicts, so a handful of verdicts nudges it and
+   hundreds decide it. The map is non-decreasing, so calibration never reorders results.
+
+``naive`` reports its cosine similarity unchanged: that is what plain RAG reports.
+
+Abstention (:func:`abstains`): when nothing in the store is about the question the answer
+abstains and no result keeps a confidence above :data:`ABSTAIN_CAP`.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
 
 KNOTS_FILE = Path(__file__).with_name("calibration.json")
-MARGIN_SCALE = 0.1
+MARGIN_SCALE = 0.1           # ours: a 0.1 lead over any disagreeing result is a clear win
+CONFLICT_FLAG = 0.5          # blog: severity from which a changed fact is flagged as a conflict
+CONFLICT_PENALTY = 0.1       # blog: "conf_pen = −0.1 · severity"
+NOT_CURRENT_FACTOR = 0.5     # ours: an expired or not-yet-valid result is not a current answer
+PRIOR_WEIGHT = 30.0          # ours: the shipped prior counts as 30 operator verdicts in a refit
+ABSTAIN_CAP = 0.25           # CONTRACT.md: an abstaining answer has no result above this confidence
+
+# Abstention floors, measured on data/eval/abstain_queries.jsonl (35 nonsense and off-topic
+# questions) and data/demo_queries.jsonl (34 on-topic ones) against the demo corpus with
+# all-MiniLM-L6-v2 (tests/retrieval/test_abstention.py): the off-topic and nonsense questions
+# reach a best raw cosine of 0.07–0.29, and every one above 0.20 has no content word in the
+# best candidates; the on-topic ones reach 0.24–0.87, each with at least one content word found.
+ABSTAIN_COSINE = 0.20        # blog's relevance floor ("raw cosine was 0.165, below the 0.20 floor")
+SUPPORTED_COSINE = 0.40      # ours: from here the cosine alone says the candidates are on topic
+_WORD = re.compile(r"[a-z0-9]+")
+_STOP_WORDS = """a an the and or of to in on at for by with from as is are was were be been being do does
+did what which who whom whose when where why how this that these those it its there their our your my we you
+they he she i me us them any some all can could should would will may might must shall about into over under
+than then so not no yes if else also just only very more most much many per vs via please tell show give
+get know need want now today current currently latest new"""
+_STOP = frozenset(_STOP_WORDS.split())
 
 
-def certainty(scores: np.ndarray, margins: np.ndarray) -> np.ndarray:
-    m = np.clip(np.asarray(margins, dtype=np.float64) / MARGIN_SCALE, 0.0, 1.0)
-    return np.clip(np.asarray(scores, dtype=np.float64), 0.0, 1.0) * (0.5 + 0.5 * m)
+def certainty(scores: np.ndarray, margins: np.ndarray, trust: np.ndarray | float = 1.0,
+              current: np.ndarray | bool = True, severity: np.ndarray | float = 0.0) -> np.ndarray:
+    """x = score · g(margin) · (0.5 + 0.5·trust) · validity − 0.1·severity, clipped to [0, 1]
+    (module docstring). ``margins`` against the best disagreeing result; NaN (none) is a clear
+    win. ``current``: VALID or TEMPORAL. ``severity``: the conflict severity against the
+    previous version (0 when none)."""
+    s = np.clip(np.asarray(scores, dtype=np.float64), 0.0, 1.0)
+    m = np.nan_to_num(np.asarray(margins, dtype=np.float64), nan=MARGIN_SCALE)
+    sev = np.broadcast_to(np.asarray(severity, dtype=np.float64), s.shape)
+    g = np.clip(0.5 + 0.5 * m / MARGIN_SCALE, 0.0, 1.0)
+    g = np.where(sev >= CONFLICT_FLAG, np.minimum(g, 0.5), g)
+    t = np.clip(np.broadcast_to(np.asarray(trust, dtype=np.float64), s.shape), 0.0, 1.0)
+    valid = np.where(np.broadcast_to(np.asarray(current, dtype=bool), s.shape), 1.0, NOT_CURRENT_FACTOR)
+    return np.clip(s * g * (0.5 + 0.5 * t) * valid - CONFLICT_PENALTY * sev, 0.0, 1.0)
+
+
+def disagreeing_margins(scores: np.ndarray, groups: np.ndarray) -> np.ndarray:
+    """Per result, its score minus the best score among results of another group (NaN when
+    every result is in its group). ``groups``: one label per result (its version chain, or its
+    document); results of one group agree. Vectorised: the best and the second-best group
+    maxima are enough."""
+    s = np.asarray(scores, dtype=np.float64)
+    g = np.asarray(groups)
+    if s.size == 0:
+        return s.copy()
+    labels, inverse = np.unique(g, return_inverse=True)
+    best = np.full(len(labels), -np.inf)
+    np.maximum.at(best, inverse, s)
+    order = np.argsort(-best)
+    first, second = order[0], order[1] if len(order) > 1 else -1
+    rival = np.where(inverse == first, best[second] if second >= 0 else -np.inf, best[first])
+    return np.where(np.isfinite(rival), s - rival, np.nan)
 
 
 @lru_cache(maxsize=1)
-def _knots() -> dict[str, tuple[np.ndarray, np.ndarray]]:
+def _shipped() -> dict[str, tuple[np.ndarray, np.ndarray]]:
     if not KNOTS_FILE.exists():
         return {}
     data = json.loads(KNOTS_FILE.read_text(encoding="utf-8"))
@@ -34,26 +115,99 @@ def _knots() -> dict[str, tuple[np.ndarray, np.ndarray]]:
             for name, v in data.get("profiles", {}).items()}
 
 
-def calibrate(profile: str, scores: np.ndarray, margins: np.ndarray, ranked=None, top=None) -> np.ndarray:
-    """Probability per result that it is right and current."""
+def prior_knots(profile: str) -> tuple[np.ndarray, np.ndarray] | None:
+    """The shipped prior's knots of ``profile`` (None: none shipped; certainty is used as is)."""
+    return _shipped().get(profile)
+
+
+def calibrate(profile: str, x: np.ndarray, knots: tuple[np.ndarray, np.ndarray] | None = None,
+              *, raw_scores: np.ndarray | None = None) -> np.ndarray:
+    """Probability per result that it is right and current: ``knots`` (a store's refit, else the
+    shipped prior of ``profile``) applied to the certainty ``x`` with ``np.interp``; without
+    knots, ``x`` itself. ``naive``: its raw score (cosine) unchanged."""
     if profile == "naive":
-        return np.clip(scores, 0.0, 1.0)
-    x = certainty(scores, margins)
-    knots = _knots().get(profile)
+        return np.clip(np.asarray(raw_scores if raw_scores is not None else x, dtype=np.float64), 0.0, 1.0)
+    x = np.asarray(x, dtype=np.float64)
+    knots = knots if knots is not None else prior_knots(profile)
     if knots is None:
-        return x
+        return np.clip(x, 0.0, 1.0)
     return np.interp(x, knots[0], knots[1])
 
 
-def fit_knots(x: np.ndarray, correct: np.ndarray) -> dict[str, list[float]]:
-    """Isotonic fit of correctness on certainty; returns the knots to store."""
+def fit_knots(x: np.ndarray, correct: np.ndarray, weights: np.ndarray | None = None) -> dict[str, list[float]]:
+    """Isotonic (non-decreasing) fit of correctness on certainty; returns the knots to store."""
     from sklearn.isotonic import IsotonicRegression
 
     iso = IsotonicRegression(y_min=0.0, y_max=1.0, increasing=True, out_of_bounds="clip")
-    iso.fit(np.asarray(x, dtype=np.float64), np.asarray(correct, dtype=np.float64))
+    iso.fit(np.asarray(x, dtype=np.float64), np.asarray(correct, dtype=np.float64), sample_weight=weights)
     return {"x": [float(v) for v in iso.X_thresholds_], "y": [float(v) for v in iso.y_thresholds_]}
+
+
+def refit_knots(profile: str, x: np.ndarray, correct: np.ndarray, *,
+                prior_weight: float = PRIOR_WEIGHT) -> tuple[np.ndarray, np.ndarray]:
+    """The store's calibration of ``profile``: an isotonic fit on its operators' verdicts
+    (certainty ``x``, accepted ``correct``) plus the shipped prior as ``prior_weight``
+    pseudo-verdicts spread evenly over the prior's knots (their y as the observed rate).
+    Without a shipped prior, the identity (y = x at 0 and 1) plays that part."""
+    prior = prior_knots(profile)
+    px, py = prior if prior is not None else (np.array([0.0, 1.0]), np.array([0.0, 1.0]))
+    x = np.asarray(x, dtype=np.float64)
+    y = np.asarray(correct, dtype=np.float64)
+    all_x = np.r_[px, x]
+    all_y = np.r_[py, y]
+    w = np.r_[np.full(len(px), prior_weight / max(len(px), 1)), np.ones(len(x))]
+    fitted = fit_knots(all_x, all_y, w)
+    return np.asarray(fitted["x"]), np.asarray(fitted["y"])
 
 
 def save_knots(per_profile: dict[str, dict[str, list[float]]], meta: dict) -> None:
     KNOTS_FILE.write_text(json.dumps({"meta": meta, "profiles": per_profile}, indent=1), encoding="utf-8")
-    _knots.cache_clear()
+    _shipped.cache_clear()
+
+
+def content_words(text: str) -> set[str]:
+    """Lower-cased words of ``text`` of 3+ characters that are not stop words."""
+    return {w for w in _WORD.findall(str(text).lower()) if len(w) >= 3 and w not in _STOP}
+
+
+GENERIC_SHARE = 0.25   # ours: a word found in more than a quarter of the candidates is not specific
+
+
+def lexical_support(question: str, best: list[str], pool: list[str] | None = None) -> float:
+    """Share of the question's content words that occur (as words, or by a 5-letter prefix) in
+    the ``best`` candidates' texts and in at most :data:`GENERIC_SHARE` of the ``pool`` (all
+    candidates; default ``best``): a word that half the store contains ("time", "use") says
+    nothing about what the question is about. 0 when the question has no content word."""
+    asked = content_words(question)
+    if not asked:
+        return 0.0
+
+    def stems(text: str) -> set[str]:
+        words = content_words(text)
+        return words | {w[:5] for w in words}
+
+    best_stems = set().union(*(stems(t) for t in best)) if best else set()
+    pool_stems = [stems(t) for t in (pool if pool is not None else best)]
+    limit = GENERIC_SHARE * max(len(pool_stems), 1)
+
+    def specific(word: str) -> bool:
+        keys = {word, word[:5]}
+        return bool(keys & best_stems) and sum(bool(keys & p) for p in pool_stems) <= max(limit, 1)
+
+    return sum(map(specific, asked)) / len(asked)
+
+
+def abstains(best_cosine: float, support: float) -> str | None:
+    """Why the answer abstains, or None when something in the store is about the question.
+
+    Nothing is about the question when the best raw cosine of any candidate that existed at
+    ``as_of`` is under :data:`ABSTAIN_COSINE`, or under :data:`SUPPORTED_COSINE` while none of
+    the question's content words occurs in the best candidates (:func:`lexical_support`).
+    """
+    if not np.isfinite(best_cosine) or best_cosine < ABSTAIN_COSINE:
+        return (f"nothing in the store is about the question: best cosine similarity "
+                f"{best_cosine:.3f} < {ABSTAIN_COSINE}")
+    if best_cosine < SUPPORTED_COSINE and support == 0.0:
+        return (f"nothing in the store is about the question: best cosine similarity {best_cosine:.3f} "
+                f"< {SUPPORTED_COSINE} and none of its words occurs in the best candidates")
+    return None

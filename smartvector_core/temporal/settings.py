@@ -57,8 +57,8 @@ DEFAULT_REVIEW_INTERVAL_DAYS = 365.0
 
 # --- confidence tiers (blog, "When the score looks good but the answer isn't certain") ------
 TIER_HIGH = 0.72         # blog: 0.7485 -> HIGH, 0.6992 -> MEDIUM
-TIER_MEDIUM = 0.45       # blog: 0.4727 (with conflict) -> LOW only because of the conflict
-TIER_MIN_MARGIN = 0.02   # blog: 0.73 vs 0.72 is a close race -> LOW
+TIER_MEDIUM = 0.45       # blog: 0.4727 with a conflict -> LOW: the conflict now lowers the confidence
+                         # itself (retrieval/calibration.py), so tiers are thresholds on it only
 
 
 @dataclass(frozen=True)
@@ -128,7 +128,6 @@ class FreshnessConfig:
 class TierConfig:
     high: float = TIER_HIGH
     medium: float = TIER_MEDIUM
-    min_margin: float = TIER_MIN_MARGIN
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,11 @@
-"""Confidence tiers (blog, "When the score looks good but the answer isn't certain")."""
+"""Confidence tiers (blog, "When the score looks good but the answer isn't certain").
+
+Tiers are thresholds on the answer confidence and nothing else, so a higher confidence never
+gets a lower tier (DESIGN.md "Trust model"). The blog's other rule, "a close race or
+contradiction drops the result to LOW regardless of the raw score", lives in the confidence
+itself (:func:`smartvector_core.retrieval.calibration.certainty`): a narrow margin over a
+disagreeing result and a flagged conflict both lower the confidence, and the tier follows.
+"""
 
 from __future__ import annotations
 
@@ -7,21 +14,15 @@ import numpy as np
 from .settings import DEFAULT_TEMPORAL, TierConfig
 
 
-def confidence_tiers(top_score: np.ndarray, margin_to_runner_up: np.ndarray | None = None,
-                     conflict_flags: np.ndarray | bool = False,
-                     config: TierConfig = DEFAULT_TEMPORAL.tiers) -> np.ndarray:
-    """'HIGH' / 'MEDIUM' / 'LOW' per answer.
+def confidence_tiers(confidence: np.ndarray, config: TierConfig = DEFAULT_TEMPORAL.tiers) -> np.ndarray:
+    """'HIGH' when ``confidence >= 0.72``, 'MEDIUM' when ``>= 0.45``, else 'LOW' (NaN: LOW).
 
-    LOW when ``margin < 0.02`` (a close race: blog "0.73 and 0.72") or a conflict is flagged,
-    "regardless of the raw score"; otherwise HIGH when ``score >= 0.72``, MEDIUM when
-    ``score >= 0.45``, else LOW. Blog: policy_v3 clear winner 0.7485 -> HIGH; policy_v3 with
-    a conflict and narrow margin 0.4727 -> LOW; math_theorem 0.6992 -> MEDIUM.
-    A NaN margin (no runner-up) is not a close race.
+    Blog's worked examples: policy_v3, clear winner, confidence 0.7485 -> HIGH; math_theorem
+    0.6992 -> MEDIUM; policy_v3 with a conflict and a narrow margin -> LOW. In the blog that
+    last one kept 0.4727 and was forced LOW; here the conflict and the race lower the
+    confidence itself: score 0.80 (after the conflict boost), margin 0.01, severity 0.98,
+    trust 0.85 give certainty 0.80 · 0.5 · 0.925 − 0.098 = 0.272 -> LOW
+    (tests/temporal/test_tiers.py).
     """
-    score = np.asarray(top_score, dtype=np.float64)
-    margin = np.full(score.shape, np.inf) if margin_to_runner_up is None else np.asarray(
-        margin_to_runner_up, dtype=np.float64)
-    close = margin < config.min_margin          # NaN compares False: no runner-up, no race
-    risky = close | np.asarray(conflict_flags, dtype=bool)
-    tiers = np.where(score >= config.high, "HIGH", np.where(score >= config.medium, "MEDIUM", "LOW"))
-    return np.where(risky, "LOW", tiers)
+    c = np.asarray(confidence, dtype=np.float64)
+    return np.where(c >= config.high, "HIGH", np.where(c >= config.medium, "MEDIUM", "LOW"))

@@ -1,4 +1,5 @@
-"""ConfidenceEngine: hand-worked values, the as_of contract, and invariants."""
+"""Trust and memory strength (memory/confidence.py): hand-worked values, the as_of contract,
+and invariants."""
 
 from __future__ import annotations
 
@@ -18,7 +19,8 @@ from smartvector_core.memory import (
     NO_ACCESS_US,
     aggregate_events,
     initial_confidence,
-    live_confidence,
+    live_trust,
+    memory_strength,
 )
 
 T0 = 1_767_225_600_000_000  # 2026-01-01T00:00:00Z
@@ -30,9 +32,49 @@ def events(rows):
 
 
 def confidence_at(ev, as_of, ids=("a",), authority=0.8, half_life=90.0, created=T0):
+    """Memory strength counted from ``created`` (the ingest moment here)."""
     ids = np.asarray(ids, dtype=object)
     agg = aggregate_events(ev, ids, as_of)
-    return live_confidence(np.full(len(ids), authority), np.full(len(ids), created), half_life, as_of, agg)
+    return memory_strength(np.full(len(ids), authority), np.full(len(ids), created), half_life, as_of, agg)
+
+
+def trust_at(ev, as_of, ids=("a",), authority=0.7, superseded=None):
+    ids = np.asarray(ids, dtype=object)
+    agg = aggregate_events(ev, ids, as_of)
+    return live_trust(np.full(len(ids), authority), as_of, agg, superseded)
+
+
+def test_trust_hand_worked_no_age_loss_for_a_valid_version():
+    # C0 0.70 and nothing else: 0.70 on day 0 and ten years later (no age term)
+    for days in (0, 90, 3650):
+        assert trust_at(events([]), T0 + days * DAY)[0] == pytest.approx(0.70, abs=1e-12)
+    # one accept: 0.70 + 0.03 = 0.73; one correct: 0.70 - 0.08 = 0.62, at any age
+    accept = events([("a", "FEEDBACK_ACCEPT", T0 + DAY, 0.03)])
+    correct = events([("a", "FEEDBACK_CORRECT", T0 + DAY, -0.08)])
+    for days in (1, 400, 3650):
+        assert trust_at(accept, T0 + days * DAY)[0] == pytest.approx(0.73, abs=1e-12)
+        assert trust_at(correct, T0 + days * DAY)[0] == pytest.approx(0.62, abs=1e-12)
+    # three accesses: + 0.01 · ln 4 = 0.7138629...; superseded: × 0.5 -> 0.35
+    ev = events([("a", "ACCESS", T0 + d * DAY, 0.0) for d in (1, 2, 3)])
+    assert trust_at(ev, T0 + 5 * DAY)[0] == pytest.approx(0.70 + 0.01 * math.log(4), abs=1e-12)
+    assert trust_at(events([]), T0, superseded=np.array([True]))[0] == pytest.approx(0.35, abs=1e-12)
+
+
+def test_accept_raises_trust_and_correct_lowers_it():
+    base = trust_at(events([]), T0 + DAY)[0]
+    up = trust_at(events([("a", "FEEDBACK_ACCEPT", T0, 0.03)]), T0 + DAY)[0]
+    down = trust_at(events([("a", "FEEDBACK_CORRECT", T0, -0.08)]), T0 + DAY)[0]
+    assert down < base < up
+
+
+def test_memory_strength_counts_from_ingest_or_last_access_never_created_at():
+    # ingested today (T0): full strength, however old the text's created_at
+    assert confidence_at(events([]), T0, created=T0)[0] == pytest.approx(0.8)
+    # 90 days after ingest with a 90-day half-life: 0.8 / 2 = 0.4
+    assert confidence_at(events([]), T0 + 90 * DAY)[0] == pytest.approx(0.4)
+    # an access on day 90 restarts the clock: 0.8 + 0.01 · ln 2 on day 90
+    ev = events([("a", "ACCESS", T0 + 90 * DAY, 0.0)])
+    assert confidence_at(ev, T0 + 90 * DAY)[0] == pytest.approx(0.8 + 0.01 * math.log(2))
 
 
 def test_hand_worked_value():
@@ -46,10 +88,13 @@ def test_hand_worked_value():
         ("b", "FEEDBACK_ACCEPT", T0 + 1 * DAY, 0.03),   # another document
         ("a", "FEEDBACK_ACCEPT", T0 + 91 * DAY, 0.03),  # after as_of
     ])
-    # 0.8 · 2^(−90/90) = 0.4; feedback 0.03 − 0.08; access 0.01 · ln(1+3); ripple −0.10
-    expected = 0.4 + 0.03 - 0.08 + 0.01 * math.log(4) - 0.10
-    assert expected == pytest.approx(0.263862943611)
+    # strength: last access on day 5, so 0.8 · 2^(−85/90); feedback 0.03 − 0.08; access
+    # 0.01 · ln(1+3); ripple −0.10. Trust (C0 0.8): the same without the decay.
+    expected = 0.8 * 2 ** (-85 / 90) + 0.03 - 0.08 + 0.01 * math.log(4) - 0.10
     assert confidence_at(ev, T0 + 90 * DAY)[0] == pytest.approx(expected, abs=1e-12)
+    trust = 0.8 + 0.03 - 0.08 + 0.01 * math.log(4) - 0.10
+    assert trust == pytest.approx(0.663862943611)
+    assert trust_at(ev, T0 + 90 * DAY, authority=0.8)[0] == pytest.approx(trust, abs=1e-12)
 
 
 def test_aggregates_fields():
@@ -71,7 +116,7 @@ def test_penalty_always_lowers_whatever_sign_was_written():
     assert agg.penalty_sum[0] == pytest.approx(-0.15)
 
 
-def test_feedback_does_not_fade_but_base_does():
+def test_feedback_does_not_fade_but_strength_does():
     ev = events([("a", "FEEDBACK_ACCEPT", T0, 0.03)])
     for days in (0, 90, 180):
         with_fb = confidence_at(ev, T0 + days * DAY, authority=0.5)[0]
@@ -108,12 +153,15 @@ def test_future_created_is_not_boosted_and_infinite_half_life_never_decays():
 
 def test_nan_authority_means_default_and_bad_half_life_raises():
     agg = aggregate_events(None, ["a"], T0)
-    conf = live_confidence(np.array([np.nan]), np.array([T0]), 90.0, T0, agg)
+    conf = memory_strength(np.array([np.nan]), np.array([T0]), 90.0, T0, agg)
     assert conf[0] == pytest.approx(DEFAULT_CONFIDENCE.default_authority)
+    assert live_trust(np.array([np.nan]), T0, agg)[0] == pytest.approx(DEFAULT_CONFIDENCE.default_authority)
     with pytest.raises(InputError, match="half-lives"):
-        live_confidence(np.array([0.5]), np.array([T0]), 0.0, T0, agg)
+        memory_strength(np.array([0.5]), np.array([T0]), 0.0, T0, agg)
     with pytest.raises(InputError, match="as_of_us"):
-        live_confidence(np.array([0.5]), np.array([T0]), 90.0, T0 + 1, agg)
+        memory_strength(np.array([0.5]), np.array([T0]), 90.0, T0 + 1, agg)
+    with pytest.raises(InputError, match="as_of_us"):
+        live_trust(np.array([0.5]), T0 + 1, agg)
 
 
 def test_input_errors():
@@ -177,18 +225,23 @@ def test_confidence_is_bounded_and_ignores_the_future(rows, authority, half_life
 
 @settings(max_examples=100, deadline=None)
 @given(rows=_event_rows, d1=st.integers(0, 400), d2=st.integers(0, 400))
-def test_without_new_events_confidence_only_decays(rows, d1, d2):
+def test_without_new_events_strength_only_decays_and_trust_stays(rows, d1, d2):
     early, late = sorted((d1, d2))
     frozen = events([r for r in rows if r[2] <= T0 + early * DAY])
     c_early = confidence_at(frozen, T0 + early * DAY, ids=("a", "b", "c"))
     c_late = confidence_at(frozen, T0 + late * DAY, ids=("a", "b", "c"))
     assert np.all(c_late <= c_early + 1e-12)
+    t_early = trust_at(frozen, T0 + early * DAY, ids=("a", "b", "c"))
+    assert np.allclose(t_early, trust_at(frozen, T0 + late * DAY, ids=("a", "b", "c")))
 
 
 @settings(max_examples=100, deadline=None)
 @given(rows=_event_rows, extra=st.floats(0.0, 0.5))
-def test_an_accept_never_lowers_confidence(rows, extra):
+def test_an_accept_never_lowers_strength_or_trust(rows, extra):
     as_of = T0 + 400 * DAY
+    more_rows = events(rows + [("a", "FEEDBACK_ACCEPT", as_of, extra)])
     base = confidence_at(events(rows), as_of, ids=("a", "b", "c"))
-    more = confidence_at(events(rows + [("a", "FEEDBACK_ACCEPT", as_of, extra)]), as_of, ids=("a", "b", "c"))
+    more = confidence_at(more_rows, as_of, ids=("a", "b", "c"))
     assert np.all(more >= base - 1e-12)
+    assert np.all(trust_at(more_rows, as_of, ids=("a", "b", "c"))
+                  >= trust_at(events(rows), as_of, ids=("a", "b", "c")) - 1e-12)
