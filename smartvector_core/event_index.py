@@ -8,7 +8,7 @@ event times), so the events of document ``d`` up to ``as_of`` are the contiguous
 ``[d·(U+1) + 1, d·(U+1) + rank(as_of)]``: two ``searchsorted`` calls per category, then a
 ``bincount`` over just the events of the candidates. Same sums as ``aggregate_events``
 (module :mod:`smartvector_core.memory.confidence`): feedback Σ delta, penalty Σ −|delta|
-(ripple optional), access count and last access time; a NaN delta counts as 0.
+(ripple optional) + Σ |delta| of contradiction settlements, access count and last access time; a NaN delta counts as 0.
 """
 
 from __future__ import annotations
@@ -29,7 +29,8 @@ from .memory.confidence import (
 from .models import EventType
 
 _CATEGORIES = {"feedback": FEEDBACK_EVENTS, "ripple": (EventType.RIPPLE.value,),
-               "contradiction": (EventType.CONTRADICTION.value,), "access": ACCESS_EVENTS}
+               "contradiction": (EventType.CONTRADICTION.value,), "access": ACCESS_EVENTS,
+               "settled": (EventType.CONTRADICTION_SETTLED.value,)}
 
 
 @dataclass
@@ -64,7 +65,8 @@ class EventIndex:
         for name, members in _CATEGORIES.items():
             mask = np.isin(etype, list(members)) & (codes >= 0)
             order = np.argsort(key[mask], kind="stable")
-            value = delta[mask] if name == "feedback" else -np.abs(delta[mask])
+            value = (delta[mask] if name == "feedback" else np.abs(delta[mask]) if name == "settled"
+                     else -np.abs(delta[mask]))
             parts[name] = _Sorted(key[mask][order], at_us[mask][order], value[order])
         return cls(position, times, parts, size)
 
@@ -96,6 +98,7 @@ class EventIndex:
         feedback = self._sum(self.parts["feedback"], *self._ranges(self.parts["feedback"], codes, as_of_us))
         penalty = self._sum(self.parts["contradiction"],
                             *self._ranges(self.parts["contradiction"], codes, as_of_us))
+        penalty = penalty + self._sum(self.parts["settled"], *self._ranges(self.parts["settled"], codes, as_of_us))
         if ripple:
             penalty = penalty + self._sum(self.parts["ripple"],
                                           *self._ranges(self.parts["ripple"], codes, as_of_us))

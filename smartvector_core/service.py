@@ -510,12 +510,14 @@ class SmartVector:
                               actor: str = "operator") -> dict[str, Any]:
         """Close a CONTRADICTS edge of the review queue.
 
-        ``keep_both``: both stand (no confidence change beyond the contradiction penalty
-        already applied); ``keep_src`` / ``keep_dst``: the kept side is accepted and the other
-        corrected (which ripples to its dependents); ``supersede_dst`` / ``supersede_src``: a
+        Every resolution settles the pair: the contradiction penalty is reversed by an appended
+        CONTRADICTION_SETTLED event (DESIGN.md "Trust model"; nothing is deleted). Then
+        ``keep_both``: both stand; ``keep_src`` / ``keep_dst``: the kept side is accepted and the
+        other corrected (which ripples to its dependents); ``supersede_dst`` / ``supersede_src``: a
         SUPERSEDES edge (origin "review") from the kept side, then consolidation archives the
         other. The edge's status becomes ``resolved:<resolution>``; REVIEW events on both sides.
         """
+        from .consolidation.contradictions import settlement_events
         from .store import edge_id as make_edge_id
 
         resolution = str(resolution).strip().lower()
@@ -536,6 +538,10 @@ class SmartVector:
             {"doc_id": me, "event_type": EventType.REVIEW.value, "at": now, "actor": actor,
              "detail": {"edge_id": edge_id, "resolution": resolution, "other": other}}
             for me, other in ((src, dst), (dst, src))])
+        settled = [e.row(now, actor=actor) for e in
+                   settlement_events(edge_id, self.knowledge.get().events, f"resolved:{resolution}")]
+        have = self.store.existing_event_ids([r["event_id"] for r in settled]) if settled else set()
+        self.knowledge.record_events([r for r in settled if r["event_id"] not in have])
         out: dict[str, Any] = {"edge_id": edge_id, "resolution": resolution, "src": src, "dst": dst}
         if resolution in ("keep_src", "keep_dst"):
             kept, wrong = (src, dst) if resolution == "keep_src" else (dst, src)

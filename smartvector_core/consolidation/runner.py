@@ -23,12 +23,12 @@ import pandas as pd
 
 from ..clock import from_us, to_us
 from ..knowledge import _events_frame
-from ..memory import aggregate_events, wake_on_access
+from ..memory import aggregate_events, live_trust, wake_on_access
 from ..memory.chains import NO_END, chain_ids
 from ..models import EdgeType, EventType, Lifecycle
-from .contradictions import plan_contradictions
+from .contradictions import plan_contradictions, plan_settlements
 from .dependencies import plan_dependencies
-from .documents import Documents
+from .documents import Documents, _us
 from .lifecycle import count_moves, move_events, plan_moves
 from .neighbours import ConsolidationPlan, Findings, local_finder
 from .records import DEFAULT_CONSOLIDATION, ConsolidationConfig, ConsolidationReport
@@ -93,9 +93,14 @@ def consolidate(store, knowledge_state, *, now: datetime, config: ConsolidationC
     live = ~sup.superseded_now & (docs.states != Lifecycle.ARCHIVED.value)
     chunk_doc = plan.chunk_doc if plan is not None else np.zeros(0, np.int64)
     hits = [(int(chunk_doc[ca]), int(chunk_doc[cb]), hit) for ca, cb, hit in findings.contradictions]
-    contradiction_edges, new_events = plan_contradictions(docs, hits, sup.chain, live, known_ids, config)
+    trust = live_trust(docs.authority, now_us, aggregate_events(events, ids, now_us))   # before this run
+    until = _us(table.column("valid_until"), NO_END) if "valid_until" in table.column_names else None
+    contradiction_edges, new_events = plan_contradictions(docs, hits, sup.chain, live, known_ids, config,
+                                                          trust=trust, until_us=until)
     new_edges += contradiction_edges
     report.contradictions = len(contradiction_edges)
+    settled_rows, settled_events = plan_settlements(docs, edges, events, sup.chain, live)
+    new_events += settled_events
     timings["contradictions"] = time.perf_counter() - t0
 
     t0 = time.perf_counter()
@@ -121,7 +126,7 @@ def consolidate(store, knowledge_state, *, now: datetime, config: ConsolidationC
     timings["ripple"] = time.perf_counter() - t0
 
     # --- writes: edges, then events ---------------------------------------------------------
-    store.upsert_edges([e.row(now) for e in new_edges])
+    store.upsert_edges([e.row(now) for e in new_edges] + settled_rows)
     store.crash_point("consolidate:after:edges")   # test hook (tests/reliability/test_crash_points.py)
     written = _append_new(store, [e.row(now) for e in new_events])
     store.crash_point("consolidate:after:events")

@@ -5,11 +5,16 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from smartvector_core.clock import US_PER_DAY
 from smartvector_core.consolidation import Documents, stable_id
-from smartvector_core.consolidation.contradictions import plan_contradictions
+from smartvector_core.consolidation.contradictions import (
+    plan_contradictions,
+    plan_settlements,
+    settlement_events,
+)
 from smartvector_core.consolidation.dependencies import plan_dependencies
 from smartvector_core.consolidation.lifecycle import count_moves, move_events, plan_moves
 from smartvector_core.consolidation.ripple import plan_ripple, ripple_graph
@@ -122,20 +127,52 @@ HIT = SimpleNamespace(kind="numeric", evidence="30 days vs 14 days", excerpt_a="
 
 
 def test_contradiction_between_live_documents_of_different_chains():
-    docs = Documents.of(["refund", "forum", "old"], created_us=[50, 10, 5])
+    docs = Documents.of(["refund", "forum", "old"], created_us=[50, 10, 5], authority=[0.9, 0.4, 0.9])
     chain = np.array(["refund", "forum", "old"], dtype=object)
     live = np.array([True, True, False])
     edges, events = plan_contradictions(docs, [(1, 0, HIT), (2, 0, HIT)], chain, live, set())
     assert [(e.src, e.dst, e.status) for e in edges] == [("refund", "forum", "open")]   # newer side is src
     assert edges[0].evidence == "numeric: 30 days vs 14 days | refund: '14 days' | forum: '30 days'"
-    assert [(e.doc_id, e.delta) for e in events] == [("refund", -0.05), ("forum", -0.05)]
-    assert events[0].event_id == stable_id("contradiction", edges[0].edge_id, "refund")
-    assert events[0].detail == {"edge_id": edges[0].edge_id, "other": "forum", "evidence": HIT.evidence,
+    # the less trusted side only (0.4 against 0.9)
+    assert [(e.doc_id, e.delta) for e in events] == [("forum", -0.05)]
+    assert events[0].event_id == stable_id("contradiction", edges[0].edge_id, "forum")
+    assert events[0].detail == {"edge_id": edges[0].edge_id, "other": "refund", "evidence": HIT.evidence,
                                 "kind": "numeric"}
 
 
+def test_contradiction_penalty_follows_trust_and_needs_the_same_time():
+    docs = Documents.of(["a", "b"], created_us=[2, 1], authority=[0.8, 0.7])
+    chain, live = np.array(["a", "b"], dtype=object), np.ones(2, bool)
+    edges, events = plan_contradictions(docs, [(0, 1, HIT)], chain, live, set())
+    assert len(edges) == 1 and events == []                        # within the margin: the operator decides
+    edges, events = plan_contradictions(docs, [(0, 1, HIT)], chain, live, set(), trust=np.array([0.3, 0.7]))
+    assert [e.doc_id for e in events] == ["a"]                      # live trust, not authority
+    # validity windows that do not overlap: statements of different times, no contradiction
+    apart = Documents.of(["a", "b"], created_us=[10, 1])
+    assert plan_contradictions(apart, [(0, 1, HIT)], chain, live, set(),
+                               until_us=np.array([np.iinfo(np.int64).max, 5])) == ([], [])
+
+
+def test_supersession_settles_an_open_contradiction_by_an_appended_reversal():
+    docs = Documents.of(["a", "b", "c", "d"], created_us=[2, 1, 3, 4])
+    edges = pd.DataFrame([
+        {"edge_id": "e1", "src": "a", "dst": "b", "edge_type": "CONTRADICTS", "origin": "inferred", "evidence": "x",
+         "status": "open", "created_at": None},
+        {"edge_id": "e2", "src": "c", "dst": "d", "edge_type": "CONTRADICTS", "origin": "inferred", "evidence": "y",
+         "status": "open", "created_at": None}])
+    events = pd.DataFrame({"doc_id": ["b", "d"], "event_type": ["CONTRADICTION", "CONTRADICTION"],
+                           "delta": [-0.05, -0.05], "detail": ['{"edge_id": "e1"}', {"edge_id": "e2"}]})
+    chain = np.array(["a", "a", "c", "d"], dtype=object)          # a now supersedes b: one chain
+    rows, settled = plan_settlements(docs, edges, events, chain, np.array([True, False, True, True]))
+    assert [(r["edge_id"], r["status"], r["evidence"]) for r in rows] == [("e1", "settled:superseded", "x")]
+    assert [(e.doc_id, e.event_type.value, e.delta) for e in settled] == [("b", "CONTRADICTION_SETTLED", 0.05)]
+    assert settled[0].event_id == stable_id("contradiction-settled", "e1", "b")
+    assert settlement_events("e2", events, "resolved:keep_both")[0].detail == {"edge_id": "e2",
+                                                                               "reason": "resolved:keep_both"}
+
+
 def test_contradiction_in_one_chain_is_none_and_a_stored_edge_is_reused_either_way():
-    docs = Documents.of(["a", "b"], created_us=[2, 1])
+    docs = Documents.of(["a", "b"], created_us=[2, 1], authority=[0.9, 0.5])
     live = np.ones(2, bool)
     assert plan_contradictions(docs, [(0, 1, HIT)], np.array(["a", "a"], dtype=object), live, set()) == ([], [])
     chain = np.array(["a", "b"], dtype=object)
@@ -146,7 +183,7 @@ def test_contradiction_in_one_chain_is_none_and_a_stored_edge_is_reused_either_w
     edges, events = plan_contradictions(docs, [(0, 1, HIT)], chain, live, {reverse})
     assert edges == [] and {e.detail["edge_id"] for e in events} == {reverse}
     edges, events = plan_contradictions(docs, [(0, 1, HIT)], chain, live, {first[0].edge_id})
-    assert edges == [] and len(events) == 2
+    assert edges == [] and [e.doc_id for e in events] == ["b"]   # the less trusted side only
 
 
 # --- dependencies ----------------------------------------------------------------------------
@@ -168,8 +205,6 @@ def test_citations_resolve_titles_to_the_newest_live_document():
 
 # --- ripple ----------------------------------------------------------------------------------
 def test_ripple_hits_each_dependent_once_with_a_decaying_penalty_and_skips_the_archive():
-    import pandas as pd
-
     edges = pd.DataFrame({"src": ["dep1", "dep2", "gone"], "dst": ["base", "dep1", "base"],
                           "edge_type": ["DEPENDS_ON"] * 3})
     graph = ripple_graph(edges, {"base", "dep1", "dep2", "gone"})
