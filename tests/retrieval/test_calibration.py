@@ -55,7 +55,12 @@ def test_naive_reports_its_cosine():
 def test_abstention_rule():
     assert cal.abstains(0.15, 1.0) is not None                  # under the floor, whatever the words
     assert cal.abstains(0.30, 0.0) is not None                  # weak and no word of the question found
-    assert cal.abstains(0.30, 0.2) is None                      # weak but the words are there
+    assert cal.abstains(0.30, 0.2) is not None                  # weak and one word in five: generic
+    assert cal.abstains(0.30, 0.5) is None                      # weak but the words are there
     assert cal.abstains(0.45, 0.0) is None                      # strong enough on its own
     assert cal.lexical_support("What is the refund window?", ["Refunds within 60 days"]) == pytest.approx(0.5)
     assert cal.lexical_support("asdf qwerty", ["Refund policy"]) == 0.0
+    # a word most candidates contain is not specific: "refund" in 3 of 4 -> no support
+    pool = ["Refund policy", "refund macro", "refunds FAQ", "pricing plans"]
+    assert cal.lexical_support("refund", pool[:1], pool) == 0.0
+    assert cal.lexical_support("pricing", pool[3:], pool) == 1.0
