@@ -10,7 +10,7 @@ from __future__ import annotations
 import dataclasses
 import hmac
 import runpy
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
@@ -22,7 +22,7 @@ from smartvector_core.clock import ensure_utc
 from smartvector_core.clock import now as clock_now
 from smartvector_core.service import SmartVector
 from smartvector_core.settings import Settings, load_settings
-from smartvector_core.ui.views import table_safe, to_csv_bytes
+from smartvector_core.ui.views import escape_markdown, table_safe, to_csv_bytes
 
 APP = Path(__file__).resolve().parent.parent / "app.py"
 TOKEN_KEY = "operator_token_input"   # the sidebar widget
@@ -55,10 +55,13 @@ def _service(store_uri: str, model_name: str, options: tuple[tuple[str, str], ..
     """One SmartVector (store + model) per store, model and storage options, for the process.
 
     The Store opens LanceDB with ``read_consistency_interval`` 0, so every read sees the writes
-    of other sessions and of the CLI.
+    of other sessions and of the CLI. The query log and access events are written by a
+    background thread (``SmartVector.write_log_in_background``; every read settles them first).
     """
     settings = dataclasses.replace(load_settings(store_uri), model_name=model_name, storage_options=dict(options))
-    return SmartVector(settings)
+    sv = SmartVector(settings)
+    sv.write_log_in_background()   # a question never waits for the query log's LanceDB commits
+    return sv
 
 
 def settings() -> Settings:
@@ -146,11 +149,24 @@ def show_figure(fig, *, key: str | None = None, **kwargs):
     return st.plotly_chart(fig, width="stretch", key=key, config={"displaylogo": False}, **kwargs)
 
 
-def show_table(frame: pd.DataFrame, *, key: str, file_name: str, height: int | str = "auto",
-               column_config: dict | None = None) -> None:
-    """A table (cells as plain text, never HTML) and its CSV download button."""
+WRAPPED_ROW_HEIGHT = 64   # px: three lines of a long reason wrap inside their cell
+
+
+def show_table(frame: pd.DataFrame, *, key: str, file_name: str, title: str, height: int | str = "auto",
+               column_config: dict | None = None, wrap: Sequence[str] = ()) -> None:
+    """A titled table (cells as plain text, never HTML) and its CSV download button.
+
+    ``wrap``: long-text columns (reasons) drawn wide with rows tall enough for their text to
+    wrap; the full text also shows when a cell is opened (double click) and in the CSV.
+    """
     safe = table_safe(frame)
-    st.dataframe(safe, hide_index=True, height=height, column_config=column_config)
+    st.markdown(f"**{escape_markdown(title)}**")
+    config = dict(column_config or {})
+    wrapped = [c for c in wrap if c in safe.columns]
+    for column in wrapped:
+        config.setdefault(column, st.column_config.TextColumn(column, width="large"))
+    st.dataframe(safe, hide_index=True, height=height, column_config=config or None,
+                 row_height=WRAPPED_ROW_HEIGHT if wrapped else None)
     st.download_button("Download CSV", data=to_csv_bytes(safe), file_name=file_name, mime="text/csv",
                        key=f"{key}_csv", on_click="ignore", disabled=frame.empty)
 

@@ -21,9 +21,19 @@ with st.form("eval_form"):
     sweep = c2.checkbox("Weight sweep (paper suite; slow)", key="eval_sweep_on")
     go = st.form_submit_button("Run benchmark", type="primary")
 
+def on_progress(bar, step: str, done: int, total: int) -> None:
+    """Per step of the run: the bar moves, and the place is remembered (a click on "Stop" ends the
+    run at the next step; the temporary benchmark stores are removed on the way out)."""
+    st.session_state["eval_progress"] = {"step": step, "done": done, "total": total}
+    bar.progress(min(done / max(total, 1), 1.0), text=f"{step}: {done} of {total}" if total > 1 else step)
+
+
 if go:
+    st.session_state.pop("eval_progress", None)
+    st.session_state["eval_running"] = True
     with shown_errors("Benchmark"), st.status("Running the benchmark in a temporary store…", expanded=True) as status:
-        bar = st.progress(0.05, text="building the benchmark store (ingest, consolidation)")
+        st.button("Stop", key="eval_stop", help="Stops the run cleanly at the next step; nothing is kept")
+        bar = st.progress(0.0, text="building the benchmark store (ingest, consolidation)")
         if suite == "demo":
             result = views.demo_bench(service().embedder, profiles)
         elif run_paper_bench is None:
@@ -31,18 +41,24 @@ if go:
             missing("The paper suite runner (smartvector_core.evaluation.run_paper_bench)")
         else:
             result = run_paper_bench(service().embedder, profiles=profiles, ablations=ablations, sweep=sweep,
-                                     rates=())
+                                     rates=(), progress=lambda step, done, total: on_progress(bar, step, done, total))
         bar.progress(1.0, text="done")
         if result is not None:
             st.session_state["eval_result"] = result
             status.update(label="Benchmark done", state="complete")
+    st.session_state["eval_running"] = False
+elif st.session_state.get("eval_running"):     # the run was interrupted by "Stop"
+    st.session_state["eval_running"] = False
+    where = st.session_state.get("eval_progress") or {}
+    st.warning("Benchmark stopped" + (f" during {where['step']} ({where['done']} of {where['total']} steps done)"
+                                      if where else "") + ". Nothing was kept; the temporary stores were removed.")
 
 result = st.session_state.get("eval_result")
 if result:
     with shown_errors("Showing the benchmark"):
         metrics = views.metrics_frame(result)
         st.subheader("Metrics per profile")
-        show_table(metrics.reset_index(), key="eval_metrics", file_name="metrics.csv")
+        show_table(metrics.reset_index(), key="eval_metrics", file_name="metrics.csv", title="Metrics per profile")
         show_figure(charts.metric_bars(metrics), key="eval_bars")
         curves = result.get("reliability") or result.get("calibration") or {}
         st.subheader("Calibration")
@@ -51,10 +67,11 @@ if result:
         else:
             st.info("Reliability bins come with the demo benchmark (the paper runner reports ECE only).")
         st.subheader("Ablations")
-        ablations = views.as_frame(result.get("ablations"))
+        ablations = views.flatten_nested(views.as_frame(result.get("ablations")))
         if len(ablations):
             show_figure(charts.ablation_bars(ablations), key="eval_ablation")
-            show_table(ablations, key="eval_ablation", file_name="ablations.csv")
+            show_table(ablations, key="eval_ablation", file_name="ablations.csv",
+                       title="Ablations: metrics per variant and per question type")
         else:
             st.info("Run the paper suite with \"Ablations\" ticked to see them.")
         st.subheader("Weight sweep")
@@ -70,7 +87,7 @@ if result:
             z = st.selectbox("metric", [c for c in ("top1", "stale_at_1", "ece") if c in sweep.columns], key="eval_z")
             if x and y and z:
                 show_figure(charts.sweep_heatmap(sweep, x, y, z), key="eval_sweep")
-            show_table(sweep, key="eval_sweep", file_name="weight_sweep.csv")
+            show_table(sweep, key="eval_sweep", file_name="weight_sweep.csv", title="Weight sweep points")
         else:
             st.info("Run the paper suite with \"Weight sweep\" ticked to see it.")
 

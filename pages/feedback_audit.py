@@ -1,4 +1,4 @@
-"""Feedback & Audit: review queue, feedback, confidence over time, events, consolidation, restore."""
+"""Feedback & Audit: review queue, feedback, trust over time, events, consolidation, restore."""
 
 import pandas as pd
 import streamlit as st
@@ -36,7 +36,8 @@ with review, shown_errors("Review queue"):
     queue = sv.review_queue()
     if queue.empty:
         st.info("No open contradictions.")
-    show_table(queue, key="aud_queue", file_name="review_queue.csv")
+    show_table(queue, key="aud_queue", file_name="review_queue.csv", title="Open contradictions",
+               wrap=("evidence",))
     if len(queue):
         edge_labels = {e: f"{s} ⟷ {d}" for e, s, d in zip(queue["edge_id"], queue["src"], queue["dst"], strict=True)}
         edge = st.selectbox("Contradiction", list(edge_labels), format_func=edge_labels.get, key="aud_edge")
@@ -47,42 +48,50 @@ with review, shown_errors("Review queue"):
                 missing("Resolving contradictions (SmartVector.resolve_contradiction)")
             else:
                 out = resolve(edge, RESOLUTIONS[choice], now=utc_now())
-                st.success(f"Resolved: {out}")
+                st.success(f"Resolved {edge_labels[edge]}: {choice.lower()}")
 
 with feedback, shown_errors("Feedback"):
     with st.form("aud_feedback_form"):
         doc = st.selectbox("Document", list(doc_labels), format_func=doc_labels.get, key="aud_fb_doc")
-        verdict = st.radio("Verdict", ["accept", "correct"], horizontal=True, key="aud_fb_verdict")
+        verdict = st.radio("Verdict", ["accept", "correct", "undo"], horizontal=True, key="aud_fb_verdict",
+                           help="undo: appends an event reversing the verdict you gave on this document "
+                                "(for this query id); the verdict stays in the history")
         query_id = st.text_input("Query id (optional)", key="aud_fb_query")
         sent = st.form_submit_button("Record feedback", type="primary")
     if doc:
         ripple = pd.DataFrame(sv.ripple_preview(doc), columns=["doc_id", "hop", "penalty", "via"])
-        st.caption("A correction of this document would ripple to")
-        show_table(ripple, key="aud_ripple", file_name=f"ripple_{doc}.csv")
+        show_table(ripple, key="aud_ripple", file_name=f"ripple_{doc}.csv",
+                   title="A correction of this document would ripple to")
     if sent and doc and require_write("Feedback"):
-        out = sv.feedback(doc, verdict, now=utc_now(), query_id=query_id.strip(), actor="dashboard")
-        st.success(f"{verdict} recorded for {doc}: confidence {out['confidence_before']:.3f} → "
-                   f"{out['confidence_after']:.3f}; rippled to {len(out['rippled'])} document(s)")
+        if verdict == "undo":
+            out = sv.feedback_undo(doc, now=utc_now(), query_id=query_id.strip(), actor="dashboard")
+            said = f"{out['undone']} undone for {doc}"
+        else:
+            out = sv.feedback(doc, verdict, now=utc_now(), query_id=query_id.strip(), actor="dashboard")
+            said = (f"{verdict} recorded for {doc}; rippled to {len(out['rippled'])} document(s)"
+                    if out.get("recorded", True) else f"{verdict} was already recorded for {doc}: nothing written")
+        st.success(f"{said}: trust {views.share_text(out['trust_before'])} → {views.share_text(out['trust_after'])}")
 
 with history, shown_errors("Confidence history"):
     doc_h = st.selectbox("Document", list(doc_labels), index=None, format_func=doc_labels.get, key="aud_hist_doc",
-                         placeholder="Choose a document to draw its confidence from its events")
+                         placeholder="Choose a document to draw its trust from its events")
     if doc_h:
         with st.spinner("Replaying the document's events…"):
-            series = sv.confidence_history(doc_h, until=utc_now())
+            series = sv.trust_history(doc_h, until=utc_now())
         doc_events = sv.events_frame(doc_h)
-        show_figure(charts.confidence_over_time(series, doc_events), key="aud_hist_chart")
-        show_table(series, key="aud_hist", file_name=f"confidence_{doc_h}.csv")
+        show_figure(charts.trust_over_time(series, doc_events), key="aud_hist_chart")
+        show_table(series.sort_values("at", ascending=False, ignore_index=True), key="aud_hist",
+                   file_name=f"trust_{doc_h}.csv", title="Trust at each event and in between, newest first")
 
 with events_tab, shown_errors("Event history"):
     events = sv.events_frame()
     c1, c2 = st.columns(2)
     ev_doc = c1.selectbox("Document", ["", *doc_labels], format_func=lambda d: doc_labels.get(d, "(all)"),
                           key="aud_ev_doc")
-    ev_types = c2.multiselect("Event types", sorted(events["event_type"].unique()) if len(events) else [],
-                              key="aud_ev_types")
+    present = sorted(events["event_type"].unique()) if len(events) else []
+    ev_types = c2.multiselect("Event types", present, default=views.operator_event_types(present), key="aud_ev_types")
     show_table(views.filter_events(events, doc_id=ev_doc, event_types=ev_types), key="aud_events",
-               file_name="events.csv", height=360)
+               file_name="events.csv", height=360, title="Events, newest first", wrap=("detail",))
 
 with versions, shown_errors("Versions"):
     st.subheader("Consolidation")
@@ -95,16 +104,18 @@ with versions, shown_errors("Versions"):
             with st.status("Consolidating…") as status:
                 counts = consolidate(now=utc_now())
                 status.update(label="Consolidation done", state="complete")
-            st.dataframe(pd.DataFrame([counts]), hide_index=True)
+            show_table(views.consolidation_findings(counts), key="aud_consolidation", file_name="consolidation.csv",
+                       title="What consolidation found")
 
     st.subheader("Table versions and tags")
     tags = sv.store.tags()
-    show_table(views.versions_frame(sv.store.table_versions(), tags), key="aud_versions", file_name="versions.csv")
+    show_table(views.versions_frame(sv.store.table_versions(), tags), key="aud_versions", file_name="versions.csv",
+               title="Current versions and tagged versions of each table")
     c1, c2 = st.columns(2)
     with c1, st.form("aud_tag_form"):
         label = st.text_input("New tag", key="aud_tag_label")
         if st.form_submit_button("Tag current versions") and label.strip() and require_write("Tagging"):
-            st.success(f"Tagged {label.strip()}: {sv.tag(label.strip())}")
+            st.success(f"Tagged {label.strip()}: {len(sv.tag(label.strip()))} table(s)")
     with c2, st.form("aud_restore_form"):
         labels = views.tag_labels(tags)
         restore_tag = st.selectbox("Restore to tag", labels, index=None, key="aud_restore_tag")
@@ -114,4 +125,5 @@ with versions, shown_errors("Versions"):
                 st.warning("Choose a tag and tick the confirmation.")
             else:
                 with st.spinner("Restoring…"):
-                    st.success(f"Restored: {sv.restore(tag=restore_tag, now=utc_now())}")
+                    restored = sv.restore(tag=restore_tag, now=utc_now())
+                    st.success(f"Restored {len(restored)} table(s) to tag {restore_tag}")

@@ -37,6 +37,6 @@ with shown_errors("Freshness report"):
                         key="fresh_curves")
             st.caption("Curves before the kind-specific floors (timeless STATIC documents keep a floor).")
         st.caption(f"{len(table)} of {len(report)} documents")
-        show_table(table, key="fresh", file_name="freshness.csv",
+        show_table(table, key="fresh", file_name="freshness.csv", title="Documents, freshest first",
                    column_config={"decay": st.column_config.ProgressColumn("decay", min_value=0.0, max_value=1.0,
                                                                            format="%.2f")})

@@ -1,4 +1,4 @@
-"""Knowledge Graph: supersedes / depends_on / contradicts, with a node's chain and ripple."""
+"""Knowledge Graph: who supersedes, depends on or contradicts whom; a node's chain and ripple."""
 
 import pandas as pd
 import streamlit as st
@@ -12,8 +12,8 @@ sv = service()
 
 
 @st.cache_data(show_spinner="Laying out the graph…", max_entries=32)
-def layout(node_ids: tuple[str, ...], edge_pairs: tuple[tuple[str, str], ...]) -> dict:
-    return views.layout_positions(node_ids, edge_pairs)
+def layout(node_ids: tuple[str, ...], times_us: tuple[int, ...], edges: tuple[tuple[str, str, str], ...]) -> dict:
+    return views.graph_layout(node_ids, times_us, edges)
 
 
 def selected_from_chart() -> str | None:
@@ -32,6 +32,7 @@ def selected_from_chart() -> str | None:
 
 
 selected = None
+docs = pd.DataFrame(columns=["id", "title"])
 sub = pd.DataFrame(columns=["src", "dst", "edge_type"])
 with shown_errors("Drawing the graph"):
     now = utc_now()
@@ -43,21 +44,36 @@ with shown_errors("Drawing the graph"):
                            key="graph_types")
     color_by = c3.radio("Colour by", ["lifecycle", "kind"], horizontal=True, key="graph_color")
     max_nodes = c4.number_input("Max nodes", 10, 5000, 400, step=50, key="graph_max")
-    connected = st.checkbox("Only documents with relations", key="graph_connected")
+    o1, o2 = st.columns(2)
+    show_isolated = o1.checkbox("Show documents without relations", key="graph_isolated")
+    only_focus = o2.checkbox("Only the chosen document's chain and ripple set", key="graph_only_focus")
     nodes, sub = views.graph_view(docs, edges, title_query=query, doc_types=types, max_nodes=int(max_nodes),
-                                  connected_only=connected)
-    st.caption(f"{len(nodes)} of {len(docs)} documents, {len(sub)} relations · edges: supersedes (solid), "
-               "depends on (dashed), contradicts (dotted) · size: confidence")
-    positions = layout(tuple(nodes["id"]), tuple(zip(sub["src"], sub["dst"], strict=True)))
+                                  connected_only=not (show_isolated or query.strip()))   # a search shows every match
     options = views.node_options(nodes)
     chart_pick = selected_from_chart()
     if chart_pick in options and st.session_state.get("graph_node") != chart_pick:
         st.session_state["graph_node"] = chart_pick
     if st.session_state.get("graph_node") not in options:
         st.session_state.pop("graph_node", None)
-    selected = st.selectbox("Document", list(options), index=None, format_func=options.get, key="graph_node",
-                            placeholder="Choose a document (or click a node)")
-    fig = charts.knowledge_graph(nodes, sub, positions, color_by=color_by, selected=selected)
+    selected = st.selectbox("Focus on a document", list(options), index=None, format_func=options.get,
+                            key="graph_node", placeholder="Choose a document (or click a node)")
+    chain = pd.DataFrame(sv.version_chain(selected)) if selected else pd.DataFrame(columns=["id"])
+    ripple = pd.DataFrame(sv.ripple_preview(selected) if selected else [], columns=["doc_id", "hop", "penalty", "via"])
+    focus = views.focus_set(selected, chain["id"], ripple["doc_id"])
+    if focus and only_focus:
+        nodes = nodes[nodes["id"].isin(focus)]
+        sub = sub[sub["src"].isin(focus) & sub["dst"].isin(focus)]
+    times = pd.to_datetime(nodes["created_at"], utc=True).astype("int64") if len(nodes) else []
+    positions = layout(tuple(nodes["id"]), tuple(int(t) for t in times),
+                       tuple(zip(sub["src"], sub["dst"], sub["edge_type"], strict=True)))
+    hidden = len(docs) - len(nodes)
+    st.caption(f"{len(nodes)} of {len(docs)} documents, {len(sub)} relations"
+               + (f" · {hidden} hidden (filters, no relations, or the node cap)" if hidden else "")
+               + " · arrows point from the newer or dependent document to the one it supersedes or relies on"
+               " · versions of one document run left to right by time · size: trust · hover an edge's middle"
+               " for its origin and evidence")
+    fig = charts.knowledge_graph(nodes, sub, positions, color_by=color_by, selected=selected, focus=focus,
+                                 labels=views.short_labels(nodes))
     show_figure(fig, key="graph_chart", on_select="rerun", selection_mode="points")
 
 if selected:
@@ -65,18 +81,18 @@ if selected:
         row = docs[docs["id"] == selected].iloc[0]
         st.subheader("Details")
         details = pd.DataFrame({"field": row.index.astype(str), "value": [str(v) for v in row.to_numpy()]})
-        st.dataframe(details, hide_index=True)
+        show_table(details, key="graph_details", file_name=f"document_{selected}.csv", title=f"Document {selected}")
         c1, c2 = st.columns(2)
         with c1:
             st.subheader("Version chain")
-            chain_frame = pd.DataFrame(sv.version_chain(selected))
-            show_table(chain_frame, key="graph_chain", file_name=f"chain_{selected}.csv")
+            show_table(chain, key="graph_chain", file_name=f"chain_{selected}.csv",
+                       title="Versions, oldest first")
         with c2:
             st.subheader("A correction would ripple to")
-            ripple = pd.DataFrame(sv.ripple_preview(selected), columns=["doc_id", "hop", "penalty", "via"])
             if ripple.empty:
                 st.text("no dependent documents")
-            show_table(ripple, key="graph_ripple", file_name=f"ripple_{selected}.csv")
+            show_table(ripple, key="graph_ripple", file_name=f"ripple_{selected}.csv",
+                       title="Dependent documents, hop and penalty")
 
 st.subheader("Relations")
-show_table(sub, key="graph_edges", file_name="relations.csv")
+show_table(sub, key="graph_edges", file_name="relations.csv", title="Relations drawn above", wrap=("evidence",))

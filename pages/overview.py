@@ -4,7 +4,7 @@ import streamlit as st
 
 from pages._common import page_setup, require_write, service, show_figure, show_table, shown_errors, utc_now
 from smartvector_core.settings import DEMO_CORPUS
-from smartvector_core.ui import charts
+from smartvector_core.ui import charts, views
 
 page_setup()
 st.title("SmartVector Studio")
@@ -15,8 +15,7 @@ with shown_errors("Reading the store"):
     for col, name in zip(cols, ("documents", "chunks", "chunks_retired", "edges", "events", "queries"), strict=True):
         col.metric(name.replace("_", " ").capitalize(), f"{stats.get(name, 0):,}")
     st.caption("Store location and model")
-    st.code(f"store: {stats['store']}\nmodel: {stats['model']}\ntable versions: {stats['table_versions']}",
-            language=None)
+    st.code(f"store: {stats['store']}\nmodel: {stats['model']}", language=None)
 
     if stats["documents"] == 0:
         st.info("The store is empty. Load the demo corpus to explore the dashboard, or use the Ingest page.")
@@ -39,5 +38,13 @@ with shown_errors("Reading the store"):
             show_figure(charts.count_bars(stats["by_doc_type"], "Doc types"), key="ov_doc_types")
 
     st.subheader("Recent events")
-    events = sv.events_frame().head(200)
-    show_table(events, key="ov_events", file_name="recent_events.csv", height=320)
+    events = sv.events_frame()
+    present = sorted(events["event_type"].dropna().unique()) if len(events) else []
+    chosen = st.multiselect("Event types", present, default=views.operator_event_types(present), key="ov_event_types",
+                            help="ACCESS rows (one per returned document of every query) are left out by default")
+    shown = views.filter_events(events, event_types=chosen or present).head(200)
+    show_table(shown, key="ov_events", file_name="recent_events.csv", height=320,
+               title=f"The {len(shown)} most recent events of the chosen types", wrap=("detail",))
+    with st.expander("Table versions"):
+        show_table(views.versions_frame(stats["table_versions"], {}), key="ov_versions",
+                   file_name="table_versions.csv", title="Current version of each table")

@@ -20,6 +20,7 @@ from smartvector_core.ui import charts, views
 page_setup()
 st.title("Query Lab")
 sv = service()
+ACTOR = "dashboard"
 names = list(PROFILES)
 if "lab_default_as_of" not in st.session_state:  # the picker starts at "now" (UTC) for this session
     st.session_state["lab_default_as_of"] = utc_now().replace(tzinfo=None, second=0, microsecond=0)
@@ -45,48 +46,87 @@ if run:
             st.session_state["lab_responses"] = [
                 sv.query(text, as_of=moment, profile=p, k=int(k), asked_at=asked_at, vector=vector).to_dict()
                 for p in (left, right)]
+            st.session_state.pop("lab_flash", None)
 
 
-def feedback_buttons(result: dict, query_id: str, side: str) -> None:
-    b1, b2 = st.columns(2)
+def record(verdict: str, doc_id: str, query_id: str) -> None:
+    """Button callback (runs before the page redraws, so the card shows the new state at once):
+    record, replace or undo this operator's verdict, then put the new trust on every card of
+    that document."""
+    if not require_write("Feedback"):
+        return
+    with shown_errors("Feedback"):
+        now = utc_now()
+        if verdict == "undo":
+            out = sv.feedback_undo(doc_id, now=now, query_id=query_id, actor=ACTOR)
+            message = f"{out['undone']} undone on {doc_id}"
+        else:
+            out = sv.feedback(doc_id, verdict, now=now, query_id=query_id, actor=ACTOR)
+            if not out.get("recorded", True):
+                message = f"{verdict} was already recorded on {doc_id} for this question: nothing written"
+            else:
+                replaced = f" (replaces your {out['replaced']})" if out.get("replaced") else ""
+                message = (f"{verdict} recorded on {doc_id}{replaced}; rippled to {len(out['rippled'])} "
+                           "document(s)")
+        after = out["trust_after"]
+        st.session_state["lab_flash"] = {
+            "doc": doc_id, "query_id": query_id,
+            "text": f"{message}: trust {views.share_text(out['trust_before'])} → {views.share_text(after)}"}
+        for response in st.session_state.get("lab_responses") or []:
+            for result in response["results"]:
+                if result["id"] == doc_id:
+                    result["trust"] = after
+
+
+def feedback_row(result: dict, query_id: str, side: str, verdict: str | None) -> None:
     key = f"{side}_{query_id}_{result['rank']}_{result['id']}"
-    verdict = None
-    if b1.button("Accept", key=f"accept_{key}", icon=":material/thumb_up:"):
-        verdict = "accept"
-    if b2.button("Correct", key=f"correct_{key}", icon=":material/report:",
-                 help="Marks this version wrong; the penalty ripples to documents that depend on it"):
-        verdict = "correct"
-    if verdict and require_write("Feedback"):
-        with shown_errors("Feedback"):
-            out = sv.feedback(result["id"], verdict, now=utc_now(), query_id=query_id, actor="dashboard")
-            st.success(f"{verdict} recorded: confidence {out['confidence_before']:.3f} → "
-                       f"{out['confidence_after']:.3f}; rippled to {len(out['rippled'])} document(s)")
+    b1, b2, b3 = st.columns(3)
+    args = (result["id"], query_id)
+    b1.button("Accept", key=f"accept_{key}", icon=":material/thumb_up:", on_click=record, args=("accept", *args),
+              type="primary" if verdict == "accept" else "secondary")
+    b2.button("Correct", key=f"correct_{key}", icon=":material/report:", on_click=record, args=("correct", *args),
+              type="primary" if verdict == "correct" else "secondary",
+              help="Marks this version wrong; the penalty ripples to documents that depend on it")
+    b3.button("Undo", key=f"undo_{key}", icon=":material/undo:", on_click=record, args=("undo", *args),
+              disabled=verdict is None, help="Appends a reversing event; the verdict stays in the history")
+    flash = st.session_state.get("lab_flash")
+    if flash and flash["doc"] == result["id"] and flash["query_id"] == query_id:
+        st.success(flash["text"])
 
 
 def show_response(response: dict, side: str) -> None:
     st.subheader(f"Profile: {response['profile']}")
-    st.text(f"query id {response['query_id']} · as of {response['as_of']}")
+    judged, judged_line = views.judged_moment(response)
+    st.text(f"query id {response['query_id']} · {judged_line}")
+    if response.get("abstained"):
+        st.warning(f"Abstained: {response.get('abstain_reason') or 'nothing in the store is about the question'}")
     intent = views.intent_summary(response.get("intent"))
     if len(intent):
-        with st.expander("Parsed intent (time range, recency weight…)", expanded=False):
+        with st.expander("Parsed intent (time range, moment judged, recency weight…)", expanded=False):
             st.dataframe(intent, hide_index=True)
     show_figure(charts.score_breakdown(response["results"], title=f"Score breakdown · {response['profile']}"),
                 key=f"lab_chart_{side}")
-    for result in response["results"]:
+    verdicts = sv.standing_verdicts(response["query_id"], ACTOR)
+    for first, passages in views.passages_by_document(response["results"]):
         with st.container(border=True):
-            st.text(f"{result['rank']}. {result.get('title') or result['id']}")
-            st.text(f"id {result['id']} · score {result['score']:.3f} · confidence {result['confidence']:.3f} "
-                    f"({result['confidence_tier']}) · {result['validity_state']} · {result['kind']} · "
-                    f"{result['action']}")
-            if result.get("reasons"):
-                st.text("\n".join(f"• {reason}" for reason in result["reasons"]))
-            with st.expander("Text"):
-                st.text(result["text"])
-            feedback_buttons(result, response["query_id"], side)
-    st.caption(f"Rejected ({len(response['rejections'])})")
-    show_table(views.rejections_table(response), key=f"lab_rej_{side}",
+            for line in views.result_card(first, judged):
+                st.text(line)
+            if verdicts.get(first["id"]):
+                st.caption(f"Your verdict: {verdicts[first['id']]}")
+            if first.get("reasons"):
+                st.text("\n".join(f"• {reason}" for reason in first["reasons"]))
+            label = "Text" if len(passages) == 1 else f"{len(passages)} passages"
+            with st.expander(label):
+                for passage in passages:
+                    if len(passages) > 1:
+                        st.caption(f"rank {passage['rank']} · score {float(passage['score']):.3f}")
+                    st.text(passage["text"])
+            feedback_row(first, response["query_id"], side, verdicts.get(first["id"]))
+    show_table(views.rejections_table(response), key=f"lab_rej_{side}", wrap=("reason",),
+               title=f"Rejected ({len(response['rejections'])}) · {response['profile']}",
                file_name=f"rejections_{response['query_id']}.csv")
-    show_table(views.results_frame(response), key=f"lab_res_{side}", file_name=f"results_{response['query_id']}.csv")
+    show_table(views.results_frame(response), key=f"lab_res_{side}", wrap=("reasons",),
+               title=f"Results · {response['profile']}", file_name=f"results_{response['query_id']}.csv")
 
 
 responses = st.session_state.get("lab_responses")

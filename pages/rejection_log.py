@@ -18,7 +18,7 @@ with shown_errors("Reading the query log"):
     counts = views.rejection_counts(rejections)
     c1, c2 = st.columns([2, 3])
     with c1:
-        show_table(counts, key="rej_counts", file_name="rejection_counts.csv")
+        show_table(counts, key="rej_counts", file_name="rejection_counts.csv", title="Rejections per code")
     with c2:
         show_figure(charts.rejections_over_time(rejections), key="rej_time")
 
@@ -28,18 +28,19 @@ with shown_errors("Reading the query log"):
         queries, documents = views.rejection_drilldown(rejections, code)
         d1, d2 = st.columns(2)
         with d1:
-            st.caption("Queries")
-            show_table(queries, key="rej_code_queries", file_name=f"{code}_queries.csv")
+            show_table(queries, key="rej_code_queries", file_name=f"{code}_queries.csv",
+                       title=f"Queries that rejected with {code}")
         with d2:
-            st.caption("Documents")
-            show_table(documents, key="rej_code_docs", file_name=f"{code}_documents.csv")
+            show_table(documents, key="rej_code_docs", file_name=f"{code}_documents.csv",
+                       title=f"Documents rejected with {code}", wrap=("example_reason",))
 
     st.subheader("Per query")
     if len(log):
-        labels = {q: f"{q} · {t} · {text[:60]}" for q, t, text in zip(log["query_id"], log["asked_at"], log["query"],
-                                                                       strict=True)}
-        query_id = st.selectbox("Query id", list(labels), format_func=labels.get, key="rej_query")
+        labels, first = views.query_choices(log, rejections)
+        query_id = st.selectbox("Query (asked at · profile · question · rejected)", list(labels), index=first,
+                                format_func=labels.get, key="rej_query")
         show_table(rejections[rejections["query_id"] == query_id], key="rej_query_table",
-                   file_name=f"rejections_{query_id}.csv")
+                   file_name=f"rejections_{query_id}.csv", title=f"Rejections of query {query_id}", wrap=("reason",))
     st.subheader("All rejections")
-    show_table(rejections, key="rej_all", file_name="rejections.csv", height=320)
+    show_table(rejections, key="rej_all", file_name="rejections.csv", height=320, title="Every logged rejection",
+               wrap=("reason",))

@@ -8,6 +8,7 @@ labels and hover text, and a document title must always read as the literal text
 from __future__ import annotations
 
 import html
+import zlib
 from collections.abc import Mapping, Sequence
 
 import numpy as np
@@ -17,7 +18,8 @@ import plotly.graph_objects as go
 SIGNAL_COLORS = {
     "semantic": "#4C78A8",
     "temporal": "#F58518",
-    "confidence": "#54A24B",
+    "confidence": "#54A24B",   # the paper profile's name for the trust signal
+    "trust": "#54A24B",
     "relational": "#B279A2",
     "decay": "#E45756",
     "recency": "#72B7B2",
@@ -31,6 +33,21 @@ GRADE_ORDER = ("A", "B", "C", "D", "F")
 GRADE_COLORS = {"A": "#2E7D32", "B": "#7CB342", "C": "#FBC02D", "D": "#FB8C00", "F": "#C62828"}
 PALETTE = ("#4C78A8", "#F58518", "#54A24B", "#E45756", "#72B7B2", "#B279A2", "#FF9DA6", "#9D755D",
            "#BAB0AC", "#EECA3B")
+DISTINCT = ("#1F77B4", "#FF7F0E", "#2CA02C", "#D62728", "#9467BD", "#8C564B", "#E377C2", "#7F7F7F", "#BCBD22",
+            "#17BECF", "#393B79", "#AD494A", "#637939", "#E7BA52", "#3182BD", "#843C39")   # 16 distinguishable hues
+#: One colour per profile on every chart (naive is never blue here and orange there).
+PROFILE_COLORS = {"naive": "#7F7F7F", "temporal": "#F58518", "smartvector": "#B279A2", "default": "#2E7D32",
+                  "bm25": "#4C78A8", "hybrid": "#72B7B2", "langchain": "#E45756", "llamaindex_fixed": "#9D755D",
+                  "llamaindex_time": "#EECA3B"}
+
+
+def profile_color(name: object) -> str:
+    """The colour of a profile (:data:`PROFILE_COLORS`; any other name gets a fixed hue from its
+    CRC-32, so it too keeps its colour from chart to chart)."""
+    key = str(name)
+    return PROFILE_COLORS.get(key) or DISTINCT[zlib.crc32(key.encode("utf-8")) % len(DISTINCT)]
+
+
 LAYOUT = {"margin": {"l": 10, "r": 10, "t": 40, "b": 10}, "template": "plotly_white"}
 
 
@@ -99,54 +116,133 @@ def count_bars(counts: Mapping[str, int], title: str) -> go.Figure:
 
 
 # ------------------------------------------------------------------------------------- graph
-def knowledge_graph(nodes: pd.DataFrame, edges: pd.DataFrame, positions: Mapping[str, tuple[float, float]],
-                    *, color_by: str = "lifecycle", selected: str | None = None,
-                    title: str = "Knowledge graph") -> go.Figure:
-    """Nodes coloured by ``color_by`` (one trace per category) and sized by confidence; one
-    line trace per edge type, styled by :data:`EDGE_STYLES`.
+LIFECYCLE_COLORS = {"ACTIVE": "#2E7D32", "UNCONSOLIDATED": "#1E88E5", "DORMANT": "#F9A825", "ARCHIVED": "#9E9E9E"}
+KIND_COLORS = {"VERSIONED": "#4C78A8", "STATIC": "#54A24B", "EVENT": "#E45756"}
+EDGE_LABELS = {"SUPERSEDES": "supersedes", "DEPENDS_ON": "depends on", "CONTRADICTS": "contradicts"}
 
-    ``nodes``: columns ``id``, ``title``, ``confidence`` and ``color_by``; ``edges``: ``src``,
-    ``dst``, ``edge_type``. Nodes without a position are skipped, and so are their edges. Each
-    node point carries its id in ``customdata`` (for selection events).
+
+def _category_colour(color_by: str, category: object, k: int) -> str:
+    fixed = LIFECYCLE_COLORS if color_by == "lifecycle" else KIND_COLORS if color_by == "kind" else {}
+    return fixed.get(str(category), PALETTE[k % len(PALETTE)])
+
+
+def _edge_hover(row: Mapping, labels: Mapping[str, str]) -> str:
+    src, dst, etype = str(row["src"]), str(row["dst"]), str(row["edge_type"])
+    evidence = plain(row.get("evidence") or "", 160) or "(none)"
+    status = plain(row.get("status") or "") or "open" if etype == "CONTRADICTS" else plain(row.get("status") or "")
+    return (f"<b>{plain(labels.get(src, src))}</b> {EDGE_LABELS.get(etype, etype.lower())} "
+            f"<b>{plain(labels.get(dst, dst))}</b><br>type: {plain(etype)}"
+            f"<br>origin: {plain(row.get('origin') or 'declared')}<br>evidence: {evidence}"
+            f"<br>status: {status or 'in force'}")
+
+
+def knowledge_graph(nodes: pd.DataFrame, edges: pd.DataFrame, positions: Mapping[str, tuple[float, float]],
+                    *, color_by: str = "lifecycle", selected: str | None = None, focus: Sequence[str] = (),
+                    labels: Mapping[str, str] | None = None, title: str = "Knowledge graph") -> go.Figure:
+    """A readable relation graph: labelled nodes, directed edges with arrowheads and hover.
+
+    ``nodes``: columns ``id``, ``title``, ``trust`` (``SmartVector.documents_frame``) and
+    ``color_by``; optional ``created_at``. ``edges``: ``src``, ``dst``, ``edge_type`` and
+    optionally ``origin`` (declared / inferred), ``evidence``, ``status``. ``positions`` from
+    :func:`smartvector_core.ui.views.graph_layout`; nodes without one are skipped, and so are
+    their edges. ``labels``: id -> short label (:func:`views.short_labels`), else the id.
+
+    Traces: per edge type one line trace whose points end in an arrowhead (marker ``arrow``
+    turned along the edge, ``angleref="previous"``; an edge ``src -> dst`` reads "src
+    supersedes / depends on / contradicts dst"), styled by :data:`EDGE_STYLES`, in the legend
+    group "Relations"; one invisible marker per edge midpoint carrying its hover (type, origin,
+    evidence, status); per ``color_by`` category one node trace (fixed colours per lifecycle
+    state or kind, legend group "Lifecycle"/"Kind"), sized by trust, labelled with text, with
+    the id in ``customdata`` for selection events. With ``focus`` (a node, its chain and
+    ripple set), everything else is faded and unlabelled; ``selected`` gets a ring.
     """
     if nodes.empty:
         return _empty(title, "no documents match")
+    labels = dict(labels or {})
+    focus_ids = set(focus)
     fig = go.Figure()
-    for etype, group in (edges.groupby("edge_type", sort=True) if len(edges) else []):
-        xs: list[float | None] = []
-        ys: list[float | None] = []
-        for src, dst in zip(group["src"], group["dst"], strict=True):
-            if src in positions and dst in positions:
-                (x0, y0), (x1, y1) = positions[src], positions[dst]
-                xs += [x0, x1, None]
-                ys += [y0, y1, None]
-        if not xs:
-            continue
+    legend_titled = False
+    drawn = edges[edges["src"].isin(list(positions)) & edges["dst"].isin(list(positions))] if len(edges) else edges
+    for etype, group in (drawn.groupby("edge_type", sort=True) if len(drawn) else []):
         colour, dash, width = EDGE_STYLES.get(str(etype), ("#999999", "solid", 1.0))
-        fig.add_trace(go.Scatter(x=xs, y=ys, mode="lines", name=str(etype).lower(), hoverinfo="skip",
-                                 line={"color": colour, "dash": dash, "width": width}))
+        for faded in (False, True):
+            part = group
+            if focus_ids:
+                touches = group["src"].isin(focus_ids) & group["dst"].isin(focus_ids)
+                part = group[~touches] if faded else group[touches]
+            elif faded:
+                continue
+            if not len(part):
+                continue
+            xs: list[float | None] = []
+            ys: list[float | None] = []
+            sizes: list[float] = []
+            for src, dst in zip(part["src"], part["dst"], strict=True):
+                (x0, y0), (x1, y1) = positions[src], positions[dst]
+                length = float(np.hypot(x1 - x0, y1 - y0)) or 1.0
+                stop = max(0.0, 1.0 - 0.42 / length)          # the arrow's tip stops short of the node
+                xs += [x0, x0 + (x1 - x0) * stop, None]
+                ys += [y0, y0 + (y1 - y0) * stop, None]
+                sizes += [0.0, 0.0 if faded else 11.0, 0.0]
+            name = f"{EDGE_LABELS.get(str(etype), str(etype).lower())} →"
+            fig.add_trace(go.Scatter(
+                x=xs, y=ys, mode="lines+markers", name=name, hoverinfo="skip", showlegend=False,
+                legendgroup=f"edge_{etype}", opacity=0.18 if faded else 1.0,
+                line={"color": colour, "dash": dash, "width": width},
+                marker={"symbol": "arrow", "angleref": "previous", "size": sizes, "color": colour}))
+        fig.add_trace(go.Scatter(   # the legend entry, whatever is faded
+            x=[None], y=[None], mode="lines+markers", legendgroup=f"edge_{etype}",
+            name=f"{EDGE_LABELS.get(str(etype), str(etype).lower())} →",
+            legendgrouptitle={"text": "Relations"} if not legend_titled else None,
+            line={"color": colour, "dash": dash, "width": width},
+            marker={"symbol": "arrow", "angleref": "previous", "size": [0, 11], "color": colour}))
+        legend_titled = True
+        mid = group.assign(
+            _x=[(positions[s][0] + positions[d][0]) / 2 for s, d in zip(group["src"], group["dst"], strict=True)],
+            _y=[(positions[s][1] + positions[d][1]) / 2 for s, d in zip(group["src"], group["dst"], strict=True)])
+        fig.add_trace(go.Scatter(
+            x=mid["_x"], y=mid["_y"], mode="markers", name=f"{str(etype).lower()} details", showlegend=False,
+            legendgroup=f"edge_{etype}", marker={"size": 12, "color": "rgba(0,0,0,0)"}, hoverinfo="text",
+            hovertext=[_edge_hover(row, labels) for row in mid.to_dict("records")]))
     placed = nodes[nodes["id"].isin(list(positions))]
-    conf = placed["confidence"].fillna(0.0).clip(0.0, 1.0).to_numpy(dtype=float)
-    placed = placed.assign(_size=8.0 + 22.0 * conf)
+    weight = placed["trust"] if "trust" in placed else placed.get("confidence", pd.Series(0.0, index=placed.index))
+    placed = placed.assign(_size=8.0 + 14.0 * weight.fillna(0.0).clip(0.0, 1.0).to_numpy(dtype=float),
+                           _trust=weight.fillna(0.0).to_numpy(dtype=float))
+    group_title = {"lifecycle": "Lifecycle", "kind": "Kind"}.get(color_by, color_by)
     for k, (category, group) in enumerate(placed.groupby(color_by, sort=True, dropna=False)):
         xy = np.array([positions[i] for i in group["id"]], dtype=float).reshape(-1, 2)
-        hover = [f"{plain(t, 80)}<br>{plain(i)}<br>{plain(color_by)}: {plain(category)}"
-                 f"<br>confidence {c:.2f}"
-                 for i, t, c in zip(group["id"], group["title"], group["confidence"].fillna(0.0), strict=True)]
+        lit = [not focus_ids or i in focus_ids for i in group["id"]]
+        created = group["created_at"] if "created_at" in group else pd.Series([None] * len(group))
+        hover = [f"<b>{plain(t, 80)}</b><br>id {plain(i)}<br>{plain(color_by)}: {plain(category)}"
+                 f"<br>created {plain(str(c)[:10]) if c is not None and not pd.isna(c) else '?'}<br>trust {w:.3f}"
+                 for i, t, c, w in zip(group["id"], group["title"].fillna(""), created, group["_trust"], strict=True)]
+        colour = _category_colour(color_by, category, k)
+        fig.add_trace(go.Scatter(x=[None], y=[None], mode="markers", name=plain(category),   # legend entry
+                                 legendgroup=f"node_{category}", marker={"size": 12, "color": colour},
+                                 legendgrouptitle={"text": group_title} if k == 0 else None))
+        column = np.rint(xy[:, 0] / 3.0).astype(int)      # neighbours in a row put labels above / below
         fig.add_trace(go.Scatter(
-            x=xy[:, 0], y=xy[:, 1], mode="markers", name=plain(category),
-            marker={"size": group["_size"].to_numpy(), "color": PALETTE[k % len(PALETTE)],
-                    "line": {"width": 0.5, "color": "#333333"}},
+            x=xy[:, 0], y=xy[:, 1], mode="markers+text", name=plain(category), legendgroup=f"node_{category}",
+            showlegend=False,
+            text=[plain(labels.get(i, i)) if on else "" for i, on in zip(group["id"], lit, strict=True)],
+            textposition=["bottom center" if c % 2 == 0 else "top center" for c in column],
+            textfont={"size": 10, "color": "#222222"},
+            marker={"size": group["_size"].to_numpy(), "color": colour,
+                    "opacity": [1.0 if on else 0.2 for on in lit], "line": {"width": 0.6, "color": "#333333"}},
             customdata=group["id"].to_numpy(dtype=object), hovertext=hover, hoverinfo="text",
         ))
     if selected is not None and selected in positions:
         x, y = positions[selected]
         fig.add_trace(go.Scatter(x=[x], y=[y], mode="markers", name="selected", hoverinfo="skip",
-                                 marker={"size": 34, "color": "rgba(0,0,0,0)",
+                                 marker={"size": 30, "color": "rgba(0,0,0,0)",
                                          "line": {"width": 3, "color": "#000000"}}))
-    fig.update_layout(title=title, height=560, showlegend=True, dragmode="pan", **LAYOUT)
-    fig.update_xaxes(visible=False)
-    fig.update_yaxes(visible=False, scaleanchor="x")
+    xs = [p[0] for p in positions.values()] or [0.0]
+    ys = [p[1] for p in positions.values()] or [0.0]
+    rows = max(ys) - min(ys) + 1
+    fig.update_layout(title=title, height=int(min(2600, max(420, 150 + 52 * rows))), showlegend=True,
+                      dragmode="pan", hoverlabel={"align": "left"}, legend={"groupclick": "togglegroup"}, **LAYOUT)
+    fig.update_xaxes(visible=False, range=[min(xs) - 1.5, max(xs) + 1.5])
+    fig.update_yaxes(visible=False, range=[min(ys) - 0.8, max(ys) + 0.6])
     return fig
 
 
@@ -169,10 +265,13 @@ def decay_curves(half_lives: Mapping[str, float], *, horizon_days: float = 730.0
         return _empty(title)
     age = np.linspace(0.0, float(horizon_days), int(points))
     fig = go.Figure()
-    for name, half in sorted(half_lives.items(), key=lambda kv: kv[1]):
+    dashes = ("solid", "dash", "dot", "dashdot")
+    for k, (name, half) in enumerate(sorted(half_lives.items(), key=lambda kv: kv[1])):
         floor = float((floors or {}).get(name, 0.0))
         fig.add_trace(go.Scatter(x=age, y=np.maximum(floor, np.exp2(-age / float(half))), mode="lines",
-                                 name=f"{plain(name)} ({half:g} d)"))
+                                 name=f"{plain(name)} ({half:g} d)",
+                                 line={"color": DISTINCT[k % len(DISTINCT)],
+                                       "dash": dashes[(k // len(DISTINCT)) % len(dashes)]}))
     fig.update_layout(title=title, height=320, **LAYOUT)
     fig.update_xaxes(title="age (days)")
     fig.update_yaxes(title="decay", range=[0, 1.02])
@@ -196,22 +295,47 @@ def rejections_over_time(frame: pd.DataFrame, *, freq: str = "D",
 
 
 # --------------------------------------------------------------------------------- audit
-def confidence_over_time(history: pd.DataFrame, events: pd.DataFrame | None = None,
-                         title: str = "Confidence over time") -> go.Figure:
-    """The confidence line (``at``, ``confidence``) with one marker per event (``at``, ``event_type``)."""
+def trust_over_time(history: pd.DataFrame, events: pd.DataFrame | None = None,
+                    title: str = "Trust over time") -> go.Figure:
+    """The trust line (``at``, ``trust``: ``SmartVector.trust_history``) with one marker per
+    event (``at``, ``event_type``)."""
     if history.empty:
         return _empty(title)
-    fig = go.Figure(go.Scatter(x=history["at"], y=history["confidence"], mode="lines", name="confidence"))
+    fig = go.Figure(go.Scatter(x=history["at"], y=history["trust"], mode="lines", name="trust"))
     if events is not None and len(events):
         at = pd.to_datetime(events["at"], utc=True)
         level = np.interp(at.astype("int64"), pd.to_datetime(history["at"], utc=True).astype("int64"),
-                          history["confidence"].to_numpy(dtype=float))
+                          history["trust"].to_numpy(dtype=float))
         fig.add_trace(go.Scatter(x=at, y=level, mode="markers", name="events",
                                  text=[plain(t) for t in events["event_type"]], hoverinfo="text+x",
                                  marker={"size": 9, "symbol": "diamond"}))
-    fig.update_layout(title=title, height=320, **LAYOUT)
-    fig.update_yaxes(range=[0, 1.02], title="confidence")
+    fig.update_layout(title=title, height=360, **LAYOUT)
+    fig.update_yaxes(range=[0, 1.02], title="trust")
+    fig.update_xaxes(rangeslider={"visible": True, "thickness": 0.08}, rangeselector={"buttons": [
+        {"count": 7, "label": "1w", "step": "day", "stepmode": "backward"},
+        {"count": 1, "label": "1m", "step": "month", "stepmode": "backward"},
+        {"count": 1, "label": "1y", "step": "year", "stepmode": "backward"},
+        {"step": "all", "label": "all"}]})
+    window = latest_changes_window(history, events)
+    if window is not None:
+        fig.update_xaxes(range=list(window))
     return fig
+
+
+def latest_changes_window(history: pd.DataFrame, events: pd.DataFrame | None, *, last: int = 8):
+    """The x range that opens the trust chart on its latest changes: from the earliest of the
+    ``last`` most recent events that move trust (not ACCESS) to the end of the history, padded
+    by 10% (at least a day). None when there are no such events."""
+    if events is None or not len(events):
+        return None
+    moving = events[events["event_type"] != "ACCESS"] if "event_type" in events else events
+    if not len(moving):
+        return None
+    at = pd.to_datetime(moving["at"], utc=True).sort_values()
+    end = pd.to_datetime(history["at"], utc=True).max()
+    start = at.iloc[-last:].min()
+    pad = max((end - start) * 0.1, pd.Timedelta(days=1))
+    return start - pad, end + pad / 4
 
 
 # ---------------------------------------------------------------------------- evaluation
@@ -222,26 +346,27 @@ def metric_bars(metrics: pd.DataFrame, columns: Sequence[str] = ("top1", "stale_
     if metrics.empty or not cols:
         return _empty(title)
     fig = go.Figure()
-    for k, profile in enumerate(metrics.index):
+    for profile in metrics.index:
         fig.add_trace(go.Bar(x=cols, y=[float(metrics.loc[profile, c]) for c in cols], name=plain(profile),
-                             marker_color=PALETTE[k % len(PALETTE)]))
+                             marker_color=profile_color(profile)))
     fig.update_layout(title=title, barmode="group", height=320, **LAYOUT)
     fig.update_yaxes(range=[0, 1.0])
     return fig
 
 
 def reliability_diagram(curves: Mapping[str, pd.DataFrame], title: str = "Reliability diagram") -> go.Figure:
-    """Accuracy against mean confidence per bin, one line per profile, and the diagonal.
+    """Accuracy against mean answer confidence per bin, one line per profile, and the diagonal.
 
     Each frame has columns ``confidence`` (mean in the bin), ``accuracy`` and ``count``.
     """
     fig = go.Figure(go.Scatter(x=[0, 1], y=[0, 1], mode="lines", name="perfect calibration",
                                line={"dash": "dash", "color": "#888888"}))
-    for k, (profile, bins) in enumerate(curves.items()):
+    for profile, bins in curves.items():
         if bins is None or bins.empty:
             continue
         fig.add_trace(go.Scatter(x=bins["confidence"], y=bins["accuracy"], mode="lines+markers",
-                                 name=plain(profile), marker={"color": PALETTE[k % len(PALETTE)]},
+                                 name=plain(profile), marker={"color": profile_color(profile)},
+                                 line={"color": profile_color(profile)},
                                  text=[f"n={int(n)}" for n in bins["count"]]))
     fig.update_layout(title=title, height=360, **LAYOUT)
     fig.update_xaxes(title="confidence", range=[0, 1])

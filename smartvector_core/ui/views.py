@@ -69,6 +69,35 @@ def parse_upload(name: str, data: bytes, *, max_file_bytes: int, max_line_bytes:
     return records
 
 
+def read_upload(name: str, data: bytes, *, max_file_bytes: int,
+                max_line_bytes: int) -> tuple[list[dict[str, Any]], list[dict[str, str]]]:
+    """The records of one uploaded file and every problem reading it: ``(records, problems)``.
+
+    A JSONL file is read line by line when it has a bad line, so every unreadable line is
+    listed (``where``, ``field``, ``message`` rows, as :func:`validation_preview` gives), not
+    only the first; the readable lines still go to validation, whose problems add to these.
+    """
+    from ..ingest.parse import JSONL_SUFFIXES, parse_jsonl
+
+    try:
+        return parse_upload(name, data, max_file_bytes=max_file_bytes, max_line_bytes=max_line_bytes), []
+    except InputError as exc:
+        first = {"where": f"{name}:{exc.line}" if exc.line else name, "field": exc.field or "", "message": exc.message}
+        if Path(name).suffix.lower() not in JSONL_SUFFIXES or not exc.line:
+            return [], [first]
+    records, problems = [], []
+    for number, line in enumerate(data.decode("utf-8", errors="replace").splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            for record in parse_jsonl(line, name, max_line_bytes=max_line_bytes):
+                record["_origin"] = f"{name}:{number}"
+                records.append(record)
+        except InputError as exc:
+            problems.append({"where": f"{name}:{number}", "field": exc.field or "", "message": exc.message})
+    return records, problems
+
+
 def validation_preview(records: Sequence[dict[str, Any]], *, now: datetime) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Validate each record on its own and then the whole batch; nothing is written.
 
@@ -102,6 +131,20 @@ def validation_preview(records: Sequence[dict[str, Any]], *, now: datetime) -> t
             pd.DataFrame(errors, columns=["where", "field", "message"]))
 
 
+CONSOLIDATION_FINDINGS = {"supersessions": "documents newly superseded",
+                          "contradictions": "new contradictions (review queue)",
+                          "dependencies": "dependencies found", "archived": "archived", "dormant": "made dormant",
+                          "activated": "made active", "rippled": "ripple penalties written",
+                          "examined_pairs": "document pairs examined"}
+
+
+def consolidation_findings(report: Mapping[str, Any] | None) -> pd.DataFrame:
+    """What a consolidation run found, as (finding, count) rows (:data:`CONSOLIDATION_FINDINGS`)."""
+    rows = [{"finding": label, "count": int(report.get(key) or 0)} for key, label in CONSOLIDATION_FINDINGS.items()
+            if key in (report or {})]
+    return pd.DataFrame(rows, columns=["finding", "count"])
+
+
 def _id_list(text: str) -> list[str]:
     return [part.strip() for part in re.split(r"[,\n]", text or "") if part.strip()]
 
@@ -133,17 +176,21 @@ def record_from_form(*, text: str, title: str = "", doc_id: str = "", created_at
 
 
 # ------------------------------------------------------------------------------ query lab
-RESULT_COLUMNS = ["rank", "id", "title", "score", "confidence", "confidence_tier", "validity_state", "kind",
-                  "action", "doc_type"]
+RESULT_COLUMNS = ["rank", "id", "title", "score", "confidence", "confidence_tier", "trust", "validity_state",
+                  "kind", "action", "doc_type"]
 
 
 def results_frame(response: Mapping[str, Any]) -> pd.DataFrame:
-    """The results of one CONTRACT.md response as a table (signals flattened to contributions)."""
+    """The results of one CONTRACT.md response as a table. ``confidence`` and ``trust`` are the
+    result's own (DESIGN.md "Trust model"); each signal's contribution to the score is a
+    column ``<signal>_contribution`` (so the paper's ``confidence`` signal never shadows the
+    answer confidence)."""
     rows = []
     for r in response.get("results", []):
         row = {c: r.get(c) for c in RESULT_COLUMNS}
+        row.update(confidence=share(r.get("confidence")), trust=share(r.get("trust")))
         for name, sig in (r.get("signals") or {}).items():
-            row[f"{name}"] = (sig or {}).get("contribution")
+            row[f"{name}_contribution"] = (sig or {}).get("contribution")
         row["reasons"] = "; ".join(r.get("reasons") or [])
         rows.append(row)
     return pd.DataFrame(rows, columns=None if rows else RESULT_COLUMNS)
@@ -159,6 +206,78 @@ def intent_summary(intent: Mapping[str, Any] | None) -> pd.DataFrame:
     """The parsed intent as (field, value) rows; empty values left out."""
     rows = [{"field": k, "value": str(v)} for k, v in (intent or {}).items() if v not in (None, "", [], {})]
     return pd.DataFrame(rows, columns=["field", "value"])
+
+
+SHARE_DECIMALS = 3   # confidence and trust: the one rounding used on the card, in tables and in CSV
+
+
+def share(value: object) -> float | None:
+    """A confidence or trust as every surface shows it: rounded to :data:`SHARE_DECIMALS`
+    (None when missing or NaN), so the card, the table and the CSV read the same number."""
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        return None
+    return None if np.isnan(number) else round(number, SHARE_DECIMALS)
+
+
+def share_text(value: object) -> str:
+    number = share(value)
+    return "—" if number is None else f"{number:.{SHARE_DECIMALS}f}"
+
+
+def judged_moment(response: Mapping[str, Any]) -> tuple[datetime, str]:
+    """The moment the question is judged at and a line saying so.
+
+    ``intent["judged_at"]`` (the moment a question such as "what was the limit in March 2025"
+    implies; the engine sets it to ``as_of`` when the question names none) else ``as_of``.
+    """
+    from ..clock import parse_time
+
+    as_of = parse_time(response["as_of"], field="as_of")
+    intent = response.get("intent") or {}
+    judged = parse_time(intent["judged_at"], field="judged_at") if intent.get("judged_at") else as_of
+    if judged < as_of:
+        said = f" (“{intent['judged_text']}”)" if intent.get("judged_text") else ""
+        return judged, (f"judged at {judged:%Y-%m-%d %H:%M} UTC, the moment the question asks about{said}; "
+                        f"asked as of {as_of:%Y-%m-%d %H:%M} UTC")
+    return judged, f"judged as of {as_of:%Y-%m-%d %H:%M} UTC"
+
+
+def age_text(created_at: object, judged: datetime) -> str:
+    """How old a document was at the moment of judgement ("12 days", "3.1 years")."""
+    from ..clock import parse_time
+
+    if created_at in (None, ""):
+        return "age unknown"
+    days = (judged - parse_time(created_at, field="created_at")).total_seconds() / 86400.0
+    if days < 0:
+        return "created after the moment judged"
+    if days < 2:
+        return f"{days * 24:.0f} hours old"
+    return f"{days:.0f} days old" if days < 730 else f"{days / 365.25:.1f} years old"
+
+
+def result_card(result: Mapping[str, Any], judged: datetime) -> list[str]:
+    """The lines of one result's card: title, the two trust-model numbers, the age at the
+    moment judged, and where it stands (validity, kind, action, lifecycle)."""
+    title = f"{result.get('rank')}. {result.get('title') or result.get('id')}"
+    numbers = (f"confidence {share_text(result.get('confidence'))} ({result.get('confidence_tier')}) · "
+               f"trust {share_text(result.get('trust'))} · score {float(result.get('score') or 0.0):.3f}")
+    created = str(result.get("created_at") or "")[:10]
+    where = (f"id {result.get('id')} · {result.get('validity_state')} · {result.get('kind')} · "
+             f"{result.get('action')} · created {created or '?'}, {age_text(result.get('created_at'), judged)} "
+             f"at the moment judged")
+    return [title, numbers, where]
+
+
+def passages_by_document(results: Sequence[Mapping[str, Any]]) -> list[tuple[Mapping[str, Any], list[Mapping]]]:
+    """Results grouped by document, in rank order of each document's best passage:
+    ``[(first result of the document, [its passages, best first]), ...]``."""
+    groups: dict[str, list[Mapping[str, Any]]] = {}
+    for r in results:
+        groups.setdefault(str(r.get("id")), []).append(r)
+    return [(items[0], items) for items in groups.values()]
 
 
 # -------------------------------------------------------------------------------- graph
@@ -203,64 +322,96 @@ def graph_view(docs: pd.DataFrame, edges: pd.DataFrame, *, title_query: str = ""
     return nodes, sub_edges
 
 
-def _component_layout(graph, nodes: list[str], seed: int) -> np.ndarray:
-    """Positions in [-1, 1]² for one connected component: a ring walked breadth-first for
-    small ones (a chain reads as an arc; cheap), a spring layout for larger ones."""
-    import networkx as nx
-
-    n = len(nodes)
-    if n <= 12:
-        start = min(nodes, key=lambda v: (graph.degree(v), v))
-        order = list(nx.bfs_tree(graph, start)) if n > 1 else nodes
-        angle = np.pi * (0.15 + 1.7 * np.arange(n) / max(n - 1, 1))
-        xy = np.column_stack([np.cos(angle), np.sin(angle)])
-        index = {v: i for i, v in enumerate(order)}
-        return xy[[index[v] for v in nodes]]
-    iterations = 50 if n <= 300 else 30 if n <= 1000 else 15
-    pos = nx.spring_layout(graph.subgraph(nodes), seed=seed, iterations=iterations, k=1.5 / np.sqrt(n))
-    xy = np.array([pos[v] for v in nodes], dtype=float)
-    span = np.abs(xy).max() or 1.0
-    return xy / span
+GRAPH_X_STEP = 3.0       # layout units between two versions of a chain (labels need the room)
+GRAPH_ROW_WIDTH = 42.0   # layout units per shelf of packed components
 
 
-def layout_positions(node_ids: Sequence[str], edge_pairs: Sequence[tuple[str, str]], *,
-                     seed: int = 7) -> dict[str, tuple[float, float]]:
-    """2-D positions: each connected component laid out on its own (ring or spring layout)
-    in a cell sized by √(its nodes), cells packed in rows, largest first; isolated nodes on a
-    grid after them.
+def graph_layout(node_ids: Sequence[str], times_us: Sequence[int],
+                 edges: Sequence[tuple[str, str, str]]) -> dict[str, tuple[float, float]]:
+    """2-D positions in which every version chain reads left to right by time.
 
-    A spring layout of the whole graph costs O(n²) per iteration (2,000 nodes: ~10 s); laying
-    out components separately keeps a few thousand documents (mostly short version chains)
-    around a second. Deterministic for a given input (fixed ``seed``, sorted components).
+    ``edges``: ``(src, dst, edge_type)``. A chain is a connected set of SUPERSEDES edges (a
+    document without one is a chain of its own); a component is a connected set of any edges.
+    Inside a component each chain is one row, its versions placed ``GRAPH_X_STEP`` apart in
+    order of ``times_us`` (oldest left), rows ordered by their first version; components are
+    packed as blocks on shelves ``GRAPH_ROW_WIDTH`` wide, largest first, and documents without
+    any relation go on a grid below. Deterministic, no force simulation: 400 or 4,000 nodes
+    lay out in milliseconds and never overlap.
     """
     import networkx as nx
 
     ids = list(dict.fromkeys(node_ids))
+    when = dict(zip(node_ids, (int(t) for t in times_us), strict=True))
     known = set(ids)
-    graph = nx.Graph()
-    graph.add_nodes_from(ids)
-    graph.add_edges_from((a, b) for a, b in edge_pairs if a != b and a in known and b in known)
-    components = sorted((sorted(c) for c in nx.connected_components(graph)), key=lambda c: (-len(c), c[0]))
-    linked = [c for c in components if len(c) > 1]
-    isolated = [c[0] for c in components if len(c) == 1]
+    every, chains = nx.Graph(), nx.Graph()
+    every.add_nodes_from(ids)
+    chains.add_nodes_from(ids)
+    for src, dst, etype in edges:
+        if src != dst and src in known and dst in known:
+            every.add_edge(src, dst)
+            if str(etype) == "SUPERSEDES":
+                chains.add_edge(src, dst)
+
+    def by_time(members) -> list[str]:
+        return sorted(members, key=lambda v: (when.get(v, 0), v))
+
+    blocks, isolated = [], []
+    for comp in nx.connected_components(every):
+        if len(comp) == 1:
+            isolated.extend(comp)
+            continue
+        rows = sorted((by_time(c) for c in nx.connected_components(chains.subgraph(comp))),
+                      key=lambda row: (when.get(row[0], 0), row[0]))
+        blocks.append(rows)
+    blocks.sort(key=lambda rows: (-sum(map(len, rows)), rows[0][0]))
     positions: dict[str, tuple[float, float]] = {}
-    total = sum(len(c) for c in linked) + len(isolated)
-    row_width = max(4.0, 1.6 * np.sqrt(max(total, 1)) * 1.3)
-    x = y = row_height = 0.0
-    for comp in linked:
-        size = 1.3 * np.sqrt(len(comp))                   # cell edge
-        if x > 0 and x + size > row_width:
-            x, y, row_height = 0.0, y - row_height, 0.0
-        xy = _component_layout(graph, comp, seed) * (size / 2.4) + np.array([x + size / 2, y - size / 2])
-        positions.update({v: (float(a), float(b)) for v, (a, b) in zip(comp, xy, strict=True)})
-        x += size
-        row_height = max(row_height, size)
+    x = y = shelf = 0.0
+    for rows in blocks:
+        width = GRAPH_X_STEP * max(len(r) for r in rows)
+        if x > 0 and x + width > GRAPH_ROW_WIDTH:
+            x, y, shelf = 0.0, y - shelf - 1.0, 0.0
+        for r, row in enumerate(rows):
+            positions.update({v: (x + GRAPH_X_STEP * c, y - r) for c, v in enumerate(row)})
+        x += width + GRAPH_X_STEP          # blocks start on the step grid (labels alternate by column)
+        shelf = max(shelf, float(len(rows)))
     if isolated:
-        y -= row_height + 0.5
-        cols = max(1, int(row_width / 0.8))
-        for i, node in enumerate(isolated):
-            positions[node] = (0.4 + 0.8 * (i % cols), y - 0.8 * (i // cols))
+        y = y - shelf - 1.0 if positions else 0.0
+        cols = int(GRAPH_ROW_WIDTH // GRAPH_X_STEP)
+        for i, v in enumerate(by_time(isolated)):
+            positions[v] = (GRAPH_X_STEP * (i % cols), y - (i // cols))
     return positions
+
+
+def short_labels(nodes: pd.DataFrame, limit: int = 18) -> dict[str, str]:
+    """id -> a short label: the title cut to ``limit`` characters (the id when untitled).
+
+    Collisions are handled: a label shared by several nodes (the versions of one document,
+    mostly) gets the version, else the id, appended, so no two nodes read the same.
+    """
+    def cut(text: str, n: int) -> str:
+        return text if len(text) <= n else text[: max(n - 1, 1)].rstrip() + "…"
+
+    ids = [str(i) for i in nodes["id"]]
+    titles = nodes["title"].fillna("").astype(str).tolist() if "title" in nodes else [""] * len(ids)
+    versions = nodes["version"].fillna("").astype(str).tolist() if "version" in nodes else [""] * len(ids)
+    base = [cut(t.strip() or i, limit) for i, t in zip(ids, titles, strict=True)]
+    counts = pd.Series(base, dtype=object).value_counts()
+    def tail(text: str, n: int) -> str:
+        return text if len(text) <= n else "…" + text[-(n - 1):]
+
+    out = {i: b if counts[b] == 1 else f"{cut(b, limit - 8)} {tail(v.strip() or i, 7)}"
+           for i, b, v in zip(ids, base, versions, strict=True)}
+    shared = pd.Series(list(out.values()), dtype=object).value_counts()
+    if len(shared) < len(out):   # same title and version: the id decides
+        out = {i: f"{cut(lab, limit - 8)} {tail(i, 7)}" if shared[lab] > 1 else lab for i, lab in out.items()}
+    return out
+
+
+def focus_set(selected: str | None, chain: Iterable[str] = (), ripple: Iterable[str] = ()) -> list[str]:
+    """The documents a focused node brings forward: itself, its version chain and its ripple set."""
+    if not selected:
+        return []
+    return list(dict.fromkeys([selected, *chain, *ripple]))
 
 
 def node_options(nodes: pd.DataFrame) -> dict[str, str]:
@@ -271,7 +422,7 @@ def node_options(nodes: pd.DataFrame) -> dict[str, str]:
 # ---------------------------------------------------------------------------- freshness
 FRESHNESS_COLUMNS = ["id", "title", "kind", "doc_type", "grade", "graded_by", "freshness", "advice", "review_due",
                      "superseded_by", "decay", "age_days", "half_life_days", "validity_state", "hours_left", "action",
-                     "confidence", "lifecycle"]
+                     "trust", "lifecycle"]
 
 
 def freshness_table(report: pd.DataFrame, *, grades: Iterable[str] = (), kinds: Iterable[str] = (),
@@ -312,7 +463,36 @@ def rejection_drilldown(rejections: pd.DataFrame, code: str) -> tuple[pd.DataFra
     return queries, docs
 
 
+def query_choices(log: pd.DataFrame, rejections: pd.DataFrame) -> tuple[dict[str, str], int]:
+    """Labels for the per-query picker, newest first, and the index to open on.
+
+    Each label names the moment, the profile, the question and how many documents it rejected;
+    the picker opens on the newest query that rejected something (never on an empty run when
+    one with rejections exists).
+    """
+    if not len(log):
+        return {}, 0
+    counts = rejections.groupby("query_id").size() if len(rejections) else pd.Series(dtype=int)
+    labels = {}
+    for qid, at, profile, text in zip(log["query_id"], log["asked_at"], log["profile"], log["query"], strict=True):
+        n = int(counts.get(qid, 0))
+        when = pd.Timestamp(at).strftime("%Y-%m-%d %H:%M") if at is not None and not pd.isna(at) else "?"
+        labels[qid] = f"{when} · {profile} · {str(text)[:60]} · {n} rejected"
+    first = next((i for i, qid in enumerate(labels) if int(counts.get(qid, 0)) > 0), 0)
+    return labels, first
+
+
 # ------------------------------------------------------------------------------- audit
+#: What an operator acts on by default in an event list: everything but the per-query ACCESS rows.
+OPERATOR_EVENT_TYPES = ("INGEST", "UPDATE", "FEEDBACK_ACCEPT", "FEEDBACK_CORRECT", "FEEDBACK_UNDO", "LIFECYCLE",
+                        "RIPPLE", "CONTRADICTION", "REVIEW", "REEMBED", "RESTORE")
+
+
+def operator_event_types(present: Iterable[str]) -> list[str]:
+    """The default event-type filter: the operator-relevant types among those ``present``."""
+    return [t for t in OPERATOR_EVENT_TYPES if t in set(present)]
+
+
 def filter_events(events: pd.DataFrame, *, doc_id: str = "", event_types: Iterable[str] = ()) -> pd.DataFrame:
     out = events
     if doc_id:
@@ -359,6 +539,18 @@ def as_frame(value: Any) -> pd.DataFrame:
         frame.index.name = "variant"
         return frame.reset_index()
     return pd.DataFrame(list(value))
+
+
+def flatten_nested(frame: pd.DataFrame) -> pd.DataFrame:
+    """Columns holding dicts (an ablation's ``by_type``: {type: {metric: value}}) spread into one
+    column per leaf, named ``"<metric> · <type>"``, so no raw dict reaches the screen."""
+    out = frame.copy()
+    for col in [c for c in out.columns if out[c].map(lambda v: isinstance(v, Mapping)).any()]:
+        leaves = pd.json_normalize([v if isinstance(v, Mapping) else {} for v in out[col]], sep="\x1f")
+        leaves.columns = [" · ".join(reversed(name.split("\x1f"))) for name in leaves.columns]
+        leaves = leaves[[c for c in leaves.columns if pd.api.types.is_numeric_dtype(leaves[c])]]
+        out = pd.concat([out.drop(columns=[col]).reset_index(drop=True), leaves.reset_index(drop=True)], axis=1)
+    return out
 
 
 def reliability_from_runs(runs: Mapping[str, Mapping[str, Sequence[Mapping[str, Any]]]],

@@ -29,6 +29,11 @@ def _ok(at: AppTest) -> None:
     assert not at.error, [e.value for e in at.error]
 
 
+def _table(at: AppTest, column: str) -> pd.DataFrame:
+    """The first table on the page with ``column``."""
+    return next(d.value for d in at.dataframe if column in d.value.columns)
+
+
 def _store(path) -> SmartVector:
     return SmartVector(load_settings(str(path), env={"SMARTVECTOR_MODEL": "hashing"}))
 
@@ -108,7 +113,7 @@ def test_script_title_is_shown_as_literal_text(seeded_store):
     at.text_input(key="graph_query").input("script").run()
     at.selectbox(key="graph_node").select("hostile_doc").run()
     _ok(at)
-    details = at.dataframe[0].value
+    details = _table(at, "field")
     assert SCRIPT_TITLE in set(details["value"])
 
 

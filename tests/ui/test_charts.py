@@ -38,31 +38,90 @@ def test_count_bars():
     assert list(fig.data[0].x) == ["STATIC", "EVENT"] and list(fig.data[0].y) == [3, 1]
 
 
-def test_knowledge_graph_edges_styled_by_type_and_nodes_sized_by_confidence():
+def _graph():
     nodes = pd.DataFrame({"id": ["a", "b", "c"], "title": ["A", "<script>alert(1)</script>", "C"],
-                          "confidence": [0.0, 1.0, 0.5], "lifecycle": ["ACTIVE", "ACTIVE", "ARCHIVED"]})
+                          "trust": [0.0, 1.0, 0.5], "lifecycle": ["ACTIVE", "ACTIVE", "ARCHIVED"]})
     edges = pd.DataFrame({"src": ["b", "a", "c"], "dst": ["a", "c", "zz"],
-                          "edge_type": ["SUPERSEDES", "DEPENDS_ON", "CONTRADICTS"]})
-    pos = {"a": (0.0, 0.0), "b": (1.0, 0.0), "c": (0.0, 1.0)}
-    fig = charts.knowledge_graph(nodes, edges, pos, color_by="lifecycle", selected="b")
-    by_name = {t.name: t for t in fig.data}
-    assert by_name["supersedes"].line.dash == "solid"
-    assert by_name["depends_on"].line.dash == "dash"
-    assert "contradicts" not in by_name                  # its far end has no position
-    assert list(by_name["supersedes"].x) == [1.0, 0.0, None]
-    active = by_name["ACTIVE"]
+                          "edge_type": ["SUPERSEDES", "DEPENDS_ON", "CONTRADICTS"],
+                          "origin": ["declared", "inferred", "inferred"], "evidence": ["v2 replaces v1", "cites <c>", ""],
+                          "status": ["", "", "open"]})
+    pos = {"a": (0.0, 0.0), "b": (3.0, 0.0), "c": (0.0, -1.0)}
+    return nodes, edges, pos
+
+
+def test_knowledge_graph_directed_edges_with_arrowheads_and_hover():
+    nodes, edges, pos = _graph()
+    fig = charts.knowledge_graph(nodes, edges, pos, labels={"a": "A", "b": "B (v2)", "c": "C"})
+    lines = {t.name: t for t in fig.data if t.mode == "lines+markers" and t.x[0] is not None}
+    legend = [t.name for t in fig.data if t.showlegend is not False and t.x[0] is None]
+    assert legend == ["depends on →", "supersedes →", "ACTIVE", "ARCHIVED"]
+    sup = lines["supersedes →"]
+    assert sup.line.dash == "solid" and sup.marker.symbol == "arrow" and sup.marker.angleref == "previous"
+    assert sup.x[0] == 3.0 and sup.x[1] == pytest.approx(0.42) and sup.x[2] is None   # b -> a, tip short of a
+    assert list(sup.marker.size) == [0.0, 11.0, 0.0]                  # one arrowhead, at the dst end
+    assert lines["depends on →"].line.dash == "dash"
+    assert "contradicts →" not in lines                                # its far end has no position
+    hover = next(t for t in fig.data if t.name == "supersedes details").hovertext[0]
+    assert "<b>B (v2)</b> supersedes <b>A</b>" in hover
+    assert "origin: declared" in hover and "evidence: v2 replaces v1" in hover and "status: in force" in hover
+    dep_hover = next(t for t in fig.data if t.name == "depends_on details").hovertext[0]
+    assert "origin: inferred" in dep_hover and "cites &lt;c&gt;" in dep_hover
+
+
+def test_knowledge_graph_nodes_labelled_sized_by_trust_and_escaped():
+    nodes, edges, pos = _graph()
+    fig = charts.knowledge_graph(nodes, edges, pos, labels={"a": "A", "b": "<b>B</b>", "c": "C"})
+    active = next(t for t in fig.data if t.name == "ACTIVE" and t.mode == "markers+text")
     assert list(active.customdata) == ["a", "b"]
-    assert list(active.marker.size) == [8.0, 30.0]       # 8 + 22 * confidence
+    assert list(active.text) == ["A", "&lt;b&gt;B&lt;/b&gt;"]         # labels are literal text
+    assert list(active.marker.size) == [8.0, 22.0]                    # 8 + 14 * trust
+    assert active.marker.color == charts.LIFECYCLE_COLORS["ACTIVE"]
     assert "&lt;script&gt;" in active.hovertext[1] and "<script>" not in active.hovertext[1]
-    assert by_name["ARCHIVED"].marker.size[0] == pytest.approx(19.0)
-    assert list(by_name["selected"].x) == [1.0]
+    assert "trust 1.000" in active.hovertext[1]
+    assert fig.layout.legend.groupclick == "togglegroup"
+
+
+def test_knowledge_graph_focus_fades_the_rest_and_rings_the_selected():
+    nodes, edges, pos = _graph()
+    fig = charts.knowledge_graph(nodes, edges, pos, selected="b", focus=["a", "b"])
+    active = next(t for t in fig.data if t.name == "ACTIVE" and t.mode == "markers+text")
+    archived = next(t for t in fig.data if t.name == "ARCHIVED" and t.mode == "markers+text")
+    assert list(active.marker.opacity) == [1.0, 1.0] and list(archived.marker.opacity) == [0.2]
+    assert list(archived.text) == [""]                                # faded nodes lose their label
+    faded = [t for t in fig.data if t.mode == "lines+markers" and t.opacity == pytest.approx(0.18)]
+    assert [t.name for t in faded] == ["depends on →"]                # a -> c leaves the focus
+    assert list(next(t for t in fig.data if t.name == "selected").x) == [3.0]
 
 
 def test_knowledge_graph_colour_by_kind_gives_one_trace_per_kind():
-    nodes = pd.DataFrame({"id": ["a", "b"], "title": ["A", "B"], "confidence": [0.5, 0.5], "kind": ["STATIC", "EVENT"]})
+    nodes = pd.DataFrame({"id": ["a", "b"], "title": ["A", "B"], "trust": [0.5, 0.5], "kind": ["STATIC", "EVENT"]})
     fig = charts.knowledge_graph(nodes, pd.DataFrame(columns=["src", "dst", "edge_type"]),
                                  {"a": (0, 0), "b": (1, 1)}, color_by="kind")
-    assert sorted(t.name for t in fig.data) == ["EVENT", "STATIC"]
+    drawn = [t for t in fig.data if t.mode == "markers+text"]
+    assert sorted(t.name for t in drawn) == ["EVENT", "STATIC"]
+    assert {t.name: t.marker.color for t in drawn} == {"EVENT": charts.KIND_COLORS["EVENT"],
+                                                        "STATIC": charts.KIND_COLORS["STATIC"]}
+
+
+def test_knowledge_graph_stays_quick_and_labelled_with_400_nodes():
+    import time
+
+    from smartvector_core.ui import views
+
+    ids = [f"doc_{i:04d}" for i in range(400)]
+    nodes = pd.DataFrame({"id": ids, "title": [f"Policy {i // 4}" for i in range(400)], "trust": 0.5,
+                          "lifecycle": "ACTIVE", "version": [f"v{i % 4 + 1}" for i in range(400)],
+                          "created_at": pd.date_range("2024-01-01", periods=400, freq="D", tz="UTC")})
+    edges = pd.DataFrame({"src": ids[1:], "dst": ids[:-1], "edge_type": "SUPERSEDES"})
+    edges = edges[[i % 4 != 0 for i in range(1, 400)]]
+    pos = views.graph_layout(nodes["id"], nodes["created_at"].astype("int64"),
+                             list(zip(edges["src"], edges["dst"], edges["edge_type"], strict=True)))
+    start = time.perf_counter()
+    fig = charts.knowledge_graph(nodes, edges, pos, labels=views.short_labels(nodes))
+    assert time.perf_counter() - start < 3.0
+    text = [x for t in fig.data if t.mode == "markers+text" for x in t.text]
+    assert len(text) == 400 and len(set(text)) == 400                 # every node labelled, no two alike
+    assert 420 <= fig.layout.height <= 2600
 
 
 def test_grade_histogram_always_has_five_grades_in_order():
@@ -76,6 +135,8 @@ def test_decay_curves_halve_at_the_half_life():
     news, policy = fig.data                               # sorted by half-life
     assert news.name.startswith("news")
     assert news.y[7] == pytest.approx(0.5) and policy.y[90] == pytest.approx(0.5)
+    many = charts.decay_curves({f"type{i}": float(i + 1) for i in range(13)})
+    assert len({t.line.color for t in many.data}) == 13              # no two doc types share a colour
     floored = charts.decay_curves({"news": 7.0}, horizon_days=90, points=91, floors={"news": 0.3})
     assert min(floored.data[0].y) == pytest.approx(0.3)
 
@@ -90,12 +151,18 @@ def test_rejections_over_time_stacks_codes_per_day():
     assert len(charts.rejections_over_time(frame.iloc[0:0]).data) == 0
 
 
-def test_confidence_over_time_marks_events_on_the_line():
-    hist = pd.DataFrame({"at": pd.to_datetime(["2026-01-01T00:00Z", "2026-01-03T00:00Z"]), "confidence": [0.2, 0.6]})
-    events = pd.DataFrame({"at": pd.to_datetime(["2026-01-02T00:00Z"]), "event_type": ["FEEDBACK_ACCEPT"]})
-    fig = charts.confidence_over_time(hist, events)
-    assert list(fig.data[0].y) == [0.2, 0.6]
+def test_trust_over_time_marks_events_on_the_line_and_opens_on_the_latest_changes():
+    at = pd.to_datetime(["2024-01-01T00:00Z", "2026-01-01T00:00Z", "2026-01-03T00:00Z"])
+    hist = pd.DataFrame({"at": at, "trust": [0.1, 0.2, 0.6]})
+    events = pd.DataFrame({"at": pd.to_datetime(["2026-01-02T00:00Z", "2024-06-01T00:00Z"]),
+                           "event_type": ["FEEDBACK_ACCEPT", "ACCESS"]})
+    fig = charts.trust_over_time(hist, events)
+    assert list(fig.data[0].y) == [0.1, 0.2, 0.6]
     assert fig.data[1].y[0] == pytest.approx(0.4)
+    start, end = (pd.Timestamp(x) for x in fig.layout.xaxis.range)
+    assert pd.Timestamp("2025-12-31T00:00Z") <= start < pd.Timestamp("2026-01-02T00:00Z")   # not two years wide
+    assert end >= pd.Timestamp("2026-01-03T00:00Z")
+    assert [b.label for b in fig.layout.xaxis.rangeselector.buttons] == ["1w", "1m", "1y", "all"]
 
 
 def test_evaluation_charts():
@@ -103,9 +170,13 @@ def test_evaluation_charts():
                            index=["naive", "default"])
     fig = charts.metric_bars(metrics)
     assert [t.name for t in fig.data] == ["naive", "default"] and list(fig.data[1].y) == [0.9, 0.02, 0.05]
+    # one colour per profile, whatever the order or the chart
+    flipped = charts.metric_bars(metrics.iloc[::-1])
+    assert {t.name: t.marker.color for t in fig.data} == {t.name: t.marker.color for t in flipped.data}
     rel = charts.reliability_diagram({"naive": pd.DataFrame({"confidence": [0.1, 0.9], "accuracy": [0.0, 1.0],
                                                              "count": [3, 4]})})
     assert rel.data[0].name == "perfect calibration" and list(rel.data[1].y) == [0.0, 1.0]
+    assert rel.data[1].marker.color == fig.data[0].marker.color == charts.profile_color("naive")
     abl = charts.ablation_bars(pd.DataFrame({"variant": ["full", "no ripple"], "top1": [0.9, 0.8]}))
     assert list(abl.data[0].x) == [0.9, 0.8]
     sweep = pd.DataFrame({"semantic": [0.2, 0.2, 0.4, 0.4], "temporal": [0.1, 0.3, 0.1, 0.1],

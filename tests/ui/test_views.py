@@ -44,13 +44,82 @@ def test_graph_view_doc_type_filter_and_cap_keeps_best_connected():
     assert sorted(nodes["id"]) == ["d0", "d1", "d2"]
 
 
-def test_layout_positions_cover_every_node_and_are_deterministic():
-    ids = [f"n{i}" for i in range(30)]
-    pairs = [(f"n{i}", f"n{i + 1}") for i in range(9)]
-    first = views.layout_positions(ids, pairs)
-    assert set(first) == set(ids)
-    assert first == views.layout_positions(ids, pairs)
-    assert views.layout_positions([], []) == {}
+def test_graph_layout_runs_version_chains_left_to_right_by_time():
+    ids = ["v3", "v1", "v2", "dep", "alone"]
+    times = [30, 10, 20, 15, 5]
+    edges = [("v2", "v1", "SUPERSEDES"), ("v3", "v2", "SUPERSEDES"), ("dep", "v1", "DEPENDS_ON")]
+    pos = views.graph_layout(ids, times, edges)
+    assert set(pos) == set(ids)
+    assert pos["v1"][0] < pos["v2"][0] < pos["v3"][0]                      # oldest left
+    assert pos["v1"][1] == pos["v2"][1] == pos["v3"][1]                     # one chain, one row
+    assert pos["dep"][1] < pos["v1"][1]                                     # its own row, same block
+    assert pos["alone"][1] < pos["dep"][1]                                  # isolated ones below
+    assert len(set(pos.values())) == len(ids)                               # nothing overlaps
+    assert pos == views.graph_layout(ids, times, edges) and views.graph_layout([], [], []) == {}
+
+
+def test_short_labels_cut_titles_and_tell_collisions_apart():
+    nodes = pd.DataFrame({"id": ["p1", "p2", "x", "y"], "title": ["Rate limit policy", "Rate limit policy",
+                                                                 "A very long title about many things", ""],
+                          "version": ["v1", "v2", "", ""]})
+    labels = views.short_labels(nodes, limit=18)
+    assert labels["p1"] != labels["p2"] and labels["p1"].endswith("v1") and labels["p2"].endswith("v2")
+    assert labels["x"] == "A very long title…" and labels["y"] == "y"
+    assert all(len(v) <= 18 for v in labels.values())
+    same = pd.DataFrame({"id": ["a_1", "a_2"], "title": ["Same", "Same"], "version": ["v1", "v1"]})
+    assert len(set(views.short_labels(same).values())) == 2
+
+
+def test_focus_set_is_the_node_its_chain_and_its_ripple():
+    assert views.focus_set(None, ["a"], ["b"]) == []
+    assert views.focus_set("b", ["a", "b", "c"], ["d", "a"]) == ["b", "a", "c", "d"]
+
+
+def test_query_choices_name_the_profile_and_open_on_a_query_with_rejections():
+    log = pd.DataFrame({"query_id": ["q2", "q1"], "profile": ["naive", "default"], "query": ["rate limits"] * 2,
+                        "asked_at": pd.to_datetime(["2026-11-30T12:01Z", "2026-11-30T12:00Z"])})
+    rejections = pd.DataFrame({"query_id": ["q1", "q1"], "id": ["a", "b"]})
+    labels, first = views.query_choices(log, rejections)
+    assert list(labels) == ["q2", "q1"] and first == 1
+    assert labels["q1"] == "2026-11-30 12:00 · default · rate limits · 2 rejected"
+    assert "naive" in labels["q2"] and labels["q2"].endswith("0 rejected")
+
+
+def test_flatten_nested_spreads_by_type_into_columns():
+    frame = pd.DataFrame([{"variant": "full", "top1": 0.5, "by_type": {"past": {"top1": 0.6, "n": 2}}}])
+    flat = views.flatten_nested(frame)
+    assert list(flat.columns) == ["variant", "top1", "top1 · past", "n · past"]
+    assert not any(isinstance(v, dict) for v in flat.iloc[0])
+
+
+def test_share_is_one_rounding_for_card_table_and_csv():
+    assert views.share(0.73449) == 0.734 and views.share_text(0.73449) == "0.734"
+    assert views.share(float("nan")) is None and views.share_text(None) == "—"
+    frame = views.results_frame({"results": [{"rank": 1, "id": "a", "confidence": 0.73449, "trust": 0.5}]})
+    assert frame.loc[0, "confidence"] == 0.734 and views.to_csv_bytes(frame).decode().count("0.734") == 1
+
+
+def test_judged_moment_and_ages_count_from_the_moment_the_question_implies():
+    response = {"as_of": "2026-11-30T12:00:00Z",
+                "intent": {"judged_at": "2025-03-31T23:59:59Z", "judged_text": "in March 2025"}}
+    judged, line = views.judged_moment(response)
+    assert judged.year == 2025 and line.startswith("judged at 2025-03-31") and "in March 2025" in line
+    assert views.age_text("2025-03-01T23:59:59Z", judged) == "30 days old"
+    lines = views.result_card({"rank": 1, "id": "a", "title": "A", "confidence": 0.91234, "confidence_tier": "high",
+                               "trust": 0.5, "score": 0.7, "created_at": "2025-03-01T23:59:59Z"}, judged)
+    assert "confidence 0.912 (high)" in lines[1] and "trust 0.500" in lines[1] and "30 days old" in lines[2]
+    now, plain_line = views.judged_moment({"as_of": "2026-11-30T12:00:00Z", "intent": {}})
+    assert now.year == 2026 and plain_line == "judged as of 2026-11-30 12:00 UTC"
+
+
+def test_passages_group_by_document_in_rank_order():
+    results = [{"id": "a", "rank": 1}, {"id": "b", "rank": 2}, {"id": "a", "rank": 3}]
+    groups = views.passages_by_document(results)
+    assert [(first["id"], [p["rank"] for p in ps]) for first, ps in groups] == [("a", [1, 3]), ("b", [2])]
+
+
+def test_operator_event_types_leave_access_out():
+    assert views.operator_event_types(["ACCESS", "INGEST", "FEEDBACK_UNDO"]) == ["INGEST", "FEEDBACK_UNDO"]
 
 
 def test_record_from_form_omits_empty_fields_and_derives_a_stable_id():
@@ -74,6 +143,23 @@ def test_validation_preview_catches_batch_errors():
     records = [{"id": "a", "text": "x", "_origin": "f:1"}, {"id": "a", "text": "y", "_origin": "f:2"}]
     docs, errors = views.validation_preview(records, now=NOW)
     assert len(errors) == 1 and "duplicate" in errors["message"][0]
+
+
+def test_read_upload_lists_every_bad_line_without_doubled_words():
+    data = (json.dumps({"id": "x", "text": "hi"}) + '\n{"id": "y", "text": "unterminated\n'
+            + json.dumps({"id": "z", "text": "ok"}) + "\n[1, 2]\n").encode()
+    records, problems = views.read_upload("corpus.jsonl", data, max_file_bytes=10_000, max_line_bytes=10_000)
+    assert [r["id"] for r in records] == ["x", "z"] and records[1]["_origin"] == "corpus.jsonl:3"
+    assert [p["where"] for p in problems] == ["corpus.jsonl:2", "corpus.jsonl:4"]
+    assert "starting at column" in problems[0]["message"] and " at at " not in problems[0]["message"]
+    good, none = views.read_upload("notes.md", b"# Title\n\nSome text", max_file_bytes=10_000, max_line_bytes=10_000)
+    assert len(good) == 1 and none == []
+
+
+def test_consolidation_findings_table():
+    frame = views.consolidation_findings({"supersessions": 2, "contradictions": 1, "timings": {"x": 1.0}})
+    assert frame.to_dict("records") == [{"finding": "documents newly superseded", "count": 2},
+                                        {"finding": "new contradictions (review queue)", "count": 1}]
 
 
 def test_parse_upload_names_the_upload_not_the_temp_file():

@@ -1,0 +1,156 @@
+"""Time the dashboard in a real browser (Chromium through Playwright) and take its screenshots.
+
+    .venv/bin/python scripts/browser_timings.py --store DIR [--model hashing] [--repeat 7]
+        [--screenshots docs/screenshots] [--json]
+
+Serves ``app.py`` on 127.0.0.1 against ``--store`` and, in Chromium at 1440×900, measures the
+Query Lab round trip as an operator feels it: from the click on "Run side by side" until both
+profiles' new cards are on screen and Streamlit has stopped running (first question: cold;
+the median of ``--repeat`` more: warm), then the time each page takes to show its content.
+With ``--screenshots`` it saves one PNG per page there (the README's pictures).
+Build a large store first with ``scripts/page_timings.py --chunks 100000 --store DIR``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+CHROMIUM = "/usr/bin/chromium"
+FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+         "--no-first-run", "--disable-sync"]
+QUESTIONS = ["What is the rate limit policy for an api key?", "refund window for billing plans",
+             "incident outage in a region", "security retention policy", "gateway webhook release version",
+             "support plan scale cluster", "legal research model", "api key request per minute",
+             "billing refund policy version"]
+#: page path -> (title, text that shows the page has its content)
+PAGES = {"": ("SmartVector Studio", "Recent events"), "ingest": ("Ingest", "Upload files"),
+         "query_lab": ("Query Lab", "Profile: default"), "knowledge_graph": ("Knowledge Graph", "Relations"),
+         "freshness": ("Freshness", "documents"), "rejection_log": ("Rejection Log", "Counts by code"),
+         "feedback_audit": ("Feedback & Audit", "Review queue"), "evaluation": ("Evaluation", "Run benchmark")}
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def serve(store: str, model: str, log_path: Path) -> tuple[subprocess.Popen, str]:
+    """Start ``streamlit run app.py`` on a free port; returns (process, url) once healthy."""
+    port = free_port()
+    env = {**os.environ, "SMARTVECTOR_STORE": store, "SMARTVECTOR_MODEL": model, "LANCEDB_LOG": "error",
+           "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false"}
+    env.pop("SMARTVECTOR_OPERATOR_TOKEN", None)
+    log = log_path.open("wb")
+    proc = subprocess.Popen([sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
+                             "--server.port", str(port), "--server.address", "127.0.0.1",
+                             "--server.fileWatcherType", "none"], cwd=REPO, env=env, stdout=log,
+                            stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 90
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"streamlit exited with {proc.returncode}; see {log_path}")
+        try:
+            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as resp:
+                if resp.status == 200:
+                    return proc, url
+        except OSError:
+            time.sleep(0.3)
+    proc.kill()
+    raise TimeoutError("streamlit did not become healthy")
+
+
+def settled(page, timeout_ms: int = 60_000) -> None:
+    """Wait until Streamlit has finished the run (no running indicator, no stale elements)."""
+    page.wait_for_function(
+        "() => !document.querySelector('[data-testid=\"stStatusWidget\"]') && "
+        "!document.querySelector('[data-stale=\"true\"]')", timeout=timeout_ms)
+
+
+def ask(page, question: str) -> float:
+    """Seconds from the click to both profiles' new cards being on screen, run finished."""
+    old = page.evaluate("() => [...document.querySelectorAll('body *')].map(e => e.textContent)"
+                        ".filter(t => /^query id /.test(t)).join('|')")
+    page.get_by_label("Question").fill(question)
+    start = time.perf_counter()
+    page.get_by_role("button", name="Run side by side").click()
+    page.wait_for_function(
+        "(old) => { const ids = [...document.querySelectorAll('[data-testid=\"stText\"]')]"
+        ".map(e => e.textContent).filter(t => t.startsWith('query id ')); "
+        "return ids.length >= 2 && ids.join('|') !== old; }", arg=old, timeout=60_000)
+    settled(page)
+    return time.perf_counter() - start
+
+
+def run(store: str, model: str, repeat: int, shots: Path | None) -> dict:
+    from playwright.sync_api import sync_playwright
+
+    log_path = Path(os.environ.get("TMPDIR", "/tmp")) / "sv_browser_timings.log"
+    proc, url = serve(store, model, log_path)
+    out: dict = {"store": store, "model": model}
+    try:
+        with sync_playwright() as pw:
+            browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=FLAGS)
+            page = browser.new_page(viewport={"width": 1440, "height": 900})
+            outside: list[str] = []
+            page.on("request", lambda r: None if r.url.startswith(("http://127.0.0.1", "data:", "blob:"))
+                    else outside.append(r.url))
+            page.goto(f"{url}/query_lab", wait_until="domcontentloaded")
+            page.get_by_role("heading", name="Query Lab").wait_for(timeout=120_000)
+            settled(page, 120_000)
+            out["query_lab_cold_s"] = ask(page, QUESTIONS[0])
+            warm = [ask(page, QUESTIONS[1 + i % (len(QUESTIONS) - 1)]) for i in range(repeat)]
+            out["query_lab_warm_s"] = statistics.median(warm)
+            out["query_lab_warm_all_s"] = [round(w, 3) for w in warm]
+            loads = {}
+            for path, (title, marker) in PAGES.items():
+                start = time.perf_counter()
+                page.goto(f"{url}/{path}", wait_until="domcontentloaded")
+                page.get_by_role("heading", name=title).first.wait_for(timeout=120_000)
+                if path == "query_lab":
+                    ask(page, QUESTIONS[0])
+                page.get_by_text(marker).first.wait_for(timeout=120_000)
+                settled(page, 120_000)
+                loads[title] = round(time.perf_counter() - start, 3)
+                if shots is not None:
+                    shots.mkdir(parents=True, exist_ok=True)
+                    page.wait_for_timeout(600)
+                    page.screenshot(path=str(shots / f"{path or 'overview'}.png"), full_page=False)
+            out["page_load_s"] = loads
+            out["requests_outside_127.0.0.1"] = sorted(set(outside))
+            browser.close()
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+    return out
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--store", required=True)
+    parser.add_argument("--model", default="hashing")
+    parser.add_argument("--repeat", type=int, default=7)
+    parser.add_argument("--screenshots", type=Path)
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args()
+    out = run(args.store, args.model, args.repeat, args.screenshots)
+    print(json.dumps(out, indent=None if args.json else 2))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
