@@ -116,10 +116,10 @@ def plan_lifecycle(doc_ids: Iterable[str], current_states: Iterable[Lifecycle | 
                       ("superseded", gone)):
         if arr.shape != (n,):
             raise IllegalTransition(f"expected {name} of length {n}, found shape {arr.shape}")
-    since = np.where(access == NO_ACCESS_US, np.iinfo(np.int64).min, access)
+    since = access   # NO_ACCESS_US is the smallest int64: any ingest time is later
     if ingested_us is not None:
         since = np.maximum(since, np.asarray(ingested_us, dtype=np.int64))
-    never = since == np.iinfo(np.int64).min
+    never = since == NO_ACCESS_US
     idle = np.where(never, np.inf, (int(as_of_us) - np.where(never, 0, since)) / US_PER_DAY)
     low = conf < dormancy_threshold
     is_idle = idle >= idle_days

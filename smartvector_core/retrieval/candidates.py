@@ -20,9 +20,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..models import DocumentKind
+from ..temporal.codes import NO_END, NO_START
 
-NO_START = np.iinfo(np.int64).min
-NO_END = np.iinfo(np.int64).max
 KIND_CODE = {DocumentKind.STATIC.value: 0, DocumentKind.VERSIONED.value: 1, DocumentKind.EVENT.value: 2}
 KIND_NAMES = np.array([DocumentKind.STATIC, DocumentKind.VERSIONED, DocumentKind.EVENT], dtype=object)
 
