@@ -79,9 +79,11 @@ def _print_response(resp, as_json: bool) -> None:
         print(dumps(resp.to_dict()))
         return
     print(f"query {resp.query_id} [{resp.profile}] as of {resp.as_of}: {resp.query}")
+    if resp.abstained:
+        print(f"  abstained: {resp.abstain_reason}")
     for r in resp.results:
-        print(f"  {r.rank}. {r.id:<28} score={r.score:.3f} conf={r.confidence:.2f} {r.confidence_tier.value:<6} "
-              f"{r.kind.value:<9} {r.validity_state.value}")
+        print(f"  {r.rank}. {r.id:<28} score={r.score:.3f} confidence={r.confidence:.2f} {r.confidence_tier.value:<6} "
+              f"trust={r.trust:.2f} {r.kind.value:<9} {r.validity_state.value}")
         for reason in r.reasons[:3]:
             print(f"       - {reason}")
     if resp.rejections:
@@ -157,8 +159,8 @@ def cmd_feedback(app: SmartVector, args) -> int:
     if args.json:
         print(dumps(out))
     else:
-        print(f"{out['id']}: {out['verdict']}, confidence {out['confidence_before']:.3f} -> "
-              f"{out['confidence_after']:.3f}; rippled to {len(out['rippled'])} dependent(s)")
+        print(f"{out['id']}: {out['verdict']}, trust {out['trust_before']:.3f} -> "
+              f"{out['trust_after']:.3f}; rippled to {len(out['rippled'])} dependent(s)")
     return 0
 
 

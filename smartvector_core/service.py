@@ -32,8 +32,6 @@ from .settings import DEMO_CORPUS, Settings, load_settings
 from .store import Store
 from .temporal.codes import NO_END
 from .temporal.freshness import WRITE_EVENTS, freshness_report, last_confirmations, replacing_versions
-from .temporal.codes import NO_END
-from .temporal.freshness import freshness_report, last_confirmations, replacing_versions
 
 
 @dataclass
@@ -208,7 +206,10 @@ class SmartVector:
         if not 1 <= k <= MAX_K:
             raise InputError(f"expected a whole number from 1 to {MAX_K}, found {k}", field="--k")
         request = QueryRequest(text.strip(), as_of, get_profile(profile), k, query_id)
-        response = run_query(self.store, self.embedder, request, knowledge=self._state_for_query(), vector=vector)
+        state = self._state_for_query()
+        if state.calibration is None:
+            self._fit_store_calibration(state)
+        response = run_query(self.store, self.embedder, request, knowledge=state, vector=vector)
         if log:
             self._log_query(response, now=asked_at or as_of)
         return response
@@ -323,10 +324,10 @@ class SmartVector:
             raise InputError(f"expected accept or correct, found {verdict!r}", field="verdict")
         if not self.store.chunks_for_docs([doc_id]).num_rows:
             raise InputError(f"no document with id {doc_id!r} in the store", field="id")
-        before = self.confidence_of([doc_id], as_of=now)[doc_id]
+        before = self.trust_of([doc_id], as_of=now)[doc_id]
         standing = self._standing_verdicts(query_id, actor, [doc_id]).get(doc_id)
         if standing is not None and standing["verdict"] == verdict:   # idempotent per (query, document, actor)
-            return {"id": doc_id, "verdict": verdict, "confidence_before": before, "confidence_after": before,
+            return {"id": doc_id, "verdict": verdict, "trust_before": before, "trust_after": before,
                     "rippled": [], "query_id": query_id, "recorded": False, "replaced": None}
         rows = self._undo_rows(doc_id, standing, now, query_id, actor) if standing else []   # a changed mind: undo, then record
         delta = DEFAULT_CONFIDENCE.accept_delta if verdict == "accept" else DEFAULT_CONFIDENCE.correct_delta
@@ -341,8 +342,8 @@ class SmartVector:
                  for step in ripple]
         self.knowledge.record_events(rows)
         self.store.crash_point("feedback:after:events")   # test hook: a re-run is idempotent
-        after = self.confidence_of([doc_id], as_of=now)[doc_id]
-        return {"id": doc_id, "verdict": verdict, "confidence_before": before, "confidence_after": after,
+        after = self.trust_of([doc_id], as_of=now)[doc_id]
+        return {"id": doc_id, "verdict": verdict, "trust_before": before, "trust_after": after,
                 "rippled": ripple, "query_id": query_id, "recorded": True,
                 "replaced": standing["verdict"] if standing else None}
 
@@ -358,12 +359,12 @@ class SmartVector:
         standing = self._standing_verdicts(query_id, actor, [doc_id]).get(doc_id)
         if standing is None:
             raise InputError(f"no verdict of {actor!r} on {doc_id!r} for query {query_id!r} to undo", field="id")
-        before = self.confidence_of([doc_id], as_of=now)[doc_id]
+        before = self.trust_of([doc_id], as_of=now)[doc_id]
         rows = self._undo_rows(doc_id, standing, now, query_id, actor)
         self.knowledge.record_events(rows)
-        after = self.confidence_of([doc_id], as_of=now)[doc_id]
-        return {"id": doc_id, "undone": standing["verdict"], "confidence_before": before,
-                "confidence_after": after, "ripple_reversed": len(rows) - 1, "query_id": query_id}
+        after = self.trust_of([doc_id], as_of=now)[doc_id]
+        return {"id": doc_id, "undone": standing["verdict"], "trust_before": before,
+                "trust_after": after, "ripple_reversed": len(rows) - 1, "query_id": query_id}
 
     def standing_verdicts(self, query_id: str, actor: str = "operator") -> dict[str, str]:
         """doc id -> "accept" / "correct": the verdicts ``actor`` holds now on ``query_id``'s answers."""
@@ -426,29 +427,25 @@ class SmartVector:
         return [{"doc_id": s.doc_id, "hop": s.hop, "penalty": s.penalty, "via": s.via}
                 for s in graph.ripple_plan(doc_id)]
 
-    def confidence_of(self, doc_ids: Sequence[str], *, as_of: datetime) -> dict[str, float]:
-        """Live confidence at ``as_of`` of each document."""
-        return self._confidence_at(doc_ids, [to_us(as_of)])[0]
+    def trust_of(self, doc_ids: Sequence[str], *, as_of: datetime) -> dict[str, float]:
+        """Trust at ``as_of`` of each document: the value every result's ``trust`` shows
+        (:meth:`KnowledgeState.trust`, DESIGN.md "Trust model")."""
+        return self._trust_at(doc_ids, [to_us(as_of)])[0]
 
-    def _confidence_at(self, doc_ids: Sequence[str], times_us: Sequence[int]) -> list[dict[str, float]]:
-        """Live confidence of ``doc_ids`` at each moment of ``times_us`` (documents read once)."""
+    def _trust_at(self, doc_ids: Sequence[str], times_us: Sequence[int]) -> list[dict[str, float]]:
+        """Trust of ``doc_ids`` at each moment of ``times_us`` (documents read once)."""
         self._settle()
-        from .config import decay_profile
-
         state = self.knowledge.get()
         docs = state.docs if state.docs is not None else self.store.documents()
         frame = docs.to_pandas().set_index("doc_id") if docs.num_rows else pd.DataFrame()
         ids = [d for d in dict.fromkeys(doc_ids) if d in frame.index]
         if not ids:
             return [{} for _ in times_us]
-        sub = frame.loc[ids]
-        created = sub["created_at"].astype("datetime64[us, UTC]").astype("int64").to_numpy()
-        half = np.array([decay_profile(t).half_life_days for t in sub["doc_type"]])
-        authority = sub["authority"].to_numpy(float)
+        authority = frame.loc[ids, "authority"].to_numpy(float)
         id_array = np.asarray(ids, dtype=object)
         out = []
         for t in times_us:
-            values = state.confidence(id_array, authority, created, half, int(t))
+            values = state.trust(id_array, authority, int(t))
             out.append(dict(zip(ids, map(float, values), strict=True)))
         return out
 
@@ -589,13 +586,14 @@ class SmartVector:
 
     # ------------------------------------------------------------------------------ frames
     def documents_frame(self, *, as_of: datetime) -> pd.DataFrame:
-        """One row per document version with its live confidence and validity at ``as_of``."""
+        """One row per document version with its ``trust`` at ``as_of`` (the same value as a
+        result's ``trust``)."""
         docs = self.store.documents()
         if not docs.num_rows:
-            return pd.DataFrame(columns=["id", "title", "kind", "doc_type", "lifecycle", "confidence"])
+            return pd.DataFrame(columns=["id", "title", "kind", "doc_type", "lifecycle", "trust"])
         frame = docs.to_pandas().rename(columns={"doc_id": "id"}).drop(columns=["ordinal", "chunk_id"])
-        conf = self.confidence_of(frame["id"].tolist(), as_of=as_of)
-        frame["confidence"] = frame["id"].map(conf)
+        trust = self.trust_of(frame["id"].tolist(), as_of=as_of)
+        frame["trust"] = frame["id"].map(trust)
         return frame
 
     def freshness(self, *, as_of: datetime) -> pd.DataFrame:
@@ -628,33 +626,6 @@ class SmartVector:
                                               unit="us", utc=True)
         return freshness_report(docs, as_of)
 
-    def freshness(self, *, as_of: datetime) -> pd.DataFrame:
-        """The freshness report at ``as_of``: one row per document version with its grade (review
-        urgency) and advice (:func:`temporal.freshness.freshness_report`). What ``freshness --json``
-        prints and the Freshness page shows. Supersession comes from the knowledge index's version
-        chains; the review clock from INGEST / UPDATE events and accepts not undone, up to ``as_of``."""
-        docs = self.documents_frame(as_of=as_of)
-        if not len(docs):
-            return freshness_report(docs.assign(created_at=pd.NaT, dated=False, valid_from=pd.NaT,
-                                                valid_until=pd.NaT), as_of)
-        as_of_us = to_us(as_of)
-        state = self.knowledge.get()
-        index = state.doc_index()
-        pos = index.lookup(docs["id"].to_numpy(dtype=object))
-        known = pos >= 0
-        at = np.maximum(pos, 0)
-        chain = np.where(known, index.chain[at], -1 - np.arange(len(docs)))
-        superseded_us = np.where(known, index.superseded_us[at], NO_END)
-        effective = np.where(known, index.effective_us[at], NO_END)
-        never = superseded_us == NO_END
-        docs["superseded_at"] = pd.Series(pd.to_datetime(np.where(never, 0, superseded_us), unit="us", utc=True),
-                                          index=docs.index).where(~never)
-        docs["superseded_by"] = replacing_versions(docs["id"].to_numpy(dtype=object), chain, effective,
-                                                   superseded_us, as_of_us)
-        confirmed = last_confirmations(state.events, as_of_us)
-        docs["confirmed_at"] = pd.to_datetime(docs["id"].map(confirmed), unit="us", utc=True)
-        return freshness_report(docs, as_of)
-
 
     def events_frame(self, doc_id: str | None = None) -> pd.DataFrame:
         self._settle()
@@ -668,23 +639,37 @@ class SmartVector:
         """Per profile, (certainty of the answer as it was scored, accepted?) for every FEEDBACK
         event tied to a logged query: the operators' verdicts as calibration data.
 
-        The certainty is recomputed from the logged scores exactly as
-        :func:`retrieval.calibration.calibrate` computes it (score, margin over the next result).
+        The certainty is the one the logged result carries (``certainty``: what calibration
+        mapped to its confidence); results logged before it was recorded are left out.
         """
-        from .retrieval.calibration import certainty
-
         pairs: dict[str, tuple[list[float], list[bool]]] = {}
         for profile, response, doc_id, accepted in self._verdicts():
-            results = response.get("results", [])
-            at = next((j for j, r in enumerate(results) if r.get("id") == doc_id), None)
-            if at is None:
+            hit = next((r for r in response.get("results", []) if r.get("id") == doc_id), None)
+            if hit is None or hit.get("certainty") is None:
                 continue
-            score = float(results[at].get("score", 0.0))
-            margin = score - float(results[at + 1].get("score", 0.0)) if at + 1 < len(results) else 1.0
-            x, hit = pairs.setdefault(profile, ([], []))
-            x.append(float(certainty(np.array([score]), np.array([margin]))[0]))
-            hit.append(accepted)
+            x, right = pairs.setdefault(profile, ([], []))
+            x.append(float(hit["certainty"]))
+            right.append(accepted)
         return pairs
+
+    def store_calibration(self) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+        """Per profile, this store's calibration knots: the shipped prior refitted on its
+        operators' verdicts (:func:`retrieval.calibration.refit_knots`); profiles without
+        verdicts are absent (they use the prior). Cached on the knowledge state until its
+        events change; every query reads it (``KnowledgeState.calibration_knots``)."""
+        return self._fit_store_calibration(self.knowledge.get())
+
+    def _fit_store_calibration(self, state) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+        from .retrieval.calibration import refit_knots
+
+        if state.calibration is None:
+            events = state.events
+            asked = events["event_type"].isin([EventType.FEEDBACK_ACCEPT.value, EventType.FEEDBACK_CORRECT.value]) \
+                & (events["query_id"].fillna("") != "")
+            pairs = self.feedback_certainty_pairs() if bool(asked.any()) else {}
+            state.calibration = {name: refit_knots(name, np.array(x), np.array(y, dtype=float))
+                                 for name, (x, y) in pairs.items() if x and name != "naive"}
+        return state.calibration
 
     def _verdicts(self):
         """(profile, logged response, doc id, accepted?) for each FEEDBACK event with a logged query
@@ -762,8 +747,9 @@ class SmartVector:
         return pd.DataFrame(rows, columns=["query_id", "query", "profile", "asked_at", "as_of", "id", "code",
                                            "reason"] if not rows else None)
 
-    def confidence_history(self, doc_id: str, *, until: datetime, points: int = 60) -> pd.DataFrame:
-        """Confidence of ``doc_id`` over time, evaluated at its events and evenly in between."""
+    def trust_history(self, doc_id: str, *, until: datetime, points: int = 60) -> pd.DataFrame:
+        """Trust of ``doc_id`` over time (columns ``at``, ``trust``), evaluated at its events and
+        evenly in between."""
         self._settle()
         docs = self.store.chunks_for_docs([doc_id])
         if not docs.num_rows:
@@ -776,8 +762,8 @@ class SmartVector:
         from .clock import from_us
 
         ordered = sorted(times)
-        values = self._confidence_at([doc_id], ordered)
-        return pd.DataFrame({"at": [from_us(t) for t in ordered], "confidence": [v[doc_id] for v in values]})
+        values = self._trust_at([doc_id], ordered)
+        return pd.DataFrame({"at": [from_us(t) for t in ordered], "trust": [v[doc_id] for v in values]})
 
     # ---------------------------------------------------------------------- versions & audit
     def tag(self, label: str) -> dict[str, int]:

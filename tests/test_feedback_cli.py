@@ -52,7 +52,7 @@ def test_feedback_accept_and_correct(loaded):
     code, out, err = loaded("feedback", "limits_v2", "correct", "--query-id", "q7", "--json")
     assert code == 0, err
     result = json.loads(out)
-    assert result["confidence_after"] < result["confidence_before"]
+    assert result["trust_after"] < result["trust_before"]
     assert [s["doc_id"] for s in result["rippled"]] == ["sdk"] and result["query_id"] == "q7"
     code, out, _ = loaded("feedback", "limits_v2", "accept")
     assert code == 0 and "accept" in out
@@ -146,9 +146,7 @@ def test_calibration_command(loaded):
     assert code == 0 and json.loads(out)["n"] == 0
 
 
-def test_feedback_certainty_pairs_recompute_the_scored_certainty(fake_app):
-    from smartvector_core.retrieval.calibration import certainty
-
+def test_feedback_certainty_pairs_use_the_logged_certainty(fake_app):
     from .conftest import NOW
 
     fake_app.ingest_records(CORPUS, now=NOW, consolidate=False)
@@ -156,5 +154,25 @@ def test_feedback_certainty_pairs_recompute_the_scored_certainty(fake_app):
     first = resp.results[0]
     fake_app.feedback(first.id, "correct", now=NOW, query_id=resp.query_id)
     pairs = fake_app.feedback_certainty_pairs()
-    margin = first.score - resp.results[1].score if len(resp.results) > 1 else 1.0
-    assert pairs == {"temporal": ([pytest.approx(float(certainty([first.score], [margin])[0]))], [False])}
+    assert pairs == {"temporal": ([pytest.approx(first.certainty)], [False])}
+
+
+def test_operator_verdicts_refit_the_store_calibration(fake_app):
+    """Corrections of confident answers pull the store's calibration below the shipped prior."""
+    from smartvector_core.retrieval.calibration import calibrate
+
+    from .conftest import NOW
+
+    fake_app.ingest_records(CORPUS, now=NOW, consolidate=False)
+    resp = fake_app.query("requests per minute limit", as_of=NOW, profile="temporal", k=3)
+    first = resp.results[0]
+    assert fake_app.store_calibration() == {}
+    for n in range(40):
+        fake_app.feedback(first.id, "correct", now=NOW, query_id=resp.query_id, actor=f"operator{n}")
+    knots = fake_app.store_calibration()["temporal"]
+    refit = calibrate("temporal", [first.certainty], knots)[0]
+    assert refit < calibrate("temporal", [first.certainty])[0]
+    again = fake_app.query("requests per minute limit", as_of=NOW, profile="temporal", k=3)
+    top = again.results[0]                       # the store's refit is what queries now report
+    assert top.confidence == pytest.approx(calibrate("temporal", [top.certainty], knots)[0])
+    assert top.confidence < calibrate("temporal", [top.certainty])[0]

@@ -161,12 +161,12 @@ def fit_calibration(embedder, *, seed: int = DEFAULT_SEED, profiles: Sequence[st
     """Fit each profile's certainty -> accuracy knots on the **tune** split and save them.
 
     For every tune query (at each contradiction rate in ``rates``) the top result's certainty
-    (``calibration.certainty`` of its score and its margin over the runner-up, 1.0 without a
-    runner-up, exactly as ``calibrate`` computes it) is paired with whether it is a right
-    answer; an isotonic fit per profile gives the knots (``calibration.save_knots``).
-    The held-out split is never read here.
+    (``calibration.certainty``: score, margin over the best disagreeing result, trust, validity,
+    conflict; the value each result carries) is paired with whether it is a right answer; an
+    isotonic fit per profile gives the knots (``calibration.save_knots``): the shipped prior
+    that each store refits on its operators' verdicts. The held-out split is never read here.
     """
-    from ..retrieval.calibration import KNOTS_FILE, certainty, fit_knots, save_knots
+    from ..retrieval.calibration import KNOTS_FILE, fit_knots, save_knots
     from .metrics import expected_calibration_error
 
     names = [n for n in check_profiles(profiles) if n != "naive"]
@@ -182,9 +182,7 @@ def fit_calibration(embedder, *, seed: int = DEFAULT_SEED, profiles: Sequence[st
                     results = runs[q.id]
                     if not results:
                         continue
-                    margin = results[0]["score"] - results[1]["score"] if len(results) > 1 else 1.0
-                    x = float(certainty(np.array([results[0]["score"]]), np.array([margin]))[0])
-                    pairs[name][0].append(x)
+                    pairs[name][0].append(float(results[0]["certainty"]))
                     pairs[name][1].append(results[0]["id"] in q.relevant)
     for name, (x, hit) in (feedback or {}).items():
         if name in pairs:

@@ -30,12 +30,13 @@ from ..models import (
 from ..temporal import (
     DEFAULT_TEMPORAL,
     STATE_TEMPORAL,
+    STATE_VALID,
     confidence_tiers,
     parse_intent,
     remaining_window_hours,
 )
 from ..temporal.codes import state_names
-from .calibration import calibrate
+from . import calibration
 from .candidates import CHUNK_COLUMNS, KIND_NAMES, SEARCH_COLUMNS, Candidates
 from .profiles import Profile, get_profile
 from .rerank import CODES, Ranked, age_days, rerank
@@ -109,7 +110,9 @@ def answer(cands: Candidates, request: QueryRequest, profile: Profile, knowledge
         t_us = min(as_of_us, to_us(intent.judged_at))
     ranked = rerank(cands, profile, t_us=t_us, intent=intent, knowledge=knowledge,
                     k=request.k)
-    results = build_results(cands, ranked, profile, request.k, t_us)
+    abstain_reason = abstention(cands, request.text)
+    results = build_results(cands, ranked, profile, request.k, t_us, knowledge=knowledge,
+                            abstained=abstain_reason is not None)
     rejections = build_rejections(cands, ranked, t_us, limit=max(25, 3 * request.k))
     intent_dict = intent.to_dict() if intent is not None else {}
     intent_dict["judged_at"] = iso(from_us(t_us))
@@ -117,38 +120,69 @@ def answer(cands: Candidates, request: QueryRequest, profile: Profile, knowledge
         intent_dict["range_ignored"] = "no relevant document falls in the named period: answered without it"
     return QueryResponse(query_id=request.query_id or new_query_id(), query=request.text,
                          as_of=iso(request.as_of), profile=profile.name, results=results,
-                         rejections=rejections, intent=intent_dict)
+                         rejections=rejections, intent=intent_dict, abstained=abstain_reason is not None,
+                         abstain_reason=abstain_reason)
 
 
-def build_results(cands: Candidates, ranked: Ranked, profile: Profile, k: int, t_us: int) -> list[Result]:
+ABSTAIN_SUPPORT_POOL = 5   # the best candidates (by raw cosine) whose words count as lexical support
+
+
+def abstention(cands: Candidates, question: str) -> str | None:
+    """Why nothing in the store answers ``question`` (None: something does), judged on every
+    candidate that existed at ``as_of`` before any gate: the best raw cosine, and whether the
+    question's words occur in the best candidates (:func:`calibration.abstains`)."""
+    if not len(cands):
+        return "nothing in the store existed at this moment"
+    texts = [f"{title or ''} {text}" for title, text in zip(cands.title, cands.text, strict=True)]
+    best = np.argsort(-cands.raw_cosine, kind="stable")[:ABSTAIN_SUPPORT_POOL]
+    support = calibration.lexical_support(question, [texts[i] for i in best], texts)
+    return calibration.abstains(float(cands.raw_cosine[best[0]]), support)
+
+
+def build_results(cands: Candidates, ranked: Ranked, profile: Profile, k: int, t_us: int, *,
+                  knowledge=None, abstained: bool = False) -> list[Result]:
+    """The top ``k`` kept rows as explained results. ``confidence`` is the calibrated
+    probability of :mod:`.calibration` (certainty from score, margin over the best disagreeing
+    candidate among all kept ones, trust, validity and conflict; the store's refit of the
+    profile's knots when ``knowledge`` has operator verdicts, else the shipped prior), capped at
+    ``ABSTAIN_CAP`` when the answer abstains; tiers are thresholds on it."""
     top = ranked.order[:k]
     if not len(top):
         return []
+    kept = ranked.order
+    doc_code = np.unique(cands.doc_id.astype(str), return_inverse=True)[1]
+    groups = np.where(ranked.chain[kept] >= 0, ranked.chain[kept], -1 - doc_code[kept])
+    at = np.empty(len(cands), dtype=np.intp)
+    at[kept] = np.arange(len(kept))
+    margins = calibration.disagreeing_margins(ranked.score[kept].astype(np.float64), groups)[at[top]]
     scores = ranked.score[top].astype(np.float64)
-    runner_up = np.r_[scores[1:], np.nan]
-    margins = scores - runner_up
     contributions = ranked.signals.contributions()
     severity = ranked.severity[top] if ranked.severity is not None else np.zeros(len(top))
     conflict = DEFAULT_TEMPORAL.conflict
     boost = conflict.boost_per_severity * severity if profile.conflict_boost else np.zeros(len(top))
-    penalty = conflict.penalty_per_severity * severity      # blog: the winner's confidence falls
-    conflict_notes = [f"fact changed against the previous version: severity {sv:.3f} (score +{b:.3f}, "
-                      f"confidence -{p:.3f})" if sv > 0 else None
-                      for sv, b, p in zip(severity, boost, penalty, strict=True)]
-    probability = calibrate(profile.name, scores, np.nan_to_num(margins, nan=1.0), ranked, top)
-    probability = np.clip(probability - penalty, 0.0, 1.0)
-    tiers = confidence_tiers(probability, margins, severity >= 0.5)
+    conflict_notes = [f"fact changed against the previous version: severity {sv:.3f} (score +{b:.3f}; "
+                      f"confidence lowered: a conflict counts as a race with no margin, and -{0.1 * sv:.3f})"
+                      if sv > 0 else None for sv, b in zip(severity, boost, strict=True)]
+    trust = ranked.trust[top]
+    current = np.isin(ranked.states[top], (STATE_VALID, STATE_TEMPORAL))
+    x = calibration.certainty(scores, margins, trust, current, severity)
+    knots = knowledge.calibration_knots(profile.name) if hasattr(knowledge, "calibration_knots") else None
+    probability = calibration.calibrate(profile.name, x, knots, raw_scores=scores)
+    if abstained:
+        probability = np.minimum(probability, calibration.ABSTAIN_CAP)
+    tiers = confidence_tiers(probability)
+    behind = _why_rank_one_is_not_highest(probability, trust, current, severity)
     states = state_names(ranked.states[top])
     hours_left = remaining_window_hours(cands.valid_until_us[top], t_us)
     out: list[Result] = []
     for j, i in enumerate(top):
         signals = {name: Signal(float(ranked.signals.values[name][i]), float(ranked.signals.weights[name][i]),
                                 float(contributions[name][i])) for name in ranked.signals.values}
-        if "confidence" not in signals:
-            signals["confidence"] = Signal(float(ranked.confidence[i]), 0.0, 0.0)
         reasons = _reasons(cands, ranked, i, t_us, hours_left[j], profile)
         if conflict_notes[j]:
             reasons.append(conflict_notes[j])
+        if j == 0 and behind:
+            reasons.append(behind)
         partner = int(ranked.partner[i])
         action = Action(str(ranked.action[i]))
         if action is Action.PAIR and partner >= 0:
@@ -156,13 +190,28 @@ def build_results(cands: Candidates, ranked: Ranked, profile: Profile, k: int, t
                            f"(gain +{ranked.decay[partner] - ranked.decay[i]:.3f})")
         out.append(Result(
             id=cands.doc_id[i], chunk_id=cands.chunk_id[i], text=cands.text[i], rank=j + 1,
-            score=float(scores[j]), confidence=float(probability[j]),
+            score=float(scores[j]), confidence=float(probability[j]), trust=float(trust[j]), certainty=float(x[j]),
             confidence_tier=ConfidenceTier(str(tiers[j])), validity_state=ValidityState(str(states[j])),
             kind=DocumentKind(KIND_NAMES[cands.kind[i]]), signals=signals, reasons=reasons,
             title=cands.title[i], doc_type=cands.doc_type[i], action=action, lifecycle=cands.lifecycle[i],
             created_at=iso(from_us(int(cands.created_us[i]))),
             paired_with=cands.doc_id[partner] if partner >= 0 else None))
     return out
+
+
+def _why_rank_one_is_not_highest(probability: np.ndarray, trust: np.ndarray, current: np.ndarray,
+                                 severity: np.ndarray) -> str | None:
+    """The reason rank 1 carries less confidence than a later rank (None when it does not)."""
+    if len(probability) < 2 or probability[0] >= probability[1:].max():
+        return None
+    j = int(np.argmax(probability[1:])) + 1
+    if severity[0] > severity[j]:
+        why = f"its fact changed against the previous version (severity {severity[0]:.3f})"
+    elif not current[0] and current[j]:
+        why = "it is not in force at this moment"
+    else:
+        why = f"its trust {trust[0]:.2f} is below rank {j + 1}'s {trust[j]:.2f}"
+    return f"ranked first by score, but its confidence is below rank {j + 1}'s: {why}"
 
 
 def _reasons(cands: Candidates, ranked: Ranked, i: int, t_us: int, hours_left: float, profile: Profile) -> list[str]:

@@ -58,8 +58,7 @@ class Ranked:
     signals: SignalSet | None
     states: np.ndarray
     decay: np.ndarray
-    confidence: np.ndarray
-    trust: np.ndarray
+    trust: np.ndarray                    # per candidate: the document's trust at t (memory.live_trust)
     reject_code: np.ndarray              # per candidate: KEEP or an index into CODES
     chain: np.ndarray
     partner: np.ndarray                  # per candidate: index of the pairing partner or -1
@@ -111,10 +110,10 @@ def rerank(cands: Candidates, profile: Profile, *, t_us: int, intent: QueryInten
     superseded_us = np.where(known, index.superseded_us[np.maximum(pos, 0)], NO_END)
     relational = np.where(known, index.relational[np.maximum(pos, 0)], 0.0)
     dependency_stale_us = np.where(known, index.dependency_stale_us[np.maximum(pos, 0)], NO_END)
-    confidence = knowledge.confidence(cands.doc_id, cands.authority, cands.created_us, half_life, t_us,
-                                      ripple=profile.ripple)
-    trust = knowledge.confidence(cands.doc_id, cands.authority, cands.created_us,
-                                 np.full(n, np.inf), t_us, ripple=profile.ripple)
+    # trust (memory.live_trust); with gates, supersession is the gates' business: a superseded
+    # version that survives them is asked about for its own period and is not held to its successor
+    trust = knowledge.trust(cands.doc_id, cands.authority, t_us,
+                            superseded=(superseded_us <= t_us) & (not profile.gates), ripple=profile.ripple)
 
     codes = np.full(n, KEEP, dtype=np.int16)
     notes: dict[int, list[str]] = {}
@@ -129,8 +128,7 @@ def rerank(cands: Candidates, profile: Profile, *, t_us: int, intent: QueryInten
             bypass = _target_versions(cands, intent, chain, index, pos, codes, notes)
         _gate(cands, codes, states, superseded_us, t_us, rng, bypass, profile, scoring)
 
-    signals = _score(cands, profile, intent, states, decay, recency, confidence, trust, relational, type_weight,
-                     scoring)
+    signals = _score(cands, profile, intent, states, decay, recency, trust, relational, type_weight, scoring)
     score = signals.score.copy()
     if rng is not None and profile.gates:   # inside an asked-for period freshness steps aside
         score = semantic_signal(cands.raw_cosine)
@@ -157,7 +155,7 @@ def rerank(cands: Candidates, profile: Profile, *, t_us: int, intent: QueryInten
     kept = np.flatnonzero(codes == KEEP)
     order = kept[np.argsort(-score[kept], kind="stable")]
     final = np.where(codes == KEEP, score, np.nan)
-    return Ranked(order=order, score=final, signals=signals, states=states, decay=decay, confidence=confidence,
+    return Ranked(order=order, score=final, signals=signals, states=states, decay=decay,
                   trust=trust, reject_code=codes, chain=chain, partner=partner, action=action, notes=notes,
                   severity=severity, range_ignored=range_ignored)
 
@@ -295,8 +293,12 @@ def _target_versions(cands, intent, chain, index, pos, codes, notes) -> np.ndarr
     return hit
 
 
-def _score(cands, profile: Profile, intent, states, decay, recency, confidence, trust, relational, type_weight,
+def _score(cands, profile: Profile, intent, states, decay, recency, trust, relational, type_weight,
            scoring) -> SignalSet:
+    """The profile's score. The paper's ``confidence`` signal (``smartvector``) is the document's
+    trust at ``t`` (memory/confidence.py): the same number as the result's ``trust``, with no age
+    term (age is the temporal signal's business, DESIGN.md "Trust model"). ``default`` shows it
+    as one ``trust`` signal carrying both the confidence weight and ``trust_weight``."""
     if profile.scorer == "cosine":
         sem = semantic_signal(cands.raw_cosine)
         return SignalSet({"semantic": sem}, {"semantic": np.ones(len(sem))}, sem)
@@ -310,13 +312,14 @@ def _score(cands, profile: Profile, intent, states, decay, recency, confidence, 
     values = {
         "semantic": semantic_signal(cands.raw_cosine),
         "temporal": temporal,
-        "confidence": confidence,
+        "confidence": trust,
         "relational": relational,
     }
     weights = dict(profile.weights.as_dict())
     if profile.scorer == "default":
+        del values["confidence"]
         values["trust"] = trust
-        weights["trust"] = profile.trust_weight
+        weights["trust"] = profile.trust_weight + weights.pop("confidence")
         if intent is not None and profile.use_intent and intent.recency_words:
             weights["temporal"] *= intent.recency_weight / profile.recency_baseline
         total = sum(weights.values())          # keep the score in [0, 1] without clipping ties

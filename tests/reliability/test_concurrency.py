@@ -62,12 +62,12 @@ def test_8_processes_x_25_feedback_events(tmp_path):
     assert set(feedback["actor"]) == {"cli"}
     # as if applied in sequence: C = clamp(C0 decayed + sum of deltas) (memory/confidence.py)
     as_of = datetime.now(UTC) + timedelta(minutes=5)
-    live = app.confidence_of(["target"], as_of=as_of)["target"]
+    live = app.trust_of(["target"], as_of=as_of)["target"]
     no_feedback = _app(tmp_path / "baseline")
     no_feedback.ingest_records([{"id": "target", "text": "The rate limit is 100 requests per minute.",
                                  "authority": 0.5, "created_at": "2026-11-01", "kind": "STATIC",
                                  "doc_type": "reference"}], now=NOW)
-    base = no_feedback.confidence_of(["target"], as_of=as_of)["target"]
+    base = no_feedback.trust_of(["target"], as_of=as_of)["target"]
     total = 146 * DEFAULT_CONFIDENCE.accept_delta + 54 * DEFAULT_CONFIDENCE.correct_delta
     expected = float(np.clip(base + total, DEFAULT_CONFIDENCE.floor, DEFAULT_CONFIDENCE.ceiling))
     assert live == pytest.approx(expected, abs=1e-9)

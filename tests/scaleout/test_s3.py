@@ -43,7 +43,7 @@ def _run_steps(app: SmartVector) -> dict:
     for key in ("store", "table_versions"):
         stats.pop(key)
     return {"report": report, "answers": answers,
-            "feedback": {k: fb[k] for k in ("id", "verdict", "confidence_before", "confidence_after")},
+            "feedback": {k: fb[k] for k in ("id", "verdict", "trust_before", "trust_after")},
             "rippled": sorted(map(str, fb["rippled"])), "stats": stats, "chunks": chunks}
 
 

@@ -28,7 +28,7 @@ def _events(sv: SmartVector, doc_id: str, etype: str) -> int:
 def _with_dependents(sv: SmartVector) -> tuple[str, list[str]]:
     """A document with dependents, all well above the confidence floor (so a penalty shows)."""
     docs = sv.documents_frame(as_of=NOW)
-    conf = dict(zip(docs["id"], docs["confidence"], strict=True))
+    conf = dict(zip(docs["id"], docs["trust"], strict=True))
     for doc in sorted(conf, key=lambda d: (-conf[d], d)):
         dependents = [step["doc_id"] for step in sv.ripple_preview(doc)]
         if dependents and min(conf[d] for d in [doc, *dependents]) > 0.2:
@@ -40,7 +40,7 @@ def test_the_same_verdict_twice_is_recorded_once(sv):
     first = sv.feedback("policy_v2", "accept", now=NOW, query_id="q1", actor="dashboard")
     again = sv.feedback("policy_v2", "accept", now=NOW + timedelta(seconds=5), query_id="q1", actor="dashboard")
     assert first["recorded"] and not again["recorded"]
-    assert again["confidence_after"] == pytest.approx(first["confidence_after"])
+    assert again["trust_after"] == pytest.approx(first["trust_after"])
     assert _events(sv, "policy_v2", "FEEDBACK_ACCEPT") == 1
     # another query or another operator is another verdict
     assert sv.feedback("policy_v2", "accept", now=NOW, query_id="q2", actor="dashboard")["recorded"]
@@ -52,21 +52,21 @@ def test_the_same_verdict_twice_is_recorded_once(sv):
 def test_undo_of_a_correction_reverses_it_and_its_ripple_by_appending(sv):
     doc, dependents = _with_dependents(sv)
     later = NOW + timedelta(minutes=1)
-    before = sv.confidence_of([doc, *dependents], as_of=later)
+    before = sv.trust_of([doc, *dependents], as_of=later)
     events_before = len(sv.events_frame())
     out = sv.feedback(doc, "correct", now=NOW, query_id="q1", actor="dashboard")
     assert out["rippled"]
-    hit = sv.confidence_of([doc, *dependents], as_of=later)
+    hit = sv.trust_of([doc, *dependents], as_of=later)
     assert hit[doc] < before[doc] and all(hit[d] < before[d] for d in dependents)
     undo = sv.feedback_undo(doc, now=later, query_id="q1", actor="dashboard")
     assert undo["undone"] == "correct" and undo["ripple_reversed"] == len(dependents)
-    after = sv.confidence_of([doc, *dependents], as_of=later)
+    after = sv.trust_of([doc, *dependents], as_of=later)
     assert after == pytest.approx(before)
     # nothing deleted: the verdict, its ripple and their reversals are all in the history
     assert len(sv.events_frame()) == events_before + 2 * (1 + len(dependents))
     assert _events(sv, doc, "FEEDBACK_CORRECT") == 1 and _events(sv, doc, "FEEDBACK_UNDO") == 1
     # the past is reproduced: between the correction and its undo the penalty stood
-    assert sv.confidence_of([doc], as_of=NOW + timedelta(seconds=30))[doc] == pytest.approx(
+    assert sv.trust_of([doc], as_of=NOW + timedelta(seconds=30))[doc] == pytest.approx(
         hit[doc], abs=1e-6)
     assert sv.standing_verdicts("q1", "dashboard") == {}
     with pytest.raises(InputError, match="to undo"):
@@ -76,7 +76,7 @@ def test_undo_of_a_correction_reverses_it_and_its_ripple_by_appending(sv):
 
 
 def test_a_changed_mind_undoes_the_standing_verdict_first(sv):
-    base = sv.confidence_of(["policy_v2"], as_of=NOW)["policy_v2"]
+    base = sv.trust_of(["policy_v2"], as_of=NOW)["policy_v2"]
     sv.feedback("policy_v2", "accept", now=NOW, query_id="q1", actor="dashboard")
     out = sv.feedback("policy_v2", "correct", now=NOW, query_id="q1", actor="dashboard")
     assert out["recorded"] and out["replaced"] == "accept"
@@ -84,7 +84,7 @@ def test_a_changed_mind_undoes_the_standing_verdict_first(sv):
     from smartvector_core.config import DEFAULT_CONFIDENCE
 
     expected = max(DEFAULT_CONFIDENCE.floor, base + DEFAULT_CONFIDENCE.correct_delta)
-    assert out["confidence_after"] == pytest.approx(expected, abs=1e-9)
+    assert out["trust_after"] == pytest.approx(expected, abs=1e-9)
 
 
 def test_undone_verdicts_leave_the_calibration_data(sv):
