@@ -226,6 +226,22 @@ def test_nothing_is_dormant_after_ingest_but_what_nobody_reads_goes_dormant(fake
     assert lifecycle(fake_app, "fax_gateway") == "DORMANT"
 
 
+def test_demo_corpus_has_nothing_dormant_at_load_and_unread_news_sleeps_later(fake_app):
+    """Issue 13 item 4: 22 of 57 demo documents were DORMANT at first load (decay counted from
+    created_at). Now none; half a year without a reader, the short-lived ones (news: H = 7 days,
+    breaking news: 1 day) are DORMANT, the long-lived ones (mathematics, H = 36,500 days) are not."""
+    from smartvector_core.settings import DEMO_CORPUS
+
+    fake_app.ingest_paths([DEMO_CORPUS], now=NOW)          # consolidates at ingest
+    docs = fake_app.documents_frame(as_of=NOW)
+    assert (docs["lifecycle"] == "DORMANT").sum() == 0 and (docs["lifecycle"] == "ACTIVE").sum() > 40
+    fake_app.consolidate(now=NOW + 180 * DAY)
+    later = fake_app.documents_frame(as_of=NOW + 180 * DAY).set_index("id")
+    dormant = later[later["lifecycle"] == "DORMANT"]
+    assert set(dormant["doc_type"]) >= {"news", "breaking_news"}
+    assert "mathematics" not in set(dormant["doc_type"])
+
+
 def test_dormant_document_stays_searchable_and_wakes_on_access(fake_app):
     text = "Legacy fax gateway configuration steps for the Lisbon office printers."
     fake_app.ingest_records([doc("fax_gateway", text, authority=0.12, doc_type="news", kind="STATIC",
