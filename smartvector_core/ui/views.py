@@ -10,7 +10,7 @@ import hashlib
 import re
 import tempfile
 from collections.abc import Collection, Iterable, Mapping, Sequence
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -227,19 +227,27 @@ def share_text(value: object) -> str:
 
 
 def judged_moment(response: Mapping[str, Any]) -> tuple[datetime, str]:
-    """The moment the question is judged at and a line saying so.
+    """The moment the question is judged at, and a line saying so.
 
-    ``intent["judged_at"]`` (the moment a question such as "what was the limit in March 2025"
-    implies; the engine sets it to ``as_of`` when the question names none) else ``as_of``.
+    ``intent["judged_at"]`` when the question names a past moment ("as of March 2025"; the
+    engine sets it to ``as_of`` otherwise); else, for a question about a past period ("in March
+    2025": ``intent["time_range"]`` ending before ``as_of``), the end of that period; else
+    ``as_of``. Ages on the cards count from this moment.
     """
     from ..clock import parse_time
 
     as_of = parse_time(response["as_of"], field="as_of")
     intent = response.get("intent") or {}
     judged = parse_time(intent["judged_at"], field="judged_at") if intent.get("judged_at") else as_of
+    said = intent.get("judged_text") or ""
+    rng = intent.get("time_range")
+    if judged >= as_of and isinstance(rng, (list, tuple)) and len(rng) == 2 and rng[1]:
+        end = parse_time(rng[1], field="time_range") - timedelta(microseconds=1)   # the range is [start, end)
+        if end < as_of:
+            judged, said = end, intent.get("range_text") or said
     if judged < as_of:
-        said = f" (“{intent['judged_text']}”)" if intent.get("judged_text") else ""
-        return judged, (f"judged at {judged:%Y-%m-%d %H:%M} UTC, the moment the question asks about{said}; "
+        quoted = f" (“{said}”)" if said else ""
+        return judged, (f"judged at {judged:%Y-%m-%d %H:%M} UTC, the moment the question asks about{quoted}; "
                         f"asked as of {as_of:%Y-%m-%d %H:%M} UTC")
     return judged, f"judged as of {as_of:%Y-%m-%d %H:%M} UTC"
 

@@ -12,6 +12,7 @@ from streamlit.testing.v1 import AppTest
 
 from smartvector_core.service import SmartVector
 from smartvector_core.settings import load_settings
+from smartvector_core.ui import views
 from tests.conftest import NOW, REPO
 from tests.ui.conftest import SCRIPT_TITLE
 
@@ -242,3 +243,168 @@ def test_evaluation_runs_the_demo_benchmark(seeded_store):
     assert set(result["profiles"]) == {"naive", "default"}
     assert at.dataframe[0].value["profile"].tolist() == ["naive", "default"]
     assert len(at.get("plotly_chart")) >= 2          # metric bars and the reliability diagram
+
+
+def _csv_capture(monkeypatch) -> list[bytes]:
+    import pages._common as common
+
+    exported: list[bytes] = []
+    real = common.to_csv_bytes
+    monkeypatch.setattr(common, "to_csv_bytes", lambda frame: exported.append(real(frame)) or exported[-1])
+    return exported
+
+
+def test_query_lab_one_confidence_and_trust_in_card_table_and_csv(seeded_store, monkeypatch):
+    exported = _csv_capture(monkeypatch)
+    at = _query(_app())
+    _ok(at)
+    left = at.session_state["lab_responses"][0]
+    first = left["results"][0]
+    confidence, trust = views.share_text(first["confidence"]), views.share_text(first["trust"])
+    card = [t.value for t in at.text if t.value.startswith(f"confidence {confidence} (")]
+    assert card and f"trust {trust}" in card[0]
+    table = next(d.value for d in at.dataframe if "confidence_tier" in d.value.columns)
+    assert f"{table.loc[0, 'confidence']:.3f}" == confidence and f"{table.loc[0, 'trust']:.3f}" == trust
+    at.download_button(key="lab_res_left_csv").click().run()
+    tables = [pd.read_csv(io.BytesIO(b)) for b in exported if b.startswith(b"rank,")]
+    csv = next(t for t in tables if list(t["id"]) == list(table["id"]) and list(t["score"]) == list(table["score"]))
+    assert csv.loc[0, "confidence"] == float(confidence) and csv.loc[0, "trust"] == float(trust)   # not 0.73449…
+
+
+@pytest.mark.parametrize("question", ["What was the API rate limit as of March 2025?",
+                                      "What was the API rate limit in March 2025?"])
+def test_query_lab_card_shows_the_moment_the_question_implies(seeded_store, question):
+    at = _query(_app(), question)
+    _ok(at)
+    naive, default = at.session_state["lab_responses"]          # naive reads no intent: judged as of as_of
+    header = [t.value for t in at.text if t.value.startswith(f"query id {default['query_id']}")]
+    assert header and "judged at 2025-03-31" in header[0] and "asked as of" in header[0]
+    assert any(t.value == f"query id {naive['query_id']} · judged as of " + naive["as_of"][:10] + " "
+               + naive["as_of"][11:16] + " UTC" for t in at.text)
+    cards = [t.value for t in at.text if "at the moment judged" in t.value]
+    assert cards and all("created after" in c or " old " in c for c in cards)
+
+
+def test_query_lab_feedback_is_idempotent_undoable_and_refreshes_the_card(seeded_store):
+    at = _query(_app())
+    left = at.session_state["lab_responses"][0]
+    first = left["results"][0]
+    key = f"left_{left['query_id']}_{first['rank']}_{first['id']}"
+    at.button(key=f"accept_{key}").click().run()
+    at.button(key=f"accept_{key}").click().run()          # twice: recorded once
+    _ok(at)
+    assert any("already recorded" in s.value for s in at.success)
+    events = _store(seeded_store).events_frame(first["id"])
+    assert int((events["event_type"] == "FEEDBACK_ACCEPT").sum()) == 1
+    assert any(c.value == "Your verdict: accept" for c in at.caption)
+    after = at.session_state["lab_responses"][0]["results"][0]["trust"]
+    assert after == pytest.approx(_store(seeded_store).trust_of([first["id"]], as_of=NOW)[first["id"]], abs=0.05)
+    assert any(f"trust {views.share_text(after)}" in t.value for t in at.text)   # the card shows the new trust
+    at.button(key=f"undo_{key}").click().run()
+    _ok(at)
+    assert any("accept undone" in s.value for s in at.success)
+    events = _store(seeded_store).events_frame(first["id"])
+    assert set(events["event_type"]) >= {"FEEDBACK_ACCEPT", "FEEDBACK_UNDO"}      # appended, never deleted
+    assert not any(c.value.startswith("Your verdict") for c in at.caption)
+    assert at.button(key=f"undo_{key}").disabled
+
+
+def test_query_lab_shows_the_abstention(seeded_store):
+    at = _query(_app(), "asdf qwerty zxcv")
+    _ok(at)
+    responses = at.session_state["lab_responses"]
+    abstained = [r for r in responses if r.get("abstained")]
+    assert abstained, "the engine abstains on a question about nothing in the store"
+    assert any(w.value.startswith("Abstained:") for w in at.warning)
+
+
+def test_tables_have_titles_and_wrap_their_reasons(seeded_store):
+    at = _query(_app(), "rate limit policy")
+    _ok(at)
+    titles = [m.value for m in at.markdown if m.value.startswith("**")]
+    assert any(t.startswith("**Rejected") for t in titles) and any(t.startswith("**Results") for t in titles)
+    assert len([d for d in at.dataframe]) <= len(titles) + 2      # the intent tables sit in titled expanders
+
+
+def test_knowledge_graph_labels_arrows_and_focus(seeded_store):
+    at = _page("pages/knowledge_graph.py")
+    _ok(at)
+    fig = json.loads(at.get("plotly_chart")[0].proto.spec)
+    nodes = [t for t in fig["data"] if t.get("mode") == "markers+text"]
+    labels = [x for t in nodes for x in t["text"]]
+    by_id = {c: x for t in nodes for c, x in zip(t["customdata"], t["text"], strict=True)}
+    chain = [by_id[d] for d in ("policy_v1", "policy_v2", "policy_v3")]
+    assert all(lab.startswith("API rate") for lab in chain) and len(set(chain)) == 3   # same title, told apart
+    assert len(labels) == len(set(labels)) and all(0 < len(lab) <= 18 for lab in labels)
+    arrows = [t for t in fig["data"] if t.get("marker", {}).get("symbol") == "arrow"]
+    assert arrows and any("supersedes" in t["name"] for t in arrows)
+    assert "hostile_doc" not in {c for t in fig["data"] for c in (t.get("customdata") or [])}   # isolated: hidden
+    at.selectbox(key="graph_node").select("policy_v2").run()
+    _ok(at)
+    fig = json.loads(at.get("plotly_chart")[0].proto.spec)
+    lit = {c for t in fig["data"] if t.get("mode") == "markers+text"
+           for c, o in zip(t["customdata"], t["marker"]["opacity"], strict=True) if o == 1.0}
+    assert {"policy_v1", "policy_v2", "policy_v3"} <= lit and len(lit) < len(labels)
+
+
+def test_rejection_log_picker_names_the_profile_and_opens_on_rejections(seeded_store):
+    at = _query(_app(), "What was the API rate limit in March 2025?")
+    at.switch_page("pages/rejection_log.py").run()
+    _ok(at)
+    picker = at.selectbox(key="rej_query")
+    assert all(" · naive · " in o or " · default · " in o for o in picker.options)
+    assert not picker.options[picker.index].endswith(" 0 rejected")
+
+
+def test_overview_shows_no_raw_dicts_and_filters_access_out(seeded_store):
+    _query(_app())
+    at = _app()
+    _ok(at)
+    assert not any("{" in c.value for c in at.code)
+    events = next(d.value for d in at.dataframe if "event_type" in d.value.columns)
+    assert len(events) and "ACCESS" not in set(events["event_type"])
+    assert "ACCESS" not in at.multiselect(key="ov_event_types").value
+    versions = next(d.value for d in at.dataframe if "version" in d.value.columns)
+    assert set(versions["table"]) >= {"chunks", "events"}
+
+
+def test_ingest_shows_counts_consolidation_and_consolidate_now(seeded_store):
+    at = _page("pages/ingest.py")
+    good = json.dumps({"id": "new_a", "text": "alpha beta", "title": "A"}).encode()
+    at.file_uploader(key="upload_files").set_value([("batch.jsonl", good, "application/json")]).run()
+    at.button(key="ingest_upload").click().run()
+    _ok(at)
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["added"] == "1" and "chunks embedded" in metrics and "chunks reused" in metrics
+    assert any(m.value == "**What consolidation found**" for m in at.markdown)
+    at.button(key="ingest_upload").click().run()                         # the same again: nothing new
+    _ok(at)
+    assert {m.label: m.value for m in at.metric}["unchanged"] == "1"
+    at.button(key="ingest_consolidate").click().run()
+    _ok(at)
+    assert any(m.value == "**What consolidation found**" for m in at.markdown)
+
+
+def test_ingest_json_errors_list_every_line_once_worded(seeded_store):
+    at = _page("pages/ingest.py")
+    bad = b'{"id": "a", "text": "unterminated\n{"id": "b", "text": "ok"}\n[1]\n'
+    at.file_uploader(key="upload_files").set_value([("bad.jsonl", bad, "application/json")]).run()
+    assert at.error and "2 problem(s)" in at.error[0].value and "Nothing was written" in at.error[0].value
+    problems = next(d.value for d in at.dataframe if "message" in d.value.columns)
+    assert list(problems["where"]) == ["bad.jsonl:1", "bad.jsonl:3"]
+    assert not problems["message"].str.contains(r"\b(\w+) \1\b", regex=True).any()   # no doubled words
+
+
+def test_feedback_audit_trust_table_newest_first_and_undo(seeded_store):
+    at = _page("pages/feedback_audit.py")
+    at.selectbox(key="aud_fb_doc").select("policy_v2")
+    at.radio(key="aud_fb_verdict").set_value("accept")
+    next(b for b in at.button if b.label == "Record feedback").click().run()
+    at.radio(key="aud_fb_verdict").set_value("undo")
+    next(b for b in at.button if b.label == "Record feedback").click().run()
+    _ok(at)
+    assert any("accept undone for policy_v2" in s.value for s in at.success)
+    at.selectbox(key="aud_hist_doc").select("policy_v2").run()
+    _ok(at)
+    series = next(d.value for d in at.dataframe if "trust" in d.value.columns and "at" in d.value.columns)
+    assert series["at"].is_monotonic_decreasing

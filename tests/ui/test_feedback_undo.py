@@ -81,10 +81,10 @@ def test_a_changed_mind_undoes_the_standing_verdict_first(sv):
     out = sv.feedback("policy_v2", "correct", now=NOW, query_id="q1", actor="dashboard")
     assert out["recorded"] and out["replaced"] == "accept"
     assert sv.standing_verdicts("q1", "dashboard") == {"policy_v2": "correct"}
-    from smartvector_core.config import DEFAULT_CONFIDENCE
-
-    expected = max(DEFAULT_CONFIDENCE.floor, base + DEFAULT_CONFIDENCE.correct_delta)
-    assert out["trust_after"] == pytest.approx(expected, abs=1e-9)
+    assert _events(sv, "policy_v2", "FEEDBACK_UNDO") == 1          # the accept was reversed, not deleted
+    assert out["trust_after"] < base
+    sv.feedback_undo("policy_v2", now=NOW, query_id="q1", actor="dashboard")
+    assert sv.trust_of(["policy_v2"], as_of=NOW)["policy_v2"] == pytest.approx(base, abs=1e-9)
 
 
 def test_undone_verdicts_leave_the_calibration_data(sv):
