@@ -60,7 +60,7 @@ def test_8_processes_x_25_feedback_events(tmp_path):
     assert sorted(feedback["query_id"]) == sorted(f"w{w}-{n}" for w in range(8) for n in range(25))
     assert (feedback["event_type"] == "FEEDBACK_ACCEPT").sum() == 146
     assert set(feedback["actor"]) == {"cli"}
-    # as if applied in sequence: C = clamp(C0 decayed + sum of deltas) (memory/confidence.py)
+    # as if applied in sequence: trust = clamp(C0 + sum of deltas) (memory/confidence.py)
     as_of = datetime.now(UTC) + timedelta(minutes=5)
     live = app.trust_of(["target"], as_of=as_of)["target"]
     no_feedback = _app(tmp_path / "baseline")
