@@ -3,15 +3,18 @@
 Ablations (the paper promised them and never showed them; labels as reported):
 
 - ``decay_access_only``: our reading of "decay + access only": the ``smartvector`` scorer with
-  weights 0.5·semantic + 0.5·confidence (the live confidence, i.e. authority × age decay plus
-  access reinforcement), temporal and relational 0, no gates. Semantic stays in because a
-  score without any similarity would not be a retriever.
+  weights 0.5·semantic + 0.5·confidence, temporal and relational 0, no gates. The paper's
+  confidence signal is the document's trust (authority, feedback, access reinforcement; the
+  age decay is memory strength now and only moves lifecycle: DESIGN.md "Trust model"), so
+  this variant measures authority + access without time. Semantic stays in because a score
+  without any similarity would not be a retriever.
 - ``no_consolidation``: the four-signal ``smartvector`` profile with ``consolidated=False``
   on a second store where consolidation never ran (only declared edges exist).
 - ``no_ripple``: ``smartvector`` with consolidation but ``ripple=False``.
 - ``smartvector``: full four-signal profile; ``default``: the project's best configuration.
 - ``default_minus_<signal>``: ``default`` with that signal's weight set to 0, for
-  ``semantic, temporal, confidence, relational`` and ``trust`` (default's fifth term).
+  ``semantic, temporal, confidence, relational`` and ``trust`` (in ``default`` the confidence
+  weight is carried by its trust signal, so ``default_minus_confidence`` lowers the trust weight).
 
 Weight sweep: every point of the simplex grid over the four paper weights with step ``step``
 (only points whose weights sum to 1), evaluated (a) with the ``smartvector`` scorer and (b) with
