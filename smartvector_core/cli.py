@@ -101,7 +101,8 @@ def cmd_query(app: SmartVector, args) -> int:
         try:
             for spec, vector in zip(specs, vectors, strict=True):
                 resp = app.query(spec.text, as_of=spec.as_of, profile=args.profile, k=args.k, query_id=spec.id,
-                                 asked_at=asked_at, vector=vector)
+                                 asked_at=asked_at, vector=vector, group_by=args.group_by,
+                                 per_document=args.per_document)
                 _print_response(resp, args.json)
         finally:
             app.flush()
@@ -109,7 +110,7 @@ def cmd_query(app: SmartVector, args) -> int:
     if not args.text:
         raise InputError("missing: give the question TEXT or --batch FILE", field="query")
     resp = app.query(" ".join(args.text), as_of=_as_of(args.as_of), profile=args.profile, k=args.k,
-                     asked_at=clock.now())
+                     asked_at=clock.now(), group_by=args.group_by, per_document=args.per_document)
     _print_response(resp, args.json)
     return 0
 
@@ -302,6 +303,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--profile", default="default")
     p.add_argument("--as-of", dest="as_of")
     p.add_argument("--k", type=int, default=5)
+    p.add_argument("--group-by", dest="group_by", choices=("chunk", "document"), default="chunk",
+                   help="chunk (default): up to k passages, several of one document allowed; "
+                        "document: one result per document")
+    p.add_argument("--per-document", dest="per_document", type=int, default=3,
+                   help="most passages of one document in chunk mode (default 3)")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_query)
 

@@ -28,6 +28,7 @@ from .knowledge import KnowledgeCache
 from .memory.chains import chain_members
 from .models import EdgeType, EventType, QueryResponse
 from .retrieval import QueryRequest, get_profile, run_query
+from .retrieval.candidates import PASSAGES_PER_DOCUMENT
 from .settings import DEMO_CORPUS, Settings, load_settings
 from .store import Store
 from .temporal.codes import NO_END
@@ -194,8 +195,9 @@ class SmartVector:
     # ------------------------------------------------------------------------------- query
     def query(self, text: str, *, as_of: datetime, profile: str = "default", k: int = 5,
               query_id: str = "", log: bool = True, asked_at: datetime | None = None,
-              vector=None) -> QueryResponse:
-        """Answer ``text`` as of ``as_of``.
+              vector=None, group_by: str = "chunk", per_document: int = PASSAGES_PER_DOCUMENT) -> QueryResponse:
+        """Answer ``text`` as of ``as_of``: up to ``k`` passages, at most ``per_document`` of one
+        document, grouped under their document (``group_by="document"``: one per document).
 
         ``asked_at`` (default ``as_of``) is when the question was really asked: the query log and
         the access events carry it, so asking about a past moment never rewrites that past's
@@ -205,7 +207,7 @@ class SmartVector:
             raise InputError("empty: the query needs some text", field="query")
         if not 1 <= k <= MAX_K:
             raise InputError(f"expected a whole number from 1 to {MAX_K}, found {k}", field="--k")
-        request = QueryRequest(text.strip(), as_of, get_profile(profile), k, query_id)
+        request = QueryRequest(text.strip(), as_of, get_profile(profile), k, query_id, group_by, per_document)
         state = self._state_for_query()
         if state.calibration is None:
             self._fit_store_calibration(state)
@@ -625,7 +627,6 @@ class SmartVector:
         docs["confirmed_at"] = pd.to_datetime(docs["id"].map(last_confirmations(state.events, as_of_us)),
                                               unit="us", utc=True)
         return freshness_report(docs, as_of)
-
 
     def events_frame(self, doc_id: str | None = None) -> pd.DataFrame:
         self._settle()

@@ -21,15 +21,16 @@ Choices (documented here, tested in ``tests/evaluation/test_runner.py``):
   knowledge snapshot), so the numbers are those of ``query --batch --json``. Variants (ablations,
   the weight sweep) rerank each query's cached candidate pool (:func:`retrieval.pipeline.retrieve`
   with the question's text, as the query path fetches it) with :func:`retrieval.pipeline.answer`.
-- **Baselines** (same store, same candidate pool or LanceDB's full-text index), each ranking
-  documents (a document's best chunk) and reporting a *confidence* so ECE is defined:
+- **Baselines** (same store, same candidate pool or LanceDB's full-text index), each returning
+  up to k passages (chunks), at most ``PASSAGES_PER_DOCUMENT`` of one document, as the profiles
+  do, and reporting a *confidence* so ECE is defined:
 
   ==================  ==================================================================  ==========================================
   name                ranking                                                             confidence of a result
   ==================  ==================================================================  ==========================================
   ``naive``           cosine similarity (the ``naive`` profile)                           the cosine, clipped to [0, 1]
   ``bm25``            LanceDB native full-text search (BM25) over chunk texts              its share of the top-k BM25 mass, s / Σ s
-  ``hybrid``          RRF (k = 60) of the vector ranking and the BM25 ranking              RRF score / its maximum 2/(60 + 1)
+  ``hybrid``          RRF (k = 60) of the vector and the BM25 rankings of chunks           RRF score / its maximum 2/(60 + 1)
   ``langchain``       similarity + (1 − 0.01)^hours (LangChain time-weighted retriever)    the combined score clipped to [0, 1]
   ``llamaindex_fixed``  the k most similar, newest first (LlamaIndex FixedRecency)         the cosine of that result
   ``llamaindex_time``   similarity + (1 − 0.99)^hours (LlamaIndex TimeWeighted)            the combined score clipped to [0, 1]
@@ -60,7 +61,7 @@ import numpy as np
 
 from ..clock import parse_time, to_us
 from ..errors import InputError
-from ..retrieval.candidates import Candidates
+from ..retrieval.candidates import PASSAGES_PER_DOCUMENT, Candidates, select_passages
 from ..retrieval.pipeline import QueryRequest, answer, retrieve
 from ..retrieval.profiles import PROFILES, Profile, get_profile
 from .baselines import (
@@ -197,7 +198,7 @@ class PreparedBench:
         self.candidates: list[Candidates] = [
             retrieve(app.store, vector, q.as_of, k, self.knowledge, text=q.text)
             for q, vector in zip(queries, self.vectors, strict=True)]
-        self._fts: list[list[tuple[str, float]]] | None = None
+        self._fts: list[list[tuple[str, str, float]]] | None = None
 
     # ------------------------------------------------------------------------- profiles
     def answer_profile(self, profile: Profile | str, queries: Sequence[int] | None = None
@@ -246,39 +247,49 @@ class PreparedBench:
         cands = self.candidates[i]
         return np.maximum(0, to_us(self.queries[i].as_of) - cands.created_us) / US_PER_HOUR
 
-    def _fts_rankings(self) -> list[list[tuple[str, float]]]:
+    def _fts_rankings(self) -> list[list[tuple[str, str, float]]]:
+        """Per query, LanceDB's BM25 hits as ``(chunk_id, doc_id, score)``, best first."""
         if self._fts is None:
             self._fts = []
             for q in self.queries:
                 hits = self.app.store.fts_search(q.text, as_of=q.as_of, limit=FTS_POOL)
-                best: dict[str, float] = {}
-                for doc_id, score in zip(hits.column("doc_id").to_pylist(),
-                                         hits.column("_score").to_pylist(), strict=True):
-                    best[doc_id] = max(best.get(doc_id, float("-inf")), float(score))
-                self._fts.append(sorted(best.items(), key=lambda item: (-item[1], item[0])))
+                self._fts.append(list(zip(hits.column("chunk_id").to_pylist(), hits.column("doc_id").to_pylist(),
+                                          map(float, hits.column("_score").to_pylist()), strict=True)))
         return self._fts
+
+    def _passages(self, chunks: list[tuple[str, str, float]]) -> list[tuple[str, float]]:
+        """``(doc_id, score)`` of the ``k`` best passages, at most ``PASSAGES_PER_DOCUMENT`` of one
+        document, grouped under their document: the profiles' passage rule (issue 14)."""
+        if not chunks:
+            return []
+        docs = np.array([d for _, d, _ in chunks], dtype=object)
+        pick = select_passages(docs, np.arange(len(chunks)), self.k, PASSAGES_PER_DOCUMENT)
+        return [(chunks[i][1], chunks[i][2]) for i in pick]
 
     def _bm25(self) -> dict[str, list[dict[str, Any]]]:
         runs = {}
         for q, ranking in zip(self.queries, self._fts_rankings(), strict=True):
-            top = ranking[: self.k]
+            top = self._passages(ranking)
             mass = sum(s for _, s in top) or 1.0
             runs[q.id] = [{"id": d, "confidence": float(np.clip(s / mass, 0, 1)), "score": s} for d, s in top]
         return runs
 
     def _hybrid(self) -> dict[str, list[dict[str, Any]]]:
+        """RRF of the vector and BM25 rankings of passages (chunks), then the passage rule."""
         runs = {}
         best = 2.0 / (RRF_K + 1)
         for q, cands, text_rank in zip(self.queries, self.candidates, self._fts_rankings(), strict=True):
-            fused = rrf_fuse([list(cands.doc_id), [d for d, _ in text_rank]], k=RRF_K)[: self.k]
-            runs[q.id] = [{"id": d, "confidence": float(min(1.0, s / best)), "score": s} for d, s in fused]
+            doc_of = dict(zip(cands.chunk_id, cands.doc_id, strict=True)) | {c: d for c, d, _ in text_rank}
+            fused = rrf_fuse([list(cands.chunk_id), [c for c, _, _ in text_rank]], k=RRF_K)
+            top = self._passages([(c, doc_of[c], s) for c, s in fused])
+            runs[q.id] = [{"id": d, "confidence": float(min(1.0, s / best)), "score": s} for d, s in top]
         return runs
 
     def _langchain(self) -> dict[str, list[dict[str, Any]]]:
         runs = {}
         for i, (q, cands) in enumerate(zip(self.queries, self.candidates, strict=True)):
             score = langchain_time_weighted(cands.raw_cosine, self._hours(i), LANGCHAIN_DECAY_RATE)
-            order = np.argsort(-score, kind="stable")[: self.k]
+            order = select_passages(cands.doc_id, np.argsort(-score, kind="stable"), self.k, PASSAGES_PER_DOCUMENT)
             runs[q.id] = [{"id": cands.doc_id[j], "confidence": float(np.clip(score[j], 0, 1)),
                            "score": float(score[j])} for j in order]
         return runs
@@ -286,7 +297,9 @@ class PreparedBench:
     def _llamaindex_fixed(self) -> dict[str, list[dict[str, Any]]]:
         runs = {}
         for q, cands in zip(self.queries, self.candidates, strict=True):
-            pool = np.arange(min(self.k, len(cands)))          # the k most similar (pool is sorted)
+            pool = select_passages(cands.doc_id, np.arange(len(cands)), self.k,   # the k most similar
+                                   PASSAGES_PER_DOCUMENT)                             # (pool is sorted)
+            pool = np.sort(pool)
             if not len(pool):
                 runs[q.id] = []
                 continue
@@ -302,9 +315,11 @@ class PreparedBench:
                 runs[q.id] = []
                 continue
             order, scores = llamaindex_time_weighted(cands.raw_cosine, self._hours(i), LLAMAINDEX_TIME_DECAY,
-                                                     top_k=min(self.k, len(cands)))
-            runs[q.id] = [{"id": cands.doc_id[j], "confidence": float(np.clip(s, 0, 1)), "score": float(s)}
-                          for j, s in zip(order, scores, strict=True)]
+                                                     top_k=len(cands))
+            score_of = dict(zip(order.tolist(), scores.tolist(), strict=True))
+            pick = select_passages(cands.doc_id, np.asarray(order), self.k, PASSAGES_PER_DOCUMENT)
+            runs[q.id] = [{"id": cands.doc_id[j], "confidence": float(np.clip(score_of[j], 0, 1)),
+                           "score": float(score_of[j])} for j in pick.tolist()]
         return runs
 
     # -------------------------------------------------------------------------- scoring

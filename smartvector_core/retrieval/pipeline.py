@@ -14,8 +14,11 @@ from dataclasses import dataclass
 from datetime import datetime
 
 import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from ..clock import from_us, iso, to_us
+from ..errors import InputError
 from ..models import (
     Action,
     ConfidenceTier,
@@ -37,12 +40,23 @@ from ..temporal import (
 )
 from ..temporal.codes import state_names
 from . import calibration
-from .candidates import CHUNK_COLUMNS, KIND_NAMES, SEARCH_COLUMNS, Candidates
+from .candidates import (
+    CHUNK_COLUMNS,
+    KIND_NAMES,
+    PASSAGES_PER_DOCUMENT,
+    SEARCH_COLUMNS,
+    Candidates,
+    first_per_document,
+    select_passages,
+)
+from .lexical import NAME_BOOST, lexical_shares, subject_terms
 from .profiles import Profile, get_profile
 from .rerank import CODES, Ranked, age_days, rerank
 from .scoring import DEFAULT_SCORING
 
 CANDIDATE_POOL = 60
+GROUP_BY = ("chunk", "document")
+LEXICAL_POOL = 30       # ours: full-text hits added to the pool (chunks)
 
 
 @dataclass
@@ -52,14 +66,33 @@ class QueryRequest:
     profile: Profile
     k: int = 5
     query_id: str = ""
+    group_by: str = "chunk"               # chunk: up to k passages; document: one per document
+    per_document: int = PASSAGES_PER_DOCUMENT   # most passages of one document (chunk mode)
+
+    def __post_init__(self) -> None:
+        if self.group_by not in GROUP_BY:
+            raise InputError(f"unknown group-by {self.group_by!r}: expected one of {', '.join(GROUP_BY)}",
+                             field="group_by")
+        if self.per_document < 1:
+            raise InputError(f"expected per-document >= 1, found {self.per_document}", field="per_document")
+
+    @property
+    def passages_per_document(self) -> int:
+        return 1 if self.group_by == "document" else self.per_document
 
 
 def new_query_id() -> str:
     return uuid.uuid4().hex[:12]
 
 
-def retrieve(store, query_vector: np.ndarray, as_of: datetime, k: int, knowledge=None) -> Candidates:
-    """Top chunks that existed at ``as_of``, collapsed to one row per document.
+def retrieve(store, query_vector: np.ndarray, as_of: datetime, k: int, knowledge=None,
+             text: str | None = None) -> Candidates:
+    """Top chunks that existed at ``as_of``, one row per chunk (passage).
+
+    With ``text``, LanceDB's full-text (BM25) index is searched too: its best
+    ``LEXICAL_POOL`` chunks join the pool (their cosine computed from their stored vectors)
+    and every passage carries its lexical signal (:mod:`.lexical`: the question's BM25 with
+    its name terms boosted).
 
     With ``knowledge`` (the store's :class:`~smartvector_core.knowledge.KnowledgeState`) LanceDB
     returns only the chunk's own columns and the document-level fields come from the state,
@@ -75,10 +108,37 @@ def retrieve(store, query_vector: np.ndarray, as_of: datetime, k: int, knowledge
         index = knowledge.doc_index()
         bound = as_of if to_us(as_of) < int(fields["created_us"].max()) else None
         hits = store.search(query_vector, as_of=bound, limit=pool, columns=CHUNK_COLUMNS)
-        cands = Candidates.from_chunk_hits(hits, fields, index.lookup)
+        hits, lexical = _with_lexical(store, hits, text, query_vector, bound, CHUNK_COLUMNS)
+        cands = Candidates.from_chunk_hits(hits, fields, index.lookup, lexical)
         if cands is not None:
             return cands
-    return Candidates.from_search(store.search(query_vector, as_of=as_of, limit=pool, columns=SEARCH_COLUMNS))
+    hits = store.search(query_vector, as_of=as_of, limit=pool, columns=SEARCH_COLUMNS)
+    hits, lexical = _with_lexical(store, hits, text, query_vector, as_of, SEARCH_COLUMNS)
+    return Candidates.from_search(hits, lexical)
+
+
+def _with_lexical(store, hits: pa.Table, text: str | None, query_vector: np.ndarray, as_of, columns
+                  ) -> tuple[pa.Table, dict[str, float] | None]:
+    """The vector ``hits`` plus the full-text hits they lack (``_distance`` = 1 − cosine of the
+    stored vector), and the lexical signal of every full-text hit; ``(hits, None)`` without text."""
+    if text is None:
+        return hits, None
+    found = store.fts_search(text, as_of=as_of, limit=LEXICAL_POOL, columns=[*columns, "vector"],
+                             boost_terms=subject_terms(text), boost=NAME_BOOST)
+    if found.num_rows == 0:
+        return hits, {}
+    lexical = lexical_shares(found.column("chunk_id").to_pylist(), found.column("_score").to_numpy())
+    new = ~pc.is_in(found.column("chunk_id"), value_set=hits.column("chunk_id").combine_chunks()).to_numpy(
+        zero_copy_only=False)
+    if new.any():
+        extra = found.filter(pa.array(new))
+        vectors = np.stack(extra.column("vector").to_numpy(zero_copy_only=False)).astype(np.float64)
+        q = np.asarray(query_vector, dtype=np.float64)
+        cosine = vectors @ q / np.maximum(np.linalg.norm(vectors, axis=1) * np.linalg.norm(q), 1e-12)
+        extra = extra.select(list(columns)).append_column("_distance", pa.array(1.0 - cosine, pa.float32()))
+        hits = pa.concat_tables([hits.select([*columns, "_distance"]), extra.cast(hits.select(
+            [*columns, "_distance"]).schema)])
+    return hits, lexical
 
 
 def run_query(store, embedder, request: QueryRequest, *, knowledge, vector: np.ndarray | None = None
@@ -92,7 +152,7 @@ def run_query(store, embedder, request: QueryRequest, *, knowledge, vector: np.n
         vector = embedder.encode([request.text])[0]
     timings["embed"] = (time.perf_counter() - t0) * 1000
     t1 = time.perf_counter()
-    cands = retrieve(store, vector, request.as_of, request.k, knowledge)
+    cands = retrieve(store, vector, request.as_of, request.k, knowledge, text=request.text)
     timings["search"] = (time.perf_counter() - t1) * 1000
     t2 = time.perf_counter()
     response = answer(cands, request, profile, knowledge)
@@ -112,7 +172,7 @@ def answer(cands: Candidates, request: QueryRequest, profile: Profile, knowledge
                     k=request.k)
     abstain_reason = abstention(cands, request.text)
     results = build_results(cands, ranked, profile, request.k, t_us, knowledge=knowledge,
-                            abstained=abstain_reason is not None)
+                            abstained=abstain_reason is not None, per_document=request.passages_per_document)
     rejections = build_rejections(cands, ranked, t_us, limit=max(25, 3 * request.k))
     intent_dict = intent.to_dict() if intent is not None else {}
     intent_dict["judged_at"] = iso(from_us(t_us))
@@ -140,13 +200,16 @@ def abstention(cands: Candidates, question: str) -> str | None:
 
 
 def build_results(cands: Candidates, ranked: Ranked, profile: Profile, k: int, t_us: int, *,
-                  knowledge=None, abstained: bool = False) -> list[Result]:
+                  knowledge=None, abstained: bool = False, per_document: int = PASSAGES_PER_DOCUMENT
+                  ) -> list[Result]:
     """The top ``k`` kept rows as explained results. ``confidence`` is the calibrated
     probability of :mod:`.calibration` (certainty from score, margin over the best disagreeing
     candidate among all kept ones, trust, validity and conflict; the store's refit of the
     profile's knots when ``knowledge`` has operator verdicts, else the shipped prior), capped at
-    ``ABSTAIN_CAP`` when the answer abstains; tiers are thresholds on it."""
-    top = ranked.order[:k]
+    ``ABSTAIN_CAP`` when the answer abstains; tiers are thresholds on it. The rows are up to
+    ``k`` passages, at most ``per_document`` of one document, grouped under their document
+    (:func:`candidates.select_passages`)."""
+    top = select_passages(cands.doc_id, ranked.order, k, per_document)
     if not len(top):
         return []
     kept = ranked.order
@@ -225,9 +288,9 @@ def _reasons(cands: Candidates, ranked: Ranked, i: int, t_us: int, hours_left: f
     else:
         reasons.append("undated: neutral freshness (decay 0.5)")
     if profile.chains:
-        others = np.flatnonzero((ranked.chain == ranked.chain[i]) & (np.arange(len(cands)) != i))
+        others = np.unique(cands.doc_id[(ranked.chain == ranked.chain[i]) & (cands.doc_id != cands.doc_id[i])])
         if others.size:
-            reasons.append("chosen from its version chain over " + ", ".join(map(str, cands.doc_id[others][:4])))
+            reasons.append("chosen from its version chain over " + ", ".join(map(str, others[:4])))
     if (ranked.states[i] == STATE_TEMPORAL and profile.scorer != "cosine"
             and cands.raw_cosine[i] < DEFAULT_SCORING.event_relevance_floor):
         reasons.append(f"EVENT signal present but low query relevance (raw sim {cands.raw_cosine[i]:.3f} < "
@@ -237,8 +300,12 @@ def _reasons(cands: Candidates, ranked: Ranked, i: int, t_us: int, hours_left: f
 
 
 def build_rejections(cands: Candidates, ranked: Ranked, t_us: int, *, limit: int) -> list[Rejection]:
+    """One rejection per document none of whose passages was kept (its most similar passage's
+    code and chunk), most similar first."""
     rejected = ranked.rejected()
-    rejected = rejected[np.argsort(-cands.raw_cosine[rejected], kind="stable")][:limit]
+    rejected = rejected[~np.isin(cands.doc_id[rejected], cands.doc_id[ranked.order])]
+    rejected = first_per_document(cands.doc_id, rejected[np.argsort(-cands.raw_cosine[rejected], kind="stable")])
+    rejected = rejected[:limit]
     at = iso(from_us(t_us))
     return [Rejection(id=cands.doc_id[i], code=CODES[ranked.reject_code[i]],
                       reason=_rejection_reason(cands, ranked, int(i), at), chunk_id=cands.chunk_id[i])

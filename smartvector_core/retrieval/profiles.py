@@ -35,6 +35,7 @@ class Profile:
     lexical_weight: float = 0.0        # default only: weight of the BM25 signal (scoring.py)
     recency_pool_gain: float = 0.0     # default only: adaptive recency, gain on the pool's news share
     recency_cap: float = 3.5           # default only: adaptive recency, largest factor on the temporal weight
+                                       # (strong recency word / baseline: a pool raises it no further)
 
 
 NAIVE = Profile("naive", "cosine similarity only")
@@ -46,8 +47,7 @@ DEFAULT = Profile("default", "temporal gates, chains and intent with a tuned mul
                   scorer="default", gates=True, chains=True, pairing=False, use_intent=True,
                   weights=SignalWeights(semantic=0.60, temporal=0.10, confidence=0.05, relational=0.05),
                   trust_weight=0.20, contradiction_demotion=0.7, conflict_boost=False,
-                  stale_dependency_demotion=0.7, lexical_weight=0.30, recency_pool_gain=1.5,
-                  recency_cap=4.0)
+                  stale_dependency_demotion=0.7, lexical_weight=0.25, recency_pool_gain=1.5)
 
 PROFILES: dict[str, Profile] = {p.name: p for p in (NAIVE, TEMPORAL, SMARTVECTOR, DEFAULT)}
 

@@ -1,6 +1,7 @@
 """Gates, signals, profile score, version chains, pairing and tiers over one candidate set.
 
-Input: :class:`Candidates` (one row per document), the moment of judgement, the parsed intent,
+Input: :class:`Candidates` (one row per passage; gates and chains decide per document, since
+every document-level field is the same on all of its rows), the moment of judgement, the parsed intent,
 the knowledge state (chains, supersession, confidence). Output: ranked rows with their signal
 breakdown and reasons, and the rejected rows with their codes. All per-candidate work is numpy;
 Python loops run only over the k results and the rejections to build their explanations.
@@ -31,17 +32,21 @@ from ..temporal import (
 )
 from ..temporal.decay import profile_arrays
 from ..temporal.freshness import pairing_action
-from .candidates import Candidates
+from .candidates import Candidates, first_per_document
 from .profiles import Profile
 from .scoring import (
     DEFAULT_SCORING,
     SignalSet,
     current_signal,
+    pool_time_sensitivity,
     recency_and_decay,
+    recency_factor,
+    relative_similarity,
     semantic_signal,
     temporal_layer_score,
     temporal_signal,
     weighted_sum,
+    window_signal,
 )
 
 KEEP = -1
@@ -117,7 +122,7 @@ def rerank(cands: Candidates, profile: Profile, *, t_us: int, intent: QueryInten
 
     codes = np.full(n, KEEP, dtype=np.int16)
     notes: dict[int, list[str]] = {}
-    rng = intent.time_range_us if (intent is not None and profile.use_intent) else None
+    rng = intent.hard_range_us if (intent is not None and profile.use_intent) else None
     range_ignored = False
     if rng is not None and profile.gates and not (in_range(cands, rng, superseded_us)
                                                   & (cands.raw_cosine >= scoring.relevance_gate)).any():
@@ -128,15 +133,16 @@ def rerank(cands: Candidates, profile: Profile, *, t_us: int, intent: QueryInten
             bypass = _target_versions(cands, intent, chain, index, pos, codes, notes)
         _gate(cands, codes, states, superseded_us, t_us, rng, bypass, profile, scoring)
 
-    signals = _score(cands, profile, intent, states, decay, recency, trust, relational, type_weight, scoring)
+    signals = _score(cands, profile, intent, states, decay, recency, trust, relational, type_weight, scoring,
+                     half_life, np.minimum(cands.valid_until_us, superseded_us))
     score = signals.score.copy()
     if rng is not None and profile.gates:   # inside an asked-for period freshness steps aside
-        score = semantic_signal(cands.raw_cosine)
-        signals = SignalSet(values={"semantic": score}, weights={"semantic": np.ones(n)}, score=score)
+        signals = _in_period(cands, profile)
+        score = signals.score.copy()
 
     severity = np.zeros(n)
     if profile.chains:
-        _one_per_chain(chain, codes, score)
+        _one_per_chain(chain, cands.doc_id, codes, score)
         boosted, severity = _conflict_boost(cands, chain, codes, score, k)
         if profile.conflict_boost:
             score = boosted
@@ -193,16 +199,18 @@ def in_range(cands, rng, superseded_us) -> np.ndarray:
     return np.where(cands.kind == KIND_VERSIONED, in_force, published | event_window)
 
 
-def _one_per_chain(chain, codes, score) -> None:
-    """Keep the best-scoring surviving member of each version chain; reject the others."""
+def _one_per_chain(chain, doc_id, codes, score) -> None:
+    """Keep one version per chain: the document of the chain's best-scoring surviving passage,
+    with all of its surviving passages; reject the other versions."""
     alive = codes == KEEP
     order = np.lexsort((-score, chain))
     survivors = np.flatnonzero(alive[order])
-    first = np.zeros(len(chain), dtype=bool)
+    winner = np.zeros(len(chain), dtype=bool)
     if survivors.size:
         c = chain[order][survivors]
-        first[order[survivors[np.r_[True, c[1:] != c[:-1]]]]] = True
-    _reject(codes, alive & ~first, RejectionCode.SUPERSEDED_IN_CHAIN)
+        heads = order[survivors[np.r_[True, c[1:] != c[:-1]]]]
+        winner = np.isin(doc_id, doc_id[heads])
+    _reject(codes, alive & ~winner, RejectionCode.SUPERSEDED_IN_CHAIN)
 
 
 def _adjust(cands, profile, codes, score, trust, chain, version_hit, relies_on_old, k, notes) -> np.ndarray:
@@ -285,6 +293,7 @@ def _target_versions(cands, intent, chain, index, pos, codes, notes) -> np.ndarr
             hit[pick] = True
     if not hit.any():
         return np.zeros(n, dtype=bool)
+    hit = np.isin(cands.doc_id, cands.doc_id[hit])     # every passage of a targeted version
     targeted = np.isin(chain, chain[hit])
     _reject(codes, targeted & ~hit, RejectionCode.VERSION_MISMATCH)
     for i in np.flatnonzero(hit):
@@ -294,7 +303,7 @@ def _target_versions(cands, intent, chain, index, pos, codes, notes) -> np.ndarr
 
 
 def _score(cands, profile: Profile, intent, states, decay, recency, trust, relational, type_weight,
-           scoring) -> SignalSet:
+           scoring, half_life, until_us) -> SignalSet:
     """The profile's score. The paper's ``confidence`` signal (``smartvector``) is the document's
     trust at ``t`` (memory/confidence.py): the same number as the result's ``trust``, with no age
     term (age is the temporal signal's business, DESIGN.md "Trust model"). ``default`` shows it
@@ -320,11 +329,54 @@ def _score(cands, profile: Profile, intent, states, decay, recency, trust, relat
         del values["confidence"]
         values["trust"] = trust
         weights["trust"] = profile.trust_weight + weights.pop("confidence")
-        if intent is not None and profile.use_intent and intent.recency_words:
-            weights["temporal"] *= intent.recency_weight / profile.recency_baseline
+        values["lexical"] = cands.lexical_signal()
+        weights["lexical"] = profile.lexical_weight
+        soft = intent.soft_range_us if (intent is not None and profile.use_intent) else None
+        if soft is not None:
+            values["temporal"] = _soft_window(cands, states, until_us, soft)
+        weights["temporal"] *= _recency_factor(cands, profile, intent, soft, half_life, states, scoring)
         total = sum(weights.values())          # keep the score in [0, 1] without clipping ties
         weights = {name: w / total for name, w in weights.items()}
     return weighted_sum(values, weights)
+
+
+def _soft_window(cands, states, until_us, window) -> np.ndarray:
+    """The temporal signal under a soft window: :func:`scoring.window_signal` (a STATIC
+    document by its publication time, an EVENT by its window, a VERSIONED one by the period it
+    was in force) × the passage's similarity relative to the best (cos / max cos, as the blog's
+    event relevance: being in the window is worth what the passage is worth to the question);
+    0 outside its own validity (expired, not yet valid)."""
+    begin = np.where(cands.valid_from_us > np.iinfo(np.int64).min, cands.valid_from_us, cands.created_us)
+    end = np.where(cands.kind == KIND_STATIC, begin, np.minimum(until_us, np.int64(window[1])))
+    inside = (states != STATE_EXPIRED) & (states != STATE_NOT_YET_VALID)
+    return np.where(inside, window_signal(begin, end, window) * relative_similarity(cands.raw_cosine), 0.0)
+
+
+def _recency_factor(cands, profile, intent, soft, half_life, states, scoring) -> float:
+    """:func:`scoring.recency_factor` for this question and pool (q also at least the medium
+    recency word's when the question names a soft window)."""
+    cfg = DEFAULT_TEMPORAL.intent
+    question = 1.0
+    if intent is not None and profile.use_intent and intent.recency_words:
+        question = intent.recency_weight / profile.recency_baseline
+    if soft is not None:
+        question = max(question, cfg.medium / profile.recency_baseline)
+    tau = pool_time_sensitivity(cands.raw_cosine, first_per_document(cands.doc_id, np.arange(len(cands))),
+                                states == STATE_TEMPORAL, half_life, top=scoring.pool_top_documents,
+                                news_half_life_days=scoring.news_half_life_days)
+    return recency_factor(question, tau, gain=profile.recency_pool_gain, cap=max(profile.recency_cap, question))
+
+
+def _in_period(cands, profile) -> SignalSet:
+    """Inside a period the question names (a hard range) freshness steps aside: the semantic
+    signal alone, or for ``default`` semantic and lexical in their profile proportion."""
+    n = len(cands)
+    sem = semantic_signal(cands.raw_cosine)
+    if profile.scorer != "default" or profile.lexical_weight <= 0:
+        return SignalSet(values={"semantic": sem}, weights={"semantic": np.ones(n)}, score=sem)
+    share = profile.lexical_weight / (profile.lexical_weight + profile.weights.semantic)
+    return weighted_sum({"semantic": sem, "lexical": cands.lexical_signal()},
+                        {"semantic": 1.0 - share, "lexical": share})
 
 
 def _pair(cands, decay, score, codes, action, partner) -> None:

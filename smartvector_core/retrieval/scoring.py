@@ -175,22 +175,24 @@ def window_signal(begin_us: np.ndarray, end_us: np.ndarray, window: tuple[int, i
     return np.exp2(-distance / length)
 
 
-def pool_time_sensitivity(raw_cosine: np.ndarray, first_rows: np.ndarray, kind: np.ndarray,
+def pool_time_sensitivity(raw_cosine: np.ndarray, first_rows: np.ndarray, live_event: np.ndarray,
                           half_life_days: np.ndarray, *, top: int, news_half_life_days: float) -> float:
     """τ in [0, 1]: how much the candidate pool is about news and events (ours, issue 14).
 
         τ = Σ_i s_i · news_i / Σ_i s_i   over the ``top`` most similar documents (``first_rows``:
                                           each document's best passage, most similar first)
 
-    with ``s_i`` the clipped cosine and ``news_i`` = 1 for an EVENT or a doc type whose half-life
-    is at most ``news_half_life_days`` (the blog's ``news`` 7 d and ``breaking_news`` 1 d), else 0.
-    Policies in force, references and research count 0: their currency is their chain's business.
+    with ``s_i`` the clipped cosine and ``news_i`` = 1 for an EVENT inside its window at ``t``
+    (``live_event``) or a doc type whose half-life is at most ``news_half_life_days`` (the blog's
+    ``news`` 7 d and ``breaking_news`` 1 d), else 0. Policies in force, references, research and
+    release notes (records of their own moment, half-life two years) count 0: their currency is
+    their chain's or their version's business, not their age.
     """
     rows = np.asarray(first_rows, dtype=np.intp)[:top]
     if not rows.size:
         return 0.0
     s = np.clip(raw_cosine[rows], 0.0, 1.0)
-    news = (kind[rows] == KIND_EVENT) | (half_life_days[rows] <= news_half_life_days)
+    news = np.asarray(live_event, dtype=bool)[rows] | (half_life_days[rows] <= news_half_life_days)
     total = s.sum()
     return float((s * news).sum() / total) if total > 0 else 0.0
 

@@ -235,3 +235,36 @@ def test_a_year_beside_a_count_noun_still_counts_when_it_reads_as_a_year():
 
 
 AS_OF_FOR_COUNTS = datetime(2026, 11, 30, tzinfo=UTC)
+
+
+# --- hard and soft time (issue 14) ----------------------------------------------------------
+@pytest.mark.parametrize(("query", "mode"), [
+    ("Which team won the final this week?", "soft"),
+    ("outages today", "soft"),
+    ("what happened last month", "soft"),
+    ("incidents in the past 30 days", "soft"),
+    ("research from 2021 to 2023", "hard"),
+    ("sales in Q1 2025", "hard"),
+    ("changes since 2022", "hard"),
+    ("the March 2024 outage", "hard"),
+    ("what changed recently?", None),            # a recency word, not a window
+    ("what is new lately", None),
+    ("the refund policy", None),
+])
+def test_relative_periods_are_soft_explicit_dates_are_hard(query, mode):
+    intent = parse_intent(query, AS_OF)
+    assert intent.range_mode == mode
+    assert intent.to_dict()["range_mode"] == mode
+    assert (intent.hard_range_us is not None) == (mode == "hard")
+    assert (intent.soft_range_us is not None) == (mode == "soft")
+    assert (intent.time_range is None) == (mode is None)
+
+
+def test_soft_week_keeps_its_window():
+    intent = parse_intent("Which team won the final this week?", AS_OF)      # AS_OF is a Monday
+    assert intent.time_range == (d(2026, 6, 15), d(2026, 6, 22))
+    assert intent.hard_range_us is None and intent.recency_weight == pytest.approx(0.55)
+
+
+def test_who_won_is_a_recency_question():
+    assert parse_intent("Who won the cup final?", AS_OF).recency_words == ("who won",)

@@ -1,0 +1,92 @@
+"""Specificity (issue 14 item 5): a document that names the question's subject outranks a generic
+one about the same attribute. Real model, real LanceDB full-text index."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+
+import pytest
+
+from smartvector_core.retrieval import get_profile
+from smartvector_core.retrieval.lexical import lexical_shares, subject_terms
+from smartvector_core.retrieval.pipeline import QueryRequest, answer, retrieve
+
+from ..conftest import NOW
+
+GLOSSARY = [
+    {"id": "glossary_uptime", "title": "Glossary: uptime guarantee", "doc_type": "reference", "source": "official",
+     "created_at": "2025-01-10T00:00:00Z",
+     "text": "Uptime guarantee: the uptime a service guarantees to its customers, stated as the share of "
+             "each month the service is up, such as 99.9% uptime. A service that guarantees uptime owes "
+             "credits when its uptime falls short of what it guarantees."},
+    {"id": "glossary_upload", "title": "Glossary: upload size limit", "doc_type": "reference", "source": "official",
+     "created_at": "2025-01-10T00:00:00Z",
+     "text": "Upload size limit: the largest upload a service accepts, stated in megabytes. The upload size "
+             "limit of a service decides whether an upload must be split before it is sent."},
+]
+NAMED = [
+    {"id": "checkout_service_policy", "title": "Checkout Service runbook", "doc_type": "policy",
+     "created_at": "2025-06-01T00:00:00Z",
+     "text": "Checkout Service runbook. Owner: payments team. Availability target: 99.95% per calendar "
+             "month, measured at the load balancer. Pages reach the on-call engineer within five minutes; "
+             "deploys happen on Tuesdays."},
+    {"id": "media_service_policy", "title": "Media Service runbook", "doc_type": "policy",
+     "created_at": "2025-06-01T00:00:00Z",
+     "text": "Media Service runbook. Owner: content team. Files: at most 250 MB each from the web app; "
+             "originals kept two years; larger files through the bulk importer. Thumbnails are made on upload."},
+    {"id": "search_service_policy", "title": "Search Service operations policy", "doc_type": "policy",
+     "created_at": "2025-06-01T00:00:00Z",
+     "text": "Search Service operations policy. The discovery team runs the Search Service, which is "
+             "available 99.5% of each calendar month and indexes new products within an hour."},
+]
+QUESTIONS = [("What uptime does the Checkout Service guarantee?", "checkout_service_policy"),
+             ("What is the upload size limit of the Media Service?", "media_service_policy")]
+
+
+def test_subject_terms_are_the_names_of_the_question():
+    assert subject_terms("What uptime does the Checkout Service guarantee?") == ["Checkout Service"]
+    assert subject_terms("Which release fixed the send_file bug in Flask 2.0.1?") == ["send_file", "Flask", "2.0.1"]
+    assert subject_terms('how do I set "SESSION_COOKIE_NAME" in HTTPError?') == ["SESSION_COOKIE_NAME", "HTTPError"]
+    assert subject_terms("Who won the final this week?") == []
+    assert subject_terms(None) == []
+
+
+def test_lexical_share_is_bm25_over_the_best_hit():
+    shares = lexical_shares(["a", "b", "c"], [4.0, 2.0, 1.0])
+    assert shares == {"a": 1.0, "b": 0.5, "c": 0.25}
+    assert lexical_shares(["a"], [0.0]) == {}
+
+
+@pytest.fixture
+def policy_app(real_app, tmp_path):
+    path = tmp_path / "corpus.jsonl"
+    path.write_text("\n".join(json.dumps(r) for r in GLOSSARY + NAMED), encoding="utf-8")
+    real_app.ingest_paths([path], now=NOW)
+    return real_app
+
+
+def test_full_text_index_is_built_on_ingest(policy_app):
+    assert policy_app.store.chunk_indexes().get("text") == "FTS"
+
+
+@pytest.mark.parametrize(("question", "named"), QUESTIONS)
+def test_the_document_naming_the_subject_beats_the_generic_glossary(policy_app, question, named):
+    resp = policy_app.query(question, as_of=NOW, k=5, log=False)
+    assert resp.results[0].id == named
+    lexical = resp.results[0].signals["lexical"]
+    assert lexical.value == pytest.approx(1.0) and lexical.weight > 0     # shown as its own signal
+    generic = next(r for r in resp.results if r.id.startswith("glossary"))
+    assert generic.signals["lexical"].value < lexical.value
+
+
+@pytest.mark.parametrize(("question", "named"), QUESTIONS)
+def test_without_the_lexical_signal_the_glossary_wins(policy_app, question, named):
+    """The test can fail: default minus its lexical signal answers with the generic entry."""
+    app = policy_app
+    knowledge = app.knowledge.get()
+    vector = app.embedder.encode([question])[0]
+    cands = retrieve(app.store, vector, NOW, 5, knowledge, text=question)
+    no_lexical = replace(get_profile("default"), lexical_weight=0.0)
+    resp = answer(cands, QueryRequest(question, NOW, no_lexical, 5), no_lexical, knowledge)
+    assert resp.results[0].id.startswith("glossary")
