@@ -206,7 +206,7 @@ def parse_text(text: str, name: str, stem: str, *, max_bytes: int = 5 * 1024 * 1
             raise InputError(f"front matter {problem}", file=name, line=1)
         for key in front:
             if not isinstance(key, str):
-                raise InputError(f"front matter key {key!r} is not a field name (expected text such as "
+                raise InputError(f"front matter key {_json_key(key)!r} is not a field name (expected text such as "
                                  "id, title or created_at)", file=name, line=_key_line(match.group(1), key),
                                  field=_json_key(key))
         record.update({k: _plain(v, name, k) for k, v in front.items()})
