@@ -13,7 +13,10 @@ texts: :mod:`smartvector_core.facts.plan` applies it.
    family (and "required" against "prohibited");
 2. at least one shared subject word;
 3. not both sides with subject words of their own: "the *Orders API* accepts 5000 calls a
-   minute" and "the *Mail Gateway* accepts 1000 calls a minute" name two entities;
+   minute" and "the *Mail Gateway* accepts 1000 calls a minute" name two entities; unless the
+   two texts share a proper name (:func:`shared_entity`: "Ember Chat") and a subject word
+   besides it, and no extra word narrows a shared one (rule 4 on both sides): "the session
+   timeout is 10 minutes" and "idle sessions are signed out after 60 minutes" of one product;
 4. when only one side has words of its own, none of them narrows a shared word: a modifier
    right in front of a shared word ("the *enterprise* limit" against "the limit", "the
    *Orders* API" against "the API") or a prepositional phrase after a shared word or the
@@ -21,6 +24,10 @@ texts: :mod:`smartvector_core.facts.plan` applies it.
    words are complements or actors ("customers can ask for a refund", "within 60 days *of
    purchase*") and keep the subject. Numbers that are no quantities (ids, years, versions)
    are subject words: "topic 21" and "topic 22" are two subjects.
+
+**Different entities** (:func:`different_entities`, per text pair): when each text names
+something the other never mentions (proper names: words capitalised inside a sentence), no
+statement of one is about the subject of the other.
 
 **Disagreement** (:func:`disagree`): for quantities, the gap between the two intervals is more
 than ``tolerance`` (relative, ``DEFAULT_TOLERANCE`` = 1%: "1.5k" = "1,500", "1 GB" = "1024 MB"
@@ -38,7 +45,8 @@ from dataclasses import dataclass
 from .statements import QUANTITY_MARK, ParsedText, Statement, parse_text
 
 __all__ = ["DEFAULT_TOLERANCE", "Contradiction", "PairVerdict", "classify_pair", "contradictions_between",
-           "disagree", "find_contradiction", "find_contradictions", "same_subject"]
+           "different_entities", "disagree", "find_contradiction", "find_contradictions", "same_subject",
+           "shared_entity"]
 
 DEFAULT_TOLERANCE = 0.01
 _PREPOSITIONS = frozenset({"for", "from", "on", "in", "with", "at", "to", "by"})
@@ -95,8 +103,10 @@ def _narrows(tokens: tuple[str, ...], extras: frozenset[str], shared: frozenset[
     return False
 
 
-def same_subject(a: Statement, b: Statement) -> bool:
-    """Rules 1–4 of the module docstring."""
+def same_subject(a: Statement, b: Statement, entity: frozenset[str] = frozenset()) -> bool:
+    """Rules 1–4 of the module docstring. ``entity``: the proper names the two texts share
+    (:func:`shared_entity`); with one, words of their own on both sides are allowed when a
+    subject word besides the names is shared and no extra word narrows a shared one."""
     if not _same_kind(a, b):
         return False
     shared = a.terms & b.terms
@@ -104,12 +114,26 @@ def same_subject(a: Statement, b: Statement) -> bool:
         return False
     only_a, only_b = a.terms - b.terms, b.terms - a.terms
     if only_a and only_b:
-        return False
+        return bool(entity) and bool(shared - entity) and not _narrows(a.left, only_a, shared) \
+            and not _narrows(b.left, only_b, shared)
     if only_a:
         return not _narrows(a.left, only_a, shared)
     if only_b:
         return not _narrows(b.left, only_b, shared)
     return True
+
+
+def shared_entity(first: ParsedText, second: ParsedText) -> frozenset[str]:
+    """Proper names (no acronyms) both texts use: both are about that entity ("Ember Chat"), so
+    their sentences need not repeat it."""
+    return first.proper & second.proper
+
+
+def different_entities(first: ParsedText, second: ParsedText) -> bool:
+    """Each text names something (a word capitalised inside a sentence) that the other never
+    mentions: "Passwords must be changed every 120 days ... the Cobalt Backup team" against
+    "... every 180 days ... all Zephyr HR customers" are policies of two products."""
+    return bool(first.names - second.words) and bool(second.names - first.words)
 
 
 def disagree(a: Statement, b: Statement, tolerance: float = DEFAULT_TOLERANCE) -> bool:
@@ -138,8 +162,11 @@ def contradictions_between(first: ParsedText, second: ParsedText,
     Duplicates (same kind and evidence) once."""
     out: list[Contradiction] = []
     seen: set[tuple[str, str]] = set()
+    if different_entities(first, second):
+        return out
+    entity = shared_entity(first, second)
     for a in first.statements:
-        partners = [b for b in second.statements if same_subject(a, b)]
+        partners = [b for b in second.statements if same_subject(a, b, entity)]
         if not partners:
             continue
         best = max(len(a.terms & b.terms) for b in partners)
@@ -174,6 +201,8 @@ def find_contradiction(text_a: object, text_b: object, tolerance: float = DEFAUL
 def classify_pair(text_a: object, text_b: object, tolerance: float = DEFAULT_TOLERANCE) -> PairVerdict:
     """Are two texts about one subject, and do they contradict? (the labelled pairs' two questions)."""
     first, second = parse_text(text_a), parse_text(text_b)
-    same = any(same_subject(a, b) for a in first.statements for b in second.statements)
+    entity = shared_entity(first, second)
+    same = not different_entities(first, second) and any(
+        same_subject(a, b, entity) for a in first.statements for b in second.statements)
     found = contradictions_between(first, second, tolerance) if same else []
     return PairVerdict(same, bool(found), found[0].evidence if found else "")

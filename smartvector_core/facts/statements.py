@@ -18,6 +18,11 @@ A text is cut into clauses (at ``. ; ! ?`` and line breaks). Two kinds of statem
   the clause (``q:<bound>:<kind>:<value>``), so "allowed within 30 days" and "not allowed
   after 30 days" are about different things.
 
+The text's proper names (words capitalised inside a sentence, or a sentence's first word
+before another capitalised one) are kept beside its statements:
+two texts that each name something the other never mentions ("Cobalt Backup" against "Zephyr
+HR") are about different entities whatever their sentences share.
+
 Words are stemmed (:func:`~.quantities.stem`); ``left`` keeps the window's token order so that
 a modifier in front of a shared word ("*Enterprise* limit", "*Orders* API") can be told from
 a complement ("within 60 days *of purchase*").
@@ -88,6 +93,9 @@ class ParsedText:
     text once with :func:`parse_text` when comparing it with many others."""
 
     statements: tuple[Statement, ...]
+    names: frozenset[str] = frozenset()   # stems of words capitalised inside a sentence ("Cobalt Backup")
+    proper: frozenset[str] = frozenset()  # the names that are words, not acronyms ("cobalt", not "api")
+    words: frozenset[str] = frozenset()   # stems of every word of the text
 
     @property
     def quantities(self) -> tuple[Statement, ...]:
@@ -237,5 +245,22 @@ def parse_text(text: object) -> ParsedText:
             q, p = _carried(q, parts[i - 1]), _carried(p, parts[i - 1])
         quantities += q
         stances += p
-    return ParsedText(tuple(quantities) + tuple(stances))
+    return ParsedText(tuple(quantities) + tuple(stances), *_names_and_words(parts))
+
+
+_NAME = re.compile(r"(?<=[A-Za-z0-9,;'’)] )[A-Z][A-Za-z]+|^[A-Z][A-Za-z]+(?= [A-Z])")
+
+
+def _names_and_words(parts: list[str]) -> tuple[frozenset[str], frozenset[str], frozenset[str]]:
+    """Proper names (words capitalised inside a sentence; a sentence's first word when the next
+    one is capitalised too: "Cobalt Backup ..."), the names that are no acronyms, and all words;
+    stemmed."""
+    names, words = set(), set()
+    for clause in parts:
+        words.update(stem(w) for w in _WORD.findall(clause))
+        for q in extract_quantities(clause):   # "1 GB" names no product
+            clause = clause[:q.span[0]] + " " * (q.span[1] - q.span[0]) + clause[q.span[1]:]
+        names.update((stem(m.group()), not m.group().isupper()) for m in _NAME.finditer(clause))
+    kept = {(n, word) for n, word in names if len(n) > 1 and n not in STOPWORDS}
+    return frozenset(n for n, _ in kept), frozenset(n for n, word in kept if word), frozenset(words)
 

@@ -168,3 +168,20 @@ _pieces = st.sampled_from(["Refunds", "are", "not", "allowed", "within", "30", "
 def test_a_text_never_contradicts_itself(words):
     text = " ".join(words)
     assert [f for f in find_contradictions(text, text) if f.kind == "numeric"] == []
+
+
+def test_documents_of_two_products_never_contradict_and_one_products_paraphrase_does():
+    """The entity of a policy is often only in its heading or a later sentence (the paper suite's
+    policies): proper names that each text has and the other lacks mean two entities."""
+    cobalt = ("Cobalt Backup Password Rotation Interval Policy — version v3. Passwords must be changed every "
+              "120 days. This document is maintained by the Cobalt Backup legal and operations teams.")
+    zephyr = ("Zephyr HR Password Rotation Interval Policy — version v2. Passwords must be changed every "
+              "180 days. This policy applies to all Zephyr HR customers.")
+    assert find_contradiction(cobalt, zephyr) is None
+    partner = "According to our Cobalt Backup partner notes, the password rotation interval is 30 days."
+    assert find_contradiction(partner, cobalt).evidence == "30 days vs 120 days"
+    assert find_contradiction(partner, zephyr) is None
+    # a shared acronym is no shared entity; a unit is no name
+    assert find_contradiction("Enterprise plans start at 5,000 requests per minute per API key.",
+                              "Each API key may send 1,000 requests per minute.") is None
+    assert find_contradiction("Uploads are limited to 1 GB.", "Uploads are limited to 100 MB.") is not None
