@@ -136,7 +136,7 @@ def test_feedback_reliability_pairs_verdicts_with_reported_confidence(fake_app):
     report = fake_app.feedback_reliability()
     assert report["n"] == 2 and set(report["by_profile"]) == {"default"}
     # two verdicts on one answer of confidence c: half right, so ECE = |c - 0.5|
-    assert report["ece"] == pytest.approx(abs(top.confidence - 0.5))
+    assert report["ece"] == pytest.approx(abs(top.confidence - 0.5), abs=1e-6)   # logged to 6 decimals
     (only_bin,) = report["by_profile"]["default"]["bins"]
     assert only_bin["count"] == 2 and only_bin["accuracy"] == 0.5
 
