@@ -153,7 +153,7 @@ def check_tag_label(label: object) -> str:
     """``label`` stripped, or :class:`InputError` (field ``LABEL``) when LanceDB could not store it."""
     text = label.strip() if isinstance(label, str) else ""
     if (not _TAG_LABEL.fullmatch(text) or len(text) > MAX_TAG_CHARS or text.endswith((".", ".lock"))):
-        raise InputError(f"expected a tag label of letters, digits, '.', '-' and '_' (at most {MAX_TAG_CHARS}, "
+        raise InputError(f"expected a tag label without spaces, of letters, digits, '.', '-' and '_' (at most {MAX_TAG_CHARS}, "
                          f"no leading '.', no '..', not ending in '.' or '.lock'), found {label!r}", field="LABEL")
     return text
 
