@@ -113,3 +113,21 @@ def test_backdated_mode_dates_questions_before_the_consolidation(real_embedder):
     assert out.params["mode"] == "backdated"
     assert parse_time(out.params["ingested_at"]) == parse_time("2026-03-01T00:00:00Z")
     assert parse_time(out.params["ingested_at"]) - timedelta(days=1) > parse_time(QUERIES[0]["as_of"])
+
+
+def test_dated_corpus_same_answers_whenever_the_cli_ingested_before_the_questions(
+        real_embedder, tmp_path, monkeypatch, capsys):
+    """Any ingest moment before the first question gives the same answers on dated documents (an
+    undated one takes the ingest moment as its created_at, so only there the moment shows)."""
+    dated = [r for r in CORPUS if "created_at" in r]
+    bench = run_bench(dated, QUERIES, ("default",), embedder=real_embedder, mode="live").runs["default"]
+    corpus = write_jsonl(tmp_path / "dated.jsonl", dated)
+    queries = write_jsonl(tmp_path / "queries.jsonl", QUERIES)
+    store = str(tmp_path / "store-early")
+    monkeypatch.setattr(clock, "now", lambda: parse_time("2025-10-06T00:00:00Z"))   # 91 days earlier
+    assert cli.main(["--store", store, "ingest", str(corpus)]) == 0
+    assert cli.main(["--store", store, "consolidate"]) == 0
+    live = _batch(store, queries, "default", capsys)
+    for qid, results in live.items():
+        assert [(r["id"], r["rank"]) for r in results] == [(r["id"], r["rank"]) for r in bench[qid]], qid
+        assert [r["score"] for r in results] == pytest.approx([r["score"] for r in bench[qid]], abs=1e-6), qid
