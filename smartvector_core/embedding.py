@@ -19,21 +19,11 @@ import warnings
 from collections.abc import Sequence
 from functools import lru_cache
 from pathlib import Path
-from typing import Protocol
 
 import numpy as np
 
 from .config import DEFAULT_MODEL_NAME, EMBED_BATCH_SIZE, EMBEDDING_DIM
 from .errors import SmartVectorError
-
-
-class Embedder(Protocol):
-    name: str
-    dim: int
-
-    def encode(self, texts: Sequence[str]) -> np.ndarray:
-        """(n, dim) float32, rows L2-normalised."""
-        ...
 
 
 def _set_offline() -> None:
@@ -69,6 +59,7 @@ class SentenceEmbedder:
         if threads:
             torch.set_num_threads(threads)
         self.name = model_name
+        self.encoder_id = model_name
         self._model = SentenceTransformer(_model_path(model_name), device="cpu")
         self.dim = int(self._model.get_embedding_dimension())
         self._lock = threading.Lock()
@@ -82,7 +73,8 @@ class SentenceEmbedder:
         return np.asarray(vectors, dtype=np.float32)
 
 
-EMBED_BACKENDS = ("onnx", "torch")
+EMBED_BACKENDS = ("onnx", "onnx-int8", "torch")
+INT8_SUFFIX = "+int8"   # encoder id of the int8 variant: its vectors are not the fp32 model's
 # Probe sentences an export must reproduce: short, punctuated, non-ASCII, and one past the
 # model's token limit (truncation must match too).
 _PROBES = ("What is the current API rate limit per key?", "Refunds: 30 days (was 14) — café naïve ÜBER",
@@ -93,6 +85,58 @@ _EXPORT_FORMAT = 1   # bump when the exported graph changes
 
 class OnnxUnavailable(SmartVectorError):
     """The ONNX Runtime path cannot serve this model here (the caller falls back to PyTorch)."""
+
+
+# The int8 variant must keep the fp32 geometry: over these probes (the export probes plus
+# sentences of the kinds the store holds), mean cosine to the fp32 vectors >= 0.99 and no probe
+# below 0.98, else it is not used.
+_INT8_PROBES = _PROBES + (
+    "The refund window is 30 days from delivery for all orders placed after March 2025.",
+    "Incident report: the payment gateway returned HTTP 502 for 14 minutes on 3 June.",
+    "Release 2.31.0 (2023-05-22): fixed a proxy authentication leak on redirects.",
+    "Le délai de remboursement est de trente jours.",
+    "API keys are limited to 5,000 requests per minute; bursts above that receive 429.",
+    "Meeting minutes: the board approved the new data-retention schedule of seven years.",
+    "def parse(value: str) -> int: return int(value.strip())",
+    "Who won the cup final this week?",
+)
+_INT8_MIN_MEAN_COSINE = 0.99
+_INT8_MIN_COSINE = 0.98
+
+
+def _quantize_int8(fp32_path: Path, target: Path, model_dir: str) -> None:
+    """Dynamic int8 quantisation of the fp32 export with ONNX Runtime's own tool.
+
+    ``quantize_dynamic`` with per-channel int8 weights on the MatMul nodes whose second input is a
+    constant (the projection and feed-forward weights; the attention products stay fp32), uint8
+    activations quantised at run time. Written beside ``target`` and renamed into place only when
+    its vectors keep the fp32 geometry on :data:`_INT8_PROBES` (see the thresholds above).
+    """
+    from onnxruntime.quantization import QuantType, quantize_dynamic
+
+    partial = target.with_name(f"{target.name}.{os.getpid()}.{threading.get_ident()}.partial")
+    try:
+        logging.disable(logging.WARNING)   # the tool logs advice about pre-processing on every call
+        try:
+            quantize_dynamic(str(fp32_path), str(partial), weight_type=QuantType.QInt8, per_channel=True,
+                             op_types_to_quantize=["MatMul"], extra_options={"MatMulConstBOnly": True})
+        finally:
+            logging.disable(logging.NOTSET)
+        probes = list(_INT8_PROBES)
+        fp32 = OnnxEmbedder(model_dir, onnx_path=fp32_path, threads=1).encode(probes)
+        int8 = OnnxEmbedder(model_dir, onnx_path=partial, threads=1).encode(probes)
+        cosine = (fp32 * int8).sum(axis=1)
+        if not (cosine.mean() >= _INT8_MIN_MEAN_COSINE and cosine.min() >= _INT8_MIN_COSINE):
+            raise OnnxUnavailable(f"{model_dir}: int8 vectors drift from fp32 (mean cosine {cosine.mean():.4f}, "
+                                  f"min {cosine.min():.4f})")
+        os.replace(partial, target)
+    except OnnxUnavailable:
+        raise
+    except Exception as exc:
+        raise OnnxUnavailable(f"{model_dir}: int8 quantisation failed: {type(exc).__name__}: {exc}") from exc
+    finally:
+        if partial.is_file():
+            partial.unlink()
 
 
 def _cache_dir() -> Path:
@@ -173,7 +217,7 @@ class OnnxEmbedder:
     """
 
     def __init__(self, model_name: str = DEFAULT_MODEL_NAME, *, threads: int | None = None,
-                 onnx_path: Path | None = None) -> None:
+                 onnx_path: Path | None = None, int8: bool = False) -> None:
         _set_offline()
         try:
             import onnxruntime as ort
@@ -200,16 +244,28 @@ class OnnxEmbedder:
         if onnx_path is not None:
             self._session = load(onnx_path)
         else:
-            onnx_path = _cache_dir() / f"{model_name.rstrip('/').split('/')[-1]}-{_fingerprint(model_dir)}.onnx"
+            fp32_path = _cache_dir() / f"{model_name.rstrip('/').split('/')[-1]}-{_fingerprint(model_dir)}.onnx"
+            onnx_path = fp32_path.with_name(fp32_path.stem + "-int8.onnx") if int8 else fp32_path
+
+            def build() -> None:
+                if not fp32_path.is_file():
+                    _export_onnx(model_dir, fp32_path)
+                if int8:
+                    _quantize_int8(fp32_path, onnx_path, model_dir)
+
             if not onnx_path.is_file():
-                _export_onnx(model_dir, onnx_path)
+                build()
             try:
                 self._session = load(onnx_path)
-            except OnnxUnavailable:   # a damaged cache file (disk trouble): export it afresh, once
+            except OnnxUnavailable:   # a damaged cache file (disk trouble): build it afresh, once
                 onnx_path.unlink(missing_ok=True)
-                _export_onnx(model_dir, onnx_path)
+                fp32_path.unlink(missing_ok=True)
+                build()
                 self._session = load(onnx_path)
         self.name = model_name
+        #: what made the vectors: the fp32 model (ONNX or PyTorch: the same vectors to 1e-4) or
+        #: its int8 variant. One store holds vectors of one encoder (see Store.check_encoder).
+        self.encoder_id = model_name + (INT8_SUFFIX if int8 else "")
         self.path = onnx_path
         self._tokenizer = Tokenizer.from_file(str(tokenizer_file))
         self._tokenizer.enable_truncation(max_length=_max_seq_length(model_dir))
@@ -250,6 +306,22 @@ def _max_seq_length(model_dir: str) -> int:
     return 512
 
 
+def embed_backend() -> str:
+    """``SMARTVECTOR_EMBED_BACKEND`` (default ``onnx``), checked against :data:`EMBED_BACKENDS`."""
+    backend = os.environ.get("SMARTVECTOR_EMBED_BACKEND", "onnx").strip().lower() or "onnx"
+    if backend not in EMBED_BACKENDS:
+        raise SmartVectorError(f"SMARTVECTOR_EMBED_BACKEND={backend!r}: expected one of {', '.join(EMBED_BACKENDS)}")
+    return backend
+
+
+def encoder_id_for(model_name: str) -> str:
+    """The encoder id :func:`get_embedder` would give for ``model_name`` (without loading it)."""
+    if model_name.startswith("hashing"):
+        dim = model_name.partition("-")[2]
+        return f"hashing-{int(dim) if dim.isdigit() else EMBEDDING_DIM}"
+    return model_name + (INT8_SUFFIX if embed_backend() == "onnx-int8" else "")
+
+
 def embed_threads() -> int | None:
     """Threads for the encoder (``SMARTVECTOR_EMBED_THREADS``; unset or 0: the library's default)."""
     return int(os.environ.get("SMARTVECTOR_EMBED_THREADS", "0") or 0) or None
@@ -260,15 +332,18 @@ def get_embedder(model_name: str = DEFAULT_MODEL_NAME):
     """The process-wide model for ``model_name`` (loaded on first use).
 
     ``hashing`` or ``hashing-<dim>`` selects :class:`HashingEmbedder` (tests and dry runs).
-    ``SMARTVECTOR_EMBED_BACKEND`` picks ``onnx`` (default: :class:`OnnxEmbedder`) or ``torch``
-    (:class:`SentenceEmbedder`); where the ONNX path cannot serve, PyTorch does, with a warning.
+    ``SMARTVECTOR_EMBED_BACKEND`` picks ``onnx`` (default: :class:`OnnxEmbedder`), ``onnx-int8``
+    (its dynamically quantised variant: a different encoder, see :func:`_quantize_int8`) or
+    ``torch`` (:class:`SentenceEmbedder`). Where the fp32 ONNX path cannot serve, PyTorch does,
+    with a warning; where the int8 variant cannot be built or verified, that is an error (its
+    vectors are not interchangeable with fp32 ones, so a silent fallback would mix encoders).
     """
     if model_name.startswith("hashing"):
         dim = model_name.partition("-")[2]
         return HashingEmbedder(int(dim) if dim.isdigit() else EMBEDDING_DIM)
-    backend = os.environ.get("SMARTVECTOR_EMBED_BACKEND", "onnx").strip().lower() or "onnx"
-    if backend not in EMBED_BACKENDS:
-        raise SmartVectorError(f"SMARTVECTOR_EMBED_BACKEND={backend!r}: expected one of {', '.join(EMBED_BACKENDS)}")
+    backend = embed_backend()
+    if backend == "onnx-int8":
+        return OnnxEmbedder(model_name, threads=embed_threads(), int8=True)
     if backend == "onnx":
         try:
             return OnnxEmbedder(model_name, threads=embed_threads())
@@ -289,6 +364,7 @@ class HashingEmbedder:
 
     def __init__(self, dim: int = EMBEDDING_DIM) -> None:
         self.name = f"hashing-{dim}"
+        self.encoder_id = self.name
         self.dim = dim
 
     def encode(self, texts: Sequence[str], **_: object) -> np.ndarray:

@@ -86,5 +86,34 @@ def test_backend_is_chosen_by_environment(monkeypatch):
     monkeypatch.setenv("SMARTVECTOR_EMBED_BACKEND", "torch")
     assert isinstance(get_embedder.__wrapped__(), SentenceEmbedder)
     monkeypatch.setenv("SMARTVECTOR_EMBED_BACKEND", "tensorflow")
-    with pytest.raises(SmartVectorError, match="SMARTVECTOR_EMBED_BACKEND='tensorflow'.*onnx, torch"):
+    with pytest.raises(SmartVectorError, match="SMARTVECTOR_EMBED_BACKEND='tensorflow'.*onnx, onnx-int8, torch"):
         get_embedder.__wrapped__()
+
+
+def test_int8_variant_is_built_verified_and_named_apart(exported, monkeypatch):
+    """The int8 encoder comes from the fp32 export by ONNX Runtime's own quantiser, keeps the
+    fp32 geometry (mean cosine >= 0.99 on texts it was not verified on) and says it is int8."""
+    monkeypatch.setenv("SMARTVECTOR_CACHE_DIR", str(exported.parent.parent))
+    fp32 = OnnxEmbedder(threads=1)
+    int8 = OnnxEmbedder(threads=1, int8=True)
+    assert int8.path.name.endswith("-int8.onnx") and int8.path.is_file()
+    assert fp32.encoder_id == "all-MiniLM-L6-v2" and int8.encoder_id == "all-MiniLM-L6-v2+int8"
+    texts = [t for t in TEXTS if t] + ["Which release fixed the redirect bug?", "Orders API: 5000 calls a minute"]
+    cosine = (fp32.encode(texts) * int8.encode(texts)).sum(axis=1)
+    assert cosine.mean() >= 0.99 and cosine.min() >= 0.97
+    assert not np.allclose(fp32.encode(texts), int8.encode(texts), atol=1e-4)   # a different encoder
+
+
+def test_int8_drift_is_refused(exported, tmp_path, monkeypatch):
+    monkeypatch.setattr(embedding, "_INT8_MIN_MEAN_COSINE", 1.01)   # no quantised model can pass this
+    with pytest.raises(OnnxUnavailable, match="drift"):
+        embedding._quantize_int8(exported, tmp_path / "x-int8.onnx", embedding._model_path("all-MiniLM-L6-v2"))
+    assert not list(tmp_path.iterdir())   # nothing half-made is left behind
+
+
+def test_encoder_id_follows_the_backend(monkeypatch):
+    monkeypatch.setenv("SMARTVECTOR_EMBED_BACKEND", "onnx-int8")
+    assert embedding.encoder_id_for("all-MiniLM-L6-v2") == "all-MiniLM-L6-v2+int8"
+    monkeypatch.setenv("SMARTVECTOR_EMBED_BACKEND", "torch")
+    assert embedding.encoder_id_for("all-MiniLM-L6-v2") == "all-MiniLM-L6-v2"
+    assert embedding.encoder_id_for("hashing") == "hashing-384"

@@ -158,6 +158,7 @@ class TimedEmbedder:
     def __init__(self, embedder, *, memo: bool = True) -> None:
         self.inner = embedder
         self.name = embedder.name
+        self.encoder_id = embedder.encoder_id
         self.dim = embedder.dim
         self.memo: dict[str, np.ndarray] | None = {} if memo else None
         self.texts_encoded = 0

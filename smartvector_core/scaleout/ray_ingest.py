@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from ..config import DEFAULT_MODEL_NAME, EMBEDDING_DIM
+from ..embedding import encoder_id_for
 from ..ingest import IngestReport, ingest_documents, validate_records
 from ..ingest.chunking import chunk_document
 from ..models import Document
@@ -49,6 +50,7 @@ class LazyEmbedder:
 
     def __init__(self, model_name: str) -> None:
         self.name = model_name
+        self.encoder_id = encoder_id_for(model_name)
         self.dim = model_dim(model_name)
 
     def encode(self, texts: Sequence[str], **kwargs: Any) -> np.ndarray:
