@@ -234,8 +234,14 @@ def _carried(statements: tuple[Statement, ...], previous: str) -> tuple[Statemen
 
 def parse_text(text: object) -> ParsedText:
     """Every statement of ``text`` (anything but a string is read as ``str(text)``; None as "").
-    A clause opening with a pronoun carries the subject words of the clause before it."""
-    parts = clauses("" if text is None else str(text))
+    A clause opening with a pronoun carries the subject words of the clause before it.
+    Memoised (pure): the query path meets the same passages again."""
+    return _parse("" if text is None else str(text))
+
+
+@lru_cache(maxsize=8192)
+def _parse(text: str) -> ParsedText:
+    parts = clauses(text)
     quantities: list[Statement] = []
     stances: list[Statement] = []
     for i, clause in enumerate(parts):
