@@ -68,7 +68,8 @@ def same_title_versions(docs: Documents, centroids: np.ndarray, query_side: np.n
                 same = [i for i in same if top - docs.authority[i] <= config.implicit_authority_gap]
             same = sorted(same, key=lambda i: (created[i], ids[i]))
             for older, newer in zip(same, same[1:], strict=False):
-                if created[newer] <= created[older] or docs.doc_hash[newer] == docs.doc_hash[older]:
+                same_text = bool(docs.doc_hash[newer]) and docs.doc_hash[newer] == docs.doc_hash[older]
+                if created[newer] <= created[older] or same_text:   # an unknown hash is no evidence either way
                     continue
                 cos = float(cosines(centroids, [older], [newer])[0]) if len(centroids) else 0.0
                 if cos < overlap:

@@ -53,6 +53,9 @@ def test_same_title_versions_chain_consecutively_with_overlapping_changed_conten
     edges = plan_supersession(docs, pairs, [], np.zeros(0), np.zeros(0), set())
     assert [(e.src, e.dst, e.edge_type) for e in edges] == [("v2", "v1", EdgeType.SUPERSEDES),
                                                             ("v3", "v2", EdgeType.SUPERSEDES)]
+    # an unknown text hash (older stores) is no evidence either way: the content overlap decides
+    unknown = policies(doc_hash=[None, None, None])
+    assert [(o, n) for o, n, _ in same_title_versions(unknown, centroids, np.ones(3, bool))] == [(0, 1), (1, 2)]
 
 
 def test_a_shared_title_alone_is_no_evidence_of_replacement():
