@@ -156,7 +156,9 @@ def cmd_consolidate(app: SmartVector, args) -> int:
 
 
 def cmd_feedback(app: SmartVector, args) -> int:
-    out = app.feedback(args.id, args.verdict, now=clock.now(), query_id=args.query_id or "", actor="cli")
+    with app.store.write_lock():   # the moment is read under the lock: event times follow commit order, so
+        # concurrent commands' "before -> after" chain (trust at ``now`` counts the events stamped by then)
+        out = app.feedback(args.id, args.verdict, now=clock.now(), query_id=args.query_id or "", actor="cli")
     if args.json:
         print(dumps(out))
     else:

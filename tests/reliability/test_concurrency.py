@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from collections import Counter
 from datetime import UTC, datetime, timedelta
 
 import numpy as np
@@ -104,3 +105,43 @@ def test_overlapping_ingests_from_3_processes_leave_no_duplicate_rows(tmp_path):
     ingests = app.store.events().to_pandas()
     ingests = ingests[ingests["event_type"] == "INGEST"]
     assert ingests["doc_id"].is_unique  # each shared id was new to exactly one writer
+
+
+PRINTER = """
+import sys
+from smartvector_core.cli import main
+store, doc, verdicts, worker = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4]
+for n, verdict in enumerate(verdicts.split(",")):
+    assert main(["--store", store, "feedback", doc, verdict, "--query-id", f"p{worker}-{n}", "--json"]) == 0
+"""
+
+
+def test_concurrent_feedback_before_and_after_are_atomic_with_the_write(tmp_path):
+    """Each command's "before -> after" is the change its own event made: the (before, after)
+    pairs of 4 processes x 8 commands chain into one sequence from the initial trust to the final
+    one (every "before" is the initial value or another command's "after"), each step one delta
+    (clamped). Without the lock two commands read one "before" and one reports both deltas."""
+    store = tmp_path / "store"
+    app = _app(store)
+    app.ingest_records([{"id": "target", "text": "The rate limit is 100 requests per minute.", "authority": 0.5,
+                         "created_at": "2026-11-01", "kind": "STATIC", "doc_type": "reference"}], now=NOW)
+    initial = app.trust_of(["target"], as_of=datetime.now(UTC))["target"]
+    plans = [["accept", "accept", "correct", "accept"] * 2] * 4
+    procs = [subprocess.Popen([sys.executable, "-c", PRINTER, str(store), "target", ",".join(plan), str(w)],
+                              cwd=REPO, env=subprocess_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+             for w, plan in enumerate(plans)]
+    outs = []
+    for p in procs:
+        out, err = p.communicate(timeout=900)
+        assert p.returncode == 0, err
+        outs += [json.loads(line) for line in out.splitlines() if line.startswith("{")]
+    assert len(outs) == 32
+    final = _app(store).trust_of(["target"], as_of=datetime.now(UTC))["target"]
+    befores = Counter(round(o["trust_before"], 9) for o in outs)
+    afters = Counter(round(o["trust_after"], 9) for o in outs)
+    # one chain: every "before" is another command's "after", except the first command's
+    assert befores - afters == Counter({round(initial, 9): 1}) and afters - befores == Counter({round(final, 9): 1})
+    for o in outs:
+        delta = DEFAULT_CONFIDENCE.accept_delta if o["verdict"] == "accept" else DEFAULT_CONFIDENCE.correct_delta
+        expected = float(np.clip(o["trust_before"] + delta, DEFAULT_CONFIDENCE.floor, DEFAULT_CONFIDENCE.ceiling))
+        assert o["trust_after"] == pytest.approx(expected, abs=1e-9)  # its own event, nobody else's
