@@ -240,9 +240,13 @@ def freshness_report(docs: pd.DataFrame, as_of: datetime,
     out["grade"] = grades
     by = out["superseded_by"].to_numpy(dtype=object) if "superseded_by" in out else np.full(n, None, dtype=object)
     out["superseded_by"] = by
-    context = zip(basis, grades, kinds, names, lifecycle, by, superseded_us, start, end, hours, due_us,
-                  doc_types, dated, decay_start, half_life, floors, held, strict=True)
-    out["advice"] = [_advice(*row, as_of_us=as_of_us, config=config) for row in context]
+    review_by = np.where(np.isfinite(half_life), decay_start + np.nan_to_num(half_life * US_PER_DAY), NO_END)
+    age = np.maximum(as_of_us - decay_start, 0) / US_PER_DAY
+    columns = (basis, grades, kinds, names, lifecycle, by, superseded_us <= as_of_us, superseded_us != NO_END,
+               _days(superseded_us), _days(start), _minutes(start), _days(end), _minutes(end), hours,
+               _days(due_us), doc_types, dated, _days(review_by.astype(np.int64)), age, floors, held)
+    context = zip(*(np.asarray(c).tolist() for c in columns), strict=True)   # plain values: a fast loop
+    out["advice"] = [_advice(*row, config=config) for row in context]
     return out
 
 
@@ -260,43 +264,49 @@ def _stamps(values_us: np.ndarray, missing: int) -> pd.Series:
     return values.where(np.asarray(values_us) != missing)
 
 
-def _day(us: int) -> str:
-    return pd.Timestamp(int(us), unit="us", tz="UTC").strftime("%Y-%m-%d")
+def _days(values_us: np.ndarray) -> np.ndarray:
+    """int64 µs -> "YYYY-MM-DD" strings (vectorised; meaningless where the value is a sentinel)."""
+    safe = np.clip(np.asarray(values_us, dtype=np.int64), -(2 ** 52), 2 ** 52)
+    return np.datetime_as_string(safe.astype("datetime64[us]"), unit="D")
 
 
-def _when(us: int) -> str:
-    return pd.Timestamp(int(us), unit="us", tz="UTC").strftime("%Y-%m-%d %H:%M UTC")
+def _minutes(values_us: np.ndarray) -> np.ndarray:
+    """int64 µs -> "YYYY-MM-DD HH:MM UTC" strings (vectorised)."""
+    safe = np.clip(np.asarray(values_us, dtype=np.int64), -(2 ** 52), 2 ** 52)
+    text = np.datetime_as_string(safe.astype("datetime64[us]"), unit="m")
+    return np.char.add(np.char.replace(text, "T", " "), " UTC")
 
 
-def _advice(basis, grade, kind, state, lifecycle, by, superseded_us, start, end, hours, due_us, doc_type,
-            dated, decay_start, half_life, floor, held, *, as_of_us: int, config: FreshnessConfig) -> str:
+def _advice(basis, grade, kind, state, lifecycle, by, superseded, has_successor, superseded_day, start_day,
+            start_minute, end_day, end_minute, hours, due_day, doc_type, dated, review_day, age, floor, held, *,
+            config: FreshnessConfig) -> str:
     """One actionable sentence per document (rules of :func:`freshness_report`)."""
     kind_name = ("STATIC", "VERSIONED", "EVENT")[int(kind)]
     type_name = doc_type if isinstance(doc_type, str) and doc_type.strip() else "general"
     if basis == BY_ARCHIVE:
-        if superseded_us <= as_of_us:
-            why = f"superseded by {by or 'a newer version'} on {_day(superseded_us)}"
+        if superseded:
+            why = f"superseded by {by or 'a newer version'} on {superseded_day}"
         elif kind_name == "EVENT":
-            why = f"its window closed on {_when(end)}"
+            why = f"its window closed on {end_minute}"
         else:
-            why = f"no longer valid since {_day(end)}"
+            why = f"no longer valid since {end_day}"
         return f"Archived ({why}): nothing to do" if lifecycle == "ARCHIVED" else f"Archive it: {why}"
     if basis == BY_REVIEW:
-        if superseded_us != NO_END:
-            return f"In force until {by or 'its successor'} takes effect on {_day(superseded_us)}: archive it then"
+        if has_successor:
+            return f"In force until {by or 'its successor'} takes effect on {superseded_day}: archive it then"
         if state == "NOT_YET_VALID":
-            return f"Takes effect on {_day(start)}: check it before then (next review by {_day(due_us)})"
+            return f"Takes effect on {start_day}: check it before then (next review by {due_day})"
         if grade in ("A", "B"):
-            return f"Current version: serve (next review by {_day(due_us)})"
+            return f"Current version: serve (next review by {due_day})"
         if grade == "C":
-            return f"Review due by {_day(due_us)}: confirm it is still right (accept) or update it"
-        return f"Review overdue since {_day(due_us)}: confirm it is still right (accept) or update it"
+            return f"Review due by {due_day}: confirm it is still right (accept) or update it"
+        return f"Review overdue since {due_day}: confirm it is still right (accept) or update it"
     if basis == BY_WINDOW:
         if state == "NOT_YET_VALID":
-            return f"Upcoming, from {_when(start)}: confirm the schedule still holds before it starts"
+            return f"Upcoming, from {start_minute}: confirm the schedule still holds before it starts"
         if grade != "A":
-            return f"Window closes {_when(end)} (in {hours:.0f} h): confirm it ends then, or extend valid_until"
-        return f"Active until {_when(end)}: serve with its window"
+            return f"Window closes {end_minute} (in {hours:.0f} h): confirm it ends then, or extend valid_until"
+        return f"Active until {end_minute}: serve with its window"
     if not dated:
         return "Undated: add created_at so its age can be judged"
     if kind_name == "EVENT" and grade in ("D", "F"):
@@ -304,9 +314,7 @@ def _advice(basis, grade, kind, state, lifecycle, by, superseded_us, start, end,
     if grade in ("A", "B", "C"):
         if floor >= config.pair_below:
             return "Timeless for its type: serve"
-        review = int(decay_start + half_life * US_PER_DAY) if np.isfinite(half_life) else NO_END
-        return f"Fresh for a {type_name} document: serve (review by {_day(review)})"
-    age = (as_of_us - decay_start) / US_PER_DAY
+        return f"Fresh for a {type_name} document: serve (review by {review_day})"
     if held:
         return (f"Held at the {type_name} floor ({age:.0f} days old): check for newer {type_name} work, "
                 "then confirm it (accept) or archive it")
