@@ -103,7 +103,8 @@ class ConflictConfig:
 
 @dataclass(frozen=True)
 class FreshnessConfig:
-    """Grades (A >= 0.85, B >= 0.70, C >= 0.50, D >= 0.30, else F) and SOLO/PAIR/DROP cuts."""
+    """Grades (A >= 0.85, B >= 0.70, C >= 0.50, D >= 0.30, else F), SOLO/PAIR/DROP cuts, and the
+    review interval per doc type that grades a version in force (:func:`.freshness.freshness_report`)."""
 
     grade_thresholds: tuple[float, float, float, float] = GRADE_THRESHOLDS
     drop_below: float = DROP_BELOW
