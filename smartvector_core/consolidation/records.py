@@ -31,7 +31,7 @@ class ConsolidationConfig:
     # same-title documents further apart in authority than this are not versions of each other
     implicit_authority_gap: float = 0.3
     contradiction_min_similarity: float = 0.5
-    contradiction_delta: float = -0.05      # CONTRADICTION event on each side
+    contradiction_delta: float = -0.05      # CONTRADICTION event on the less trusted side
     exact_limit: int = 20_000               # numpy top-m up to this many chunks, LanceDB above
     block_rows: int = 1024
     min_title_words: int = 2
