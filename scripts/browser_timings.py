@@ -75,7 +75,8 @@ def settled(page, timeout_ms: int = 60_000) -> None:
     """Wait until Streamlit has finished the run (no running indicator, no stale elements)."""
     page.wait_for_function(
         "() => !document.querySelector('[data-testid=\"stStatusWidget\"]') && "
-        "!document.querySelector('[data-stale=\"true\"]')", timeout=timeout_ms)
+        "!document.querySelector('[data-stale=\"true\"]') && "
+        "!document.querySelector('[data-testid=\"stSkeleton\"]')", timeout=timeout_ms)
 
 
 def ask(page, question: str) -> float:

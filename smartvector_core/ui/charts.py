@@ -241,7 +241,7 @@ def knowledge_graph(nodes: pd.DataFrame, edges: pd.DataFrame, positions: Mapping
     rows = max(ys) - min(ys) + 1
     fig.update_layout(title=title, height=int(min(2600, max(420, 150 + 52 * rows))), showlegend=True,
                       dragmode="pan", hoverlabel={"align": "left"}, legend={"groupclick": "togglegroup"}, **LAYOUT)
-    fig.update_xaxes(visible=False, range=[min(xs) - 1.5, max(xs) + 1.5])
+    fig.update_xaxes(visible=False, range=[min(xs) - 2.2, max(xs) + 2.2])   # room for the end labels
     fig.update_yaxes(visible=False, range=[min(ys) - 0.8, max(ys) + 0.6])
     return fig
 

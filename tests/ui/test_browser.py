@@ -1,15 +1,19 @@
-"""One real-browser test: Streamlit served on 127.0.0.1, driven by Playwright through Debian's Chromium.
+"""Real-browser tests: Streamlit served on 127.0.0.1, driven by Playwright through Debian's Chromium
+at 1440×900, as an operator meets the dashboard.
 
-Runs a side-by-side query in the Query Lab and checks both columns and their score-breakdown
-charts, checks a ``<script>`` title shows as literal text (and no dialog opens), and saves a
-screenshot under the test's output folder. With ``SMARTVECTOR_SCREENSHOT_MODEL`` set (``make
-screenshot``: the real MiniLM) it also writes ``docs/query_lab.png``, the README's picture; a plain
-test run uses the hashing model and leaves that file alone.
+Every page is opened and checked on what it shows (graph labels and arrows, one confidence value
+in card, table and downloaded CSV, the moment judged, the abstention state, the undo of a verdict,
+titled tables), the browser never asks a host other than 127.0.0.1 (the favicon included), the
+toolbar has no "Deploy" button, a ``<script>`` title stays literal text, and one screenshot per
+page is taken. With ``SMARTVECTOR_SCREENSHOT_MODEL`` set (``make screenshot``: the real MiniLM)
+the screenshots are copied to ``docs/screenshots/`` (the README's pictures); a plain run uses
+the hashing model and leaves those files alone.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -79,43 +83,129 @@ def server(tmp_path: Path):
         log.close()
 
 
-def test_query_lab_side_by_side_in_chromium(server, tmp_path):
+SCREENSHOTS = REPO / "docs" / "screenshots"
+
+
+def _settled(page, timeout_ms: int = 60_000) -> None:
+    page.wait_for_function("() => !document.querySelector('[data-testid=\"stStatusWidget\"]') && "
+                           "!document.querySelector('[data-stale=\"true\"]') && "
+                           "!document.querySelector('[data-testid=\"stSkeleton\"]')", timeout=timeout_ms)
+
+
+def _shot(page, folder: Path, name: str) -> Path:
+    page.get_by_role("heading").first.scroll_into_view_if_needed()
+    page.wait_for_timeout(600)        # let charts finish drawing before the picture
+    path = folder / f"{name}.png"
+    page.screenshot(path=str(path), full_page=False)
+    if SCREENSHOT_MODEL:
+        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(path, SCREENSHOTS / path.name)
+    return path
+
+
+def _open(page, server: str, path: str, heading: str, timeout_ms: int = 60_000) -> None:
+    page.goto(f"{server}/{path}", wait_until="domcontentloaded")
+    page.get_by_role("heading", name=heading).first.wait_for(timeout=timeout_ms)
+    _settled(page, timeout_ms)
+
+
+def _ask(page, question: str) -> None:
+    page.get_by_label("Question").fill(question)
+    page.get_by_role("button", name="Run side by side").click()
+    page.get_by_text("Profile: default").wait_for(timeout=60_000)
+    _settled(page)
+
+
+def test_every_page_in_chromium(server, tmp_path):
     if not CHROMIUM.exists():
         pytest.skip("/usr/bin/chromium is not installed (apt-get install chromium; `make test` does it)")
     from playwright.sync_api import sync_playwright
 
     dialogs: list[str] = []
+    outside: list[str] = []
+    shots: list[Path] = []
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=FLAGS)
         try:
-            page = browser.new_page(viewport={"width": 1600, "height": 1300})
+            context = browser.new_context(viewport={"width": 1440, "height": 900}, accept_downloads=True)
+            page = context.new_page()
             page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
-            page.goto(f"{server}/query_lab", wait_until="domcontentloaded")
-            page.get_by_role("heading", name="Query Lab").wait_for(timeout=30_000)
-            page.get_by_label("Question").fill("What are the API rate limits?")
-            page.get_by_role("button", name="Run side by side").click()
-            page.get_by_text("Profile: naive").wait_for(timeout=30_000)
-            page.get_by_text("Profile: default").wait_for(timeout=30_000)
+            page.on("request", lambda r: None if r.url.startswith((server, "data:", "blob:"))
+                    else outside.append(r.url))
+
+            # Overview: counts, the event filter without ACCESS, no raw dict, no Deploy button
+            _open(page, server, "", "SmartVector Studio", timeout_ms=180_000)   # first visit: imports, store, model
+            page.get_by_text("Recent events").first.wait_for()
+            page.locator('[data-testid="stMetric"]').first.wait_for()
+            assert page.get_by_text("Documents").count() >= 1
+            assert page.get_by_role("button", name="Deploy").count() == 0
+            assert page.locator("code", has_text="{").count() == 0
+            shots.append(_shot(page, tmp_path, "overview"))
+
+            # Query Lab: cards with the moment judged and one confidence in card, table and CSV
+            _open(page, server, "query_lab", "Query Lab")
+            _ask(page, "What was the API rate limit as of March 2025?")
             charts = page.locator('[data-testid="stPlotlyChart"]')
             charts.nth(1).wait_for(timeout=30_000)
-            page.locator(".js-plotly-plot .barlayer").first.wait_for(timeout=30_000)
             assert charts.count() == 2
-            columns = page.locator('[data-testid="stColumn"]').filter(has_text="Profile:")
-            assert columns.filter(has_text="Profile: naive").count() >= 1
-            assert columns.filter(has_text="Profile: default").count() >= 1
-            assert page.get_by_text("Score breakdown · naive").count() >= 1
-            page.wait_for_timeout(500)     # let the charts finish drawing before the picture
-            shot = tmp_path / "query_lab.png"
-            page.screenshot(path=str(shot), full_page=False)
-            if SCREENSHOT_MODEL:
-                (REPO / "docs").mkdir(exist_ok=True)
-                shutil.copyfile(shot, REPO / "docs" / "query_lab.png")
+            page.locator(".js-plotly-plot .barlayer").first.wait_for(timeout=30_000)
+            assert page.get_by_text("judged at 2025-03-31").count() >= 1
+            shots.append(_shot(page, tmp_path, "query_lab"))
+            card = page.locator('[data-testid="stText"]').filter(has_text=re.compile(r"^confidence \d\.\d{3} \(")).first
+            confidence = re.match(r"confidence (\d\.\d{3})", card.inner_text()).group(1)
+            assert page.get_by_text("Results · naive").count() >= 1 and page.get_by_text("Rejected (").count() >= 2
+            with page.expect_download() as download:
+                page.locator('[data-testid="stDownloadButton"]').nth(1).get_by_role("button").click()
+            csv = Path(download.value.path()).read_text(encoding="utf-8").splitlines()
+            header, first_row = csv[0].split(","), csv[1].split(",")
+            assert float(first_row[header.index("confidence")]) == float(confidence)   # the card's number
 
-            page.get_by_label("Question").fill("API rate limits shown as text not HTML bold")
-            page.get_by_role("button", name="Run side by side").click()
+            # a verdict, the same verdict again (recorded once), then its undo
+            page.get_by_role("button", name="Accept").first.click()
+            page.get_by_text("accept recorded on").first.wait_for(timeout=30_000)
+            _settled(page)
+            page.get_by_role("button", name="Accept").first.click()
+            page.get_by_text("already recorded").first.wait_for(timeout=30_000)
+            _settled(page)
+            page.get_by_role("button", name="Undo").first.click()
+            page.get_by_text("accept undone on").first.wait_for(timeout=30_000)
+            _settled(page)
+
+            # abstention, then a <script> title shown as literal text
+            _ask(page, "asdf qwerty zxcv")
+            page.get_by_text("Abstained:").first.wait_for(timeout=30_000)
+            _ask(page, "API rate limits shown as text not HTML bold")
             page.get_by_text(SCRIPT_TITLE).first.wait_for(timeout=30_000)
             assert page.locator("script", has_text="alert(1)").count() == 0
-            assert not dialogs
+
+            # Knowledge Graph: labelled nodes and arrowheads, a focused node
+            _open(page, server, "knowledge_graph", "Knowledge Graph")
+            page.locator(".js-plotly-plot .scatterlayer").first.wait_for(timeout=30_000)
+            labels = page.locator(".js-plotly-plot .scatterlayer text")
+            assert labels.count() >= 10
+            texts = page.evaluate("() => [...document.querySelectorAll('.js-plotly-plot .scatterlayer text')]"
+                                  ".map(t => t.textContent)")
+            assert any(t.startswith("API rate") for t in texts)
+            assert page.locator(".js-plotly-plot .scatterlayer path.point").count() > 0
+            assert page.get_by_text("supersedes →").count() >= 1        # the legend names the edge types
+            assert page.get_by_text("Lifecycle").count() >= 1
+            shots.append(_shot(page, tmp_path, "knowledge_graph"))
+
+            for path, heading, marker in (("ingest", "Ingest", "Upload files"),
+                                          ("freshness", "Freshness", "Documents, freshest first"),
+                                          ("rejection_log", "Rejection Log", "Rejections per code"),
+                                          ("feedback_audit", "Feedback & Audit", "Open contradictions"),
+                                          ("evaluation", "Evaluation", "Run benchmark")):
+                _open(page, server, path, heading)
+                page.get_by_text(marker).first.wait_for(timeout=30_000)
+                shots.append(_shot(page, tmp_path, path))
+            _open(page, server, "rejection_log", "Rejection Log")
+            picker = page.locator('[data-testid="stSelectbox"]').filter(has_text="Query (asked at")
+            chosen = picker.evaluate("e => e.innerText + ' ' + [...e.querySelectorAll('input')]"
+                                     ".map(i => i.value || i.getAttribute('aria-label') || '').join(' ')")
+            assert re.search(r" · (naive|default) · .* rejected", chosen) and " 0 rejected" not in chosen
         finally:
             browser.close()
-    assert shot.stat().st_size > 10_000
+    assert not dialogs
+    assert not outside, f"requests to outside hosts (fails offline): {sorted(set(outside))}"
+    assert len(shots) == 8 and all(s.stat().st_size > 10_000 for s in shots)
