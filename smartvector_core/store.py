@@ -394,33 +394,33 @@ class Store:
         return q.to_arrow()
 
     def fts_search(self, text: str, *, as_of: datetime | None, limit: int,
-                   columns: Sequence[str] = ("chunk_id", "doc_id"), boost_terms: Sequence[str] = (),
-                   boost: float = 1.0) -> pa.Table:
+                   columns: Sequence[str] = ("chunk_id", "doc_id"), require_all: bool = False,
+                   within: Sequence[str] | None = None) -> pa.Table:
         """Full-text (BM25) search over current chunk texts that existed at ``as_of``.
 
         LanceDB's native FTS index on ``text`` (:meth:`ensure_text_index`, built on ingest;
         created here only if missing). Rows written since the index was built are searched too,
-        unindexed (LanceDB), until the next rebuild. With ``boost_terms`` (groups of terms), the
-        query is ``text`` OR each group, all of its terms required, with its BM25 multiplied by
-        ``boost`` (a LanceDB ``BooleanQuery`` of ``MatchQuery`` clauses). Returns ``columns`` and ``_score`` (BM25, higher is better),
-        best first; empty for a text with no searchable term.
+        unindexed (LanceDB), until the next rebuild. ``require_all``: every term of ``text`` must
+        occur (a ``MatchQuery`` with the AND operator); ``within``: only these chunk ids. Returns
+        ``columns`` and ``_score`` (BM25, higher is better), best first; empty for a text with no
+        searchable term.
         """
         empty = pa.table({**{c: pa.array([], pa.string()) for c in columns}, "_score": pa.array([], pa.float32())})
         if not getattr(self, "_text_indexed", False):
             self.ensure_text_index()
             self._text_indexed = TEXT_INDEX in self.chunk_indexes()
-        if not str(text).strip() or not self._text_indexed:
+        if not str(text).strip() or not self._text_indexed or (within is not None and not len(within)):
             return empty
         query: Any = str(text)
-        groups = [g for g in boost_terms if str(g).strip()]
-        if groups:
-            from lancedb.query import BooleanQuery, FullTextOperator, MatchQuery, Occur
+        if require_all:
+            from lancedb.query import FullTextOperator, MatchQuery
 
-            query = BooleanQuery([(Occur.SHOULD, MatchQuery(str(text), TEXT_INDEX))] + [
-                (Occur.SHOULD, MatchQuery(str(g), TEXT_INDEX, boost=float(boost), operator=FullTextOperator.AND))
-                for g in groups])
+            query = MatchQuery(str(text), TEXT_INDEX, operator=FullTextOperator.AND)
+        cond = _existing(as_of)
+        if within is not None:
+            cond = cond & col("chunk_id").isin([str(c) for c in within])
         q = (self._tables["chunks"].search(query, query_type="fts", fts_columns=TEXT_INDEX)
-             .where(_existing(as_of), prefilter=True).select([*columns, "_score"]).limit(limit))
+             .where(cond, prefilter=True).select([*columns, "_score"]).limit(limit))
         try:
             return q.to_arrow()
         except Exception as exc:  # lance raises on a query that tokenises to nothing

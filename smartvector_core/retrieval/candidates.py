@@ -85,7 +85,7 @@ class Candidates:
         chunk, most similar first (ties: search order).
 
         Cosine similarity = 1 − cosine distance. ``lexical`` maps chunk ids to their lexical
-        signal (see :func:`lexical_shares`); chunks absent from it get 0.
+        signal (:func:`.lexical.lexical_signal`); chunks absent from it get 0.
         """
         if hits is None or hits.num_rows == 0:
             z = np.zeros(0)

@@ -1,23 +1,24 @@
 """The lexical signal of the ``default`` profile: BM25 from LanceDB's native full-text index,
-with the names the question mentions weighted up (issue 14, "Specificity").
+and whether the passage names what the question names (issue 14, "Specificity").
 
 A question like "What uptime does the Checkout Service guarantee?" is about a *subject* (the
 Checkout Service) and an *attribute* (uptime). Dense similarity and plain BM25 both reward a
 glossary entry that repeats the attribute; the document that names the subject must win. So
-the full-text query is the question itself (BM25: rare terms weigh more by their IDF) OR each
-of the question's names, all of its terms required, boosted by ``NAME_BOOST`` (a LanceDB
-``BooleanQuery`` of ``MatchQuery`` clauses; the index stems and drops stop words). A generic
-entry that repeats the attribute but not the name gets the question's BM25 only. Name terms are read from the question's
-surface only (:func:`subject_terms`); documents are never matched by hand.
+the signal has two halves (:func:`lexical_signal`): the passage's BM25 for the question (rare
+terms weigh more by their IDF), and the share of the question's names it contains, each name
+weighted by its best BM25 (a rare name counts more than a common one; all of a name's terms
+required: a LanceDB ``MatchQuery`` with the AND operator). When every candidate names the
+subject (versions and siblings of one service) the names half is flat and decides nothing.
+Name terms are read from the question's surface only (:func:`subject_terms`); documents are
+never matched by hand: LanceDB's index (stemmed, stop words removed) does the matching.
 """
 
 from __future__ import annotations
 
 import re
 
-import numpy as np
-
-NAME_BOOST = 5.0        # ours: a name term counts this much more than a plain question term (tuned on tune splits)
+NAME_SHARE = 0.75       # ours: the names half of the lexical signal (the rest: the question's BM25)
+MAX_NAMES = 4           # ours: names searched per question (one full-text query each)
 
 # Words that start a question or a request; capitalised there because they start it, not names.
 _STARTER_WORDS = """
@@ -63,13 +64,26 @@ def subject_terms(question: str) -> list[str]:
     return list(dict.fromkeys(g for g in groups if g))
 
 
-def lexical_shares(chunk_ids: list[str], bm25: np.ndarray) -> dict[str, float]:
-    """The lexical signal of full-text hits: ``S_lex = bm25 / max bm25`` over the query's hits
-    (ours). BM25 already weights rare terms and names (by IDF, and the name boost); dividing by
-    the query's best hit puts it in [0, 1] without sending the weakest hit to 0 (no min-max).
-    A chunk that matches no query term scores 0."""
-    bm25 = np.asarray(bm25, dtype=np.float64)
-    best = bm25.max(initial=0.0)
-    if best <= 0:
-        return {}
-    return dict(zip(chunk_ids, np.clip(bm25 / best, 0.0, 1.0).tolist(), strict=True))
+def lexical_signal(bm25: dict[str, float], names: list[tuple[set[str], float]],
+                   name_share: float = NAME_SHARE) -> dict[str, float]:
+    """The lexical signal per chunk id (ours)::
+
+        S_lex = (1 − a) · bm25 / max bm25 + a · Σ_g w_g · [chunk names g] / Σ_g w_g
+
+    ``bm25``: the question's BM25 per chunk (absent: 0); ``names``: per name of the question, the
+    chunks that contain all of its terms and its weight ``w_g`` (its best BM25); ``a`` =
+    ``name_share`` when the question names something, else 0. Dividing by the query's best hit
+    puts BM25 in [0, 1] without sending the weakest hit to 0 (no min-max); a chunk matching
+    nothing scores 0.
+    """
+    best = max(bm25.values(), default=0.0)
+    out = {c: s / best for c, s in bm25.items()} if best > 0 else {}
+    total = sum(w for _, w in names if w > 0)
+    if total <= 0:
+        return out
+    named: dict[str, float] = {}
+    for chunks, w in names:
+        for c in chunks:
+            named[c] = named.get(c, 0.0) + max(w, 0.0) / total
+    return {c: (1.0 - name_share) * out.get(c, 0.0) + name_share * named.get(c, 0.0)
+            for c in set(out) | set(named)}

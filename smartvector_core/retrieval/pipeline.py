@@ -49,7 +49,7 @@ from .candidates import (
     first_per_document,
     select_passages,
 )
-from .lexical import NAME_BOOST, lexical_shares, subject_terms
+from .lexical import MAX_NAMES, lexical_signal, subject_terms
 from .profiles import Profile, get_profile
 from .rerank import CODES, Ranked, age_days, rerank
 from .scoring import DEFAULT_SCORING
@@ -91,8 +91,8 @@ def retrieve(store, query_vector: np.ndarray, as_of: datetime, k: int, knowledge
 
     With ``text``, LanceDB's full-text (BM25) index is searched too: its best
     ``LEXICAL_POOL`` chunks join the pool (their cosine computed from their stored vectors)
-    and every passage carries its lexical signal (:mod:`.lexical`: the question's BM25 with
-    its name terms boosted).
+    and every passage carries its lexical signal (:mod:`.lexical`: the question's BM25 and the
+    share of the question's names it contains).
 
     With ``knowledge`` (the store's :class:`~smartvector_core.knowledge.KnowledgeState`) LanceDB
     returns only the chunk's own columns and the document-level fields come from the state,
@@ -120,16 +120,14 @@ def retrieve(store, query_vector: np.ndarray, as_of: datetime, k: int, knowledge
 def _with_lexical(store, hits: pa.Table, text: str | None, query_vector: np.ndarray, as_of, columns
                   ) -> tuple[pa.Table, dict[str, float] | None]:
     """The vector ``hits`` plus the full-text hits they lack (``_distance`` = 1 − cosine of the
-    stored vector), and the lexical signal of every full-text hit; ``(hits, None)`` without text."""
+    stored vector), and the lexical signal of the pool's chunks (:func:`lexical.lexical_signal`:
+    the question's BM25, and which chunks name each name of the question, one full-text query
+    per name within the pool); ``(hits, None)`` without text."""
     if text is None:
         return hits, None
-    found = store.fts_search(text, as_of=as_of, limit=LEXICAL_POOL, columns=[*columns, "vector"],
-                             boost_terms=subject_terms(text), boost=NAME_BOOST)
-    if found.num_rows == 0:
-        return hits, {}
-    lexical = lexical_shares(found.column("chunk_id").to_pylist(), found.column("_score").to_numpy())
+    found = store.fts_search(text, as_of=as_of, limit=LEXICAL_POOL, columns=[*columns, "vector"])
     new = ~pc.is_in(found.column("chunk_id"), value_set=hits.column("chunk_id").combine_chunks()).to_numpy(
-        zero_copy_only=False)
+        zero_copy_only=False) if found.num_rows else np.zeros(0, dtype=bool)
     if new.any():
         extra = found.filter(pa.array(new))
         vectors = np.stack(extra.column("vector").to_numpy(zero_copy_only=False)).astype(np.float64)
@@ -138,7 +136,15 @@ def _with_lexical(store, hits: pa.Table, text: str | None, query_vector: np.ndar
         extra = extra.select(list(columns)).append_column("_distance", pa.array(1.0 - cosine, pa.float32()))
         hits = pa.concat_tables([hits.select([*columns, "_distance"]), extra.cast(hits.select(
             [*columns, "_distance"]).schema)])
-    return hits, lexical
+    bm25 = dict(zip(found.column("chunk_id").to_pylist(), map(float, found.column("_score").to_pylist()),
+                    strict=True))
+    pool = list(dict.fromkeys(hits.column("chunk_id").to_pylist()))
+    names = []
+    for name in subject_terms(text)[:MAX_NAMES]:
+        named = store.fts_search(name, as_of=as_of, limit=len(pool), require_all=True, within=pool)
+        scores = named.column("_score").to_pylist()
+        names.append((set(named.column("chunk_id").to_pylist()), float(max(scores, default=0.0))))
+    return hits, lexical_signal(bm25, names)
 
 
 def run_query(store, embedder, request: QueryRequest, *, knowledge, vector: np.ndarray | None = None

@@ -27,7 +27,7 @@ Formulas:
   confidence without its age term: age is already the temporal signal's business, and counting
   it twice is what made the paper's own confidence ablation "complex" on versioned data.
   ``default`` also adds S_lexical, the passage's BM25 relative to the query's best full-text hit
-  (:func:`candidates.lexical_shares`): a passage that names the question's subject (a service, a
+  (:func:`lexical.lexical_signal`, with the names it contains): a passage that names the question's subject (a service, a
   function, an error) outranks a generic one about the same attribute.
 - soft time window (ours, issue 14), the ``default`` temporal signal when the question names a
   period relative to ``as_of`` ("this week", "last month"): :func:`window_signal`.

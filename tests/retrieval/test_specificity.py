@@ -9,7 +9,7 @@ from dataclasses import replace
 import pytest
 
 from smartvector_core.retrieval import get_profile
-from smartvector_core.retrieval.lexical import lexical_shares, subject_terms
+from smartvector_core.retrieval.lexical import NAME_SHARE, lexical_signal, subject_terms
 from smartvector_core.retrieval.pipeline import QueryRequest, answer, retrieve
 
 from ..conftest import NOW
@@ -52,10 +52,13 @@ def test_subject_terms_are_the_names_of_the_question():
     assert subject_terms(None) == []
 
 
-def test_lexical_share_is_bm25_over_the_best_hit():
-    shares = lexical_shares(["a", "b", "c"], [4.0, 2.0, 1.0])
-    assert shares == {"a": 1.0, "b": 0.5, "c": 0.25}
-    assert lexical_shares(["a"], [0.0]) == {}
+def test_lexical_signal_by_hand():
+    bm25 = {"a": 4.0, "b": 2.0, "c": 1.0}
+    assert lexical_signal(bm25, []) == {"a": 1.0, "b": 0.5, "c": 0.25}            # BM25 / best
+    # two names: one (weight 3) in b and d, one (weight 1) in b: b names all, d three quarters
+    got = lexical_signal(bm25, [({"b", "d"}, 3.0), ({"b"}, 1.0)], name_share=0.5)
+    assert got == pytest.approx({"a": 0.5, "b": 0.75, "c": 0.125, "d": 0.375})
+    assert lexical_signal({"a": 0.0}, []) == {}
 
 
 @pytest.fixture
@@ -75,9 +78,9 @@ def test_the_document_naming_the_subject_beats_the_generic_glossary(policy_app, 
     resp = policy_app.query(question, as_of=NOW, k=5, log=False)
     assert resp.results[0].id == named
     lexical = resp.results[0].signals["lexical"]
-    assert lexical.value == pytest.approx(1.0) and lexical.weight > 0     # shown as its own signal
+    assert lexical.value >= NAME_SHARE and lexical.weight > 0           # names the subject; its own signal
     generic = next(r for r in resp.results if r.id.startswith("glossary"))
-    assert generic.signals["lexical"].value < lexical.value
+    assert generic.signals["lexical"].value <= 1.0 - NAME_SHARE          # its BM25 half only
 
 
 @pytest.mark.parametrize(("question", "named"), QUESTIONS)
