@@ -283,8 +283,16 @@ def cmd_perf(app: SmartVector, args) -> int:
     return 0
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse with CONTRACT.md's usage errors: exit 2 and one line on stderr (not the usage block)."""
+
+    def error(self, message: str):
+        self.exit(2, f"error: {self.prog.removeprefix('python -m smartvector_core').strip() or 'usage'}: "
+                     f"{message} (see --help)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m smartvector_core",
+    parser = _Parser(prog="python -m smartvector_core",
                                      description="SmartVector Studio: a knowledge base that knows when each "
                                                  "fact was true, how far to trust it, and what depends on it.")
     parser.add_argument("--store", help="LanceDB directory or object-store URI "

@@ -53,6 +53,7 @@ PRE_INGEST_TAG_MIN_DOCS = 50  # an ingest call of at least this many documents i
 RESTORE_DETAIL_IDS = 1_000  # a RESTORE event lists at most this many removed / returned ids
 MAX_K = 1_000  # the most results one query may ask for (the candidate pool is 12·k)
 RETENTION_DAYS = 7.0  # maintain(): versions older than this are cleaned up (tagged ones kept)
+MAX_RETENTION_DAYS = 36_500  # a century: larger ages overflow a timedelta (and keep everything anyway)
 
 
 def read_queries(path: str | Path, *, now: datetime, warn: Callable[[str], None] | None = None) -> list[QuerySpec]:
@@ -800,8 +801,8 @@ class SmartVector:
     def maintain(self, *, cleanup_older_than_days: float = RETENTION_DAYS, now: datetime) -> dict[str, Any]:
         """Retention: compact the tables and drop versions older than the cleanup age (tagged
         versions are kept: ``pre-ingest``, ``pre-consolidate`` and the operator's own tags)."""
-        if not cleanup_older_than_days >= 0:
-            raise InputError(f"expected a number of days >= 0, found {cleanup_older_than_days}",
+        if not 0 <= cleanup_older_than_days <= MAX_RETENTION_DAYS:
+            raise InputError(f"expected a number of days from 0 to {MAX_RETENTION_DAYS}, found {cleanup_older_than_days}",
                              field="--older-than-days")
         before = self.store.table_versions()
         self.store.optimize(cleanup_older_than_days=cleanup_older_than_days, now=now)

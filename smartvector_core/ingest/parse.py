@@ -275,6 +275,8 @@ def read_records(path: str | Path, *, max_file_bytes: int = 50 * 1024 * 1024,
         return out
     name = str(path)
     suffix = path.suffix.lower()
+    if not path.exists():
+        raise InputError("no such file or directory", file=name)
     if suffix not in TEXT_SUFFIXES | JSONL_SUFFIXES | PDF_SUFFIXES:
         raise InputError(f"unsupported file type {suffix or '(none)'}: expected .jsonl, .md, .txt or .pdf",
                          file=name)

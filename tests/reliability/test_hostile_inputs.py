@@ -139,6 +139,9 @@ def test_front_matter_date_key_is_refused_naming_it(seeded, tmp_path):
     (("tag", "snap.lock"), "LABEL:"),
     (("restore", "--version", "events=1"), "--version:"),
     (("restore", "--version", "queries=1"), "--version:"),
+    (("maintain", "--older-than-days", "1e10"), "--older-than-days:"),
+    (("maintain", "--older-than-days", "inf"), "--older-than-days:"),
+    (("ingest", "/no/such/corpus.jsonl"), "no such file"),
 ])
 def test_hostile_options_exit_2_one_line_nothing_written(seeded, args, expected):
     before = _stats(seeded)
@@ -214,3 +217,15 @@ def test_restore_keeps_events_and_query_log_and_records_what_it_removed(seeded, 
     assert restore["removed"] == ["bad"] and restore["removed_count"] == 1 and restore["tag"] == "before-damage"
     code, out, _ = seeded("calibration", "--json")
     assert code == 0 and json.loads(out)["n"] == 1  # calibration still pairs the verdict with its logged answer
+
+
+@pytest.mark.parametrize("args", [("query", "x", "--group-by", "doc"), ("query", "x", "--k", "many"), ("frobnicate",),
+                                  ("ingest",), ("tag",)])
+def test_usage_errors_exit_2_with_one_line(seeded, capsys, args):
+    """argparse's own errors follow CONTRACT.md too: one line, not the usage block."""
+    from smartvector_core.cli import main
+
+    with pytest.raises(SystemExit) as info:
+        main(list(args))
+    err = capsys.readouterr().err
+    assert info.value.code == 2 and err.count("\n") == 1 and err.startswith("error: ") and "--help" in err, err
