@@ -94,6 +94,8 @@ def read_queries(path: str | Path, *, now: datetime, warn: Callable[[str], None]
         extra = {k: v for k, v in record.items() if k not in QUERY_FIELDS}
         unknown.update(extra)
         specs.append(QuerySpec(qid, qtext.strip(), as_of, labels["relevant"], labels["stale"], extra))
+    if not specs:   # as for a corpus file (ingest/parse.py): an empty file is a mistake, not zero questions
+        raise InputError("no queries: the file is empty or holds only blank lines", file=str(path))
     if unknown and warn:
         warn(f"{path}: fields not used for querying, kept as labels: {', '.join(sorted(unknown))}")
     return specs

@@ -229,3 +229,12 @@ def test_usage_errors_exit_2_with_one_line(seeded, capsys, args):
         main(list(args))
     err = capsys.readouterr().err
     assert info.value.code == 2 and err.count("\n") == 1 and err.startswith("error: ") and "--help" in err, err
+
+
+def test_empty_queries_file_exits_2_naming_it(seeded, tmp_path):
+    path = tmp_path / "q.jsonl"
+    path.write_text("\n\n", encoding="utf-8")
+    before = _stats(seeded)
+    code, out, err = seeded("query", "--batch", str(path), "--json")
+    assert code == 2 and err.count("\n") == 1 and str(path) in err and "no queries" in err and out == ""
+    assert _stats(seeded) == before
