@@ -740,14 +740,21 @@ class SmartVector:
         return log.sort_values("asked_at", ascending=False, ignore_index=True) if len(log) else log
 
     def rejections_frame(self) -> pd.DataFrame:
-        """One row per rejection of every logged query: query_id, asked_at, id, code, reason."""
+        """One row per rejection of every logged query: query_id, asked_at, id, code, reason.
+
+        The rejected ids and their codes are the query log's ``rejection_ids`` /
+        ``rejection_codes`` columns (written by :meth:`_log_query`); the logged response adds
+        each rejection's reason (and chunk_id) at the same position."""
         self._settle()
         rows = []
         for rec in self.store.queries().to_pylist():
-            response = json.loads(rec["response"] or "{}")
-            for rej in response.get("rejections", []):
+            details = json.loads(rec["response"] or "{}").get("rejections", [])
+            ids, codes = rec["rejection_ids"] or [], rec["rejection_codes"] or []
+            for i, (doc_id, code) in enumerate(zip(ids, codes, strict=True)):
+                extra = details[i] if i < len(details) and details[i].get("id") == doc_id else {}
                 rows.append({"query_id": rec["query_id"], "query": rec["query"], "profile": rec["profile"],
-                             "asked_at": rec["asked_at"], "as_of": rec["as_of"], **rej})
+                             "asked_at": rec["asked_at"], "as_of": rec["as_of"], **extra,
+                             "id": doc_id, "code": code, "reason": extra.get("reason", "")})
         return pd.DataFrame(rows, columns=["query_id", "query", "profile", "asked_at", "as_of", "id", "code",
                                            "reason"] if not rows else None)
 
