@@ -92,11 +92,14 @@ def simplex_grid(step: float = DEFAULT_SWEEP_STEP) -> list[SignalWeights]:
 
 
 def weight_sweep(bench: PreparedBench, queries: list[int] | None = None,
-                 step: float = DEFAULT_SWEEP_STEP) -> list[dict[str, Any]]:
-    """One row per (scorer, grid point): the weights and top1 / stale_at_1 / ECE / MRR (data for a heatmap)."""
+                 step: float = DEFAULT_SWEEP_STEP, progress=None) -> list[dict[str, Any]]:
+    """One row per (scorer, grid point): the weights and top1 / stale_at_1 / ECE / MRR (data for a heatmap).
+    ``progress(done, total)`` is called after each grid point (the dashboard's progress bar; an
+    exception it raises stops the sweep there)."""
     rows: list[dict[str, Any]] = []
     scale = 1.0 - DEFAULT.trust_weight
-    for point in simplex_grid(step):
+    grid = simplex_grid(step)
+    for done, point in enumerate(grid, start=1):
         variants = {
             "smartvector": replace(SMARTVECTOR, weights=point),
             "default": replace(DEFAULT, weights=SignalWeights(*(scale * w for w in point.as_dict().values()))),
@@ -108,4 +111,6 @@ def weight_sweep(bench: PreparedBench, queries: list[int] | None = None,
                          "top1": metrics["top1"], "stale_at_1": metrics["stale_at_1"], "ece": metrics["ece"],
                          "mrr": metrics["mrr"], "n": metrics["n"],
                          "seconds": round(time.perf_counter() - t0, 3)})
+        if progress is not None:
+            progress(done, len(grid))
     return rows

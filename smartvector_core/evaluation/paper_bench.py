@@ -116,10 +116,16 @@ def run_paper_bench(embedder, *, seed: int = DEFAULT_SEED, split: str = "heldout
                     rates: Sequence[float] = CONTRADICTION_RATES, profiles: Sequence[str] = ALL_PROFILES,
                     k: int = 5, ablations: bool = False, sweep: bool = False,
                     sweep_step: float = DEFAULT_SWEEP_STEP, reembed: bool = False,
-                    mode: str = "live") -> dict[str, Any]:
+                    mode: str = "live", progress=None) -> dict[str, Any]:
     """The paper benchmark (module docstring); returns the CONTRACT bench JSON plus extras.
     ``mode``: ``live`` (questions asked after the consolidation at ingest) or ``backdated``
-    (:func:`.runner.ingest_moment`)."""
+    (:func:`.runner.ingest_moment`). ``progress(step, done, total)``: called as each phase
+    starts and after each point of the weight sweep (an exception it raises stops the run; the
+    temporary stores are removed on the way out)."""
+    def report(step: str, done: int = 0, total: int = 1) -> None:
+        if progress is not None:
+            progress(step, done, total)
+
     names = check_profiles(profiles)
     started = time.perf_counter()
     timed = TimedEmbedder(embedder)
@@ -127,22 +133,27 @@ def run_paper_bench(embedder, *, seed: int = DEFAULT_SEED, split: str = "heldout
     queries = _split_queries(suite, split)
     timings: dict[str, float] = {}
     out: dict[str, Any] = {}
+    report("building the benchmark store (ingest, consolidation)")
     with prepared_bench(suite.corpus, queries, embedder=timed, k=k, timings=timings, mode=mode) as bench:
+        report("scoring the profiles")
         out["profiles"] = score_profiles(bench, names, timings)
         out["params"] = {**suite.params, "split": split, "k": k, "mode": mode, "now": bench.now.isoformat(),
                          "ingested_at": bench.now.isoformat(),
                          "model": getattr(embedder, "name", type(embedder).__name__), "query_log": False,
                          "calibration": "knots fitted on the tune split only (bench --fit-calibration)"}
         if ablations:
+            report("ablations")
             t0 = time.perf_counter()
             with prepared_bench(suite.corpus, queries, embedder=timed, k=k, consolidate=False, mode=mode) as raw:
                 out["ablations"] = run_ablations(bench, raw)
             timings["ablations"] = time.perf_counter() - t0
         if sweep:
             t0 = time.perf_counter()
-            out["sweep"] = {"step": sweep_step, "split": split, "points": weight_sweep(bench, step=sweep_step)}
+            out["sweep"] = {"step": sweep_step, "split": split, "points": weight_sweep(
+                bench, step=sweep_step, progress=lambda done, total: report("weight sweep", done, total))}
             timings["sweep"] = time.perf_counter() - t0
     if rates:
+        report("robustness to contradictions")
         t0 = time.perf_counter()
         out["robustness"] = robustness(timed, seed=seed, split=split, rates=rates, k=k, mode=mode)
         timings["robustness"] = time.perf_counter() - t0
