@@ -139,10 +139,6 @@ def shown_errors(action: str) -> Iterator[None]:
         st.error(f"{action} failed: {message}")
 
 
-def missing(feature: str) -> None:
-    st.info(f"{feature} is not available yet in this version of the engine.")
-
-
 # ------------------------------------------------------------------------------ rendering
 def show_figure(fig, *, key: str | None = None, **kwargs):
     """The one place figures are drawn."""

@@ -2,19 +2,17 @@
 
 import streamlit as st
 
-from pages._common import missing, page_setup, service, show_figure, show_table, shown_errors
-from smartvector_core import evaluation
-from smartvector_core.retrieval import PROFILES
+from pages._common import page_setup, service, show_figure, show_table, shown_errors
+from smartvector_core.evaluation import ALL_PROFILES, run_paper_bench
 from smartvector_core.ui import charts, views
 
 page_setup()
 st.title("Evaluation")
-run_paper_bench = getattr(evaluation, "run_paper_bench", None)
 
 with st.form("eval_form"):
     suite = st.radio("Benchmark", ["demo", "paper"], horizontal=True, key="eval_suite",
                      format_func={"demo": "Demo corpus and queries", "paper": "Paper suite (held-out split)"}.get)
-    profiles = st.multiselect("Profiles", list(getattr(evaluation, "ALL_PROFILES", PROFILES)),
+    profiles = st.multiselect("Profiles", list(ALL_PROFILES),
                               default=["naive", "default"], key="eval_profiles")
     c1, c2 = st.columns(2)
     ablations = c1.checkbox("Ablations (paper suite)", key="eval_ablations")
@@ -36,9 +34,6 @@ if go:
         bar = st.progress(0.0, text="building the benchmark store (ingest, consolidation)")
         if suite == "demo":
             result = views.demo_bench(service().embedder, profiles)
-        elif run_paper_bench is None:
-            result = None
-            missing("The paper suite runner (smartvector_core.evaluation.run_paper_bench)")
         else:
             result = run_paper_bench(service().embedder, profiles=profiles, ablations=ablations, sweep=sweep,
                                      rates=(), progress=lambda step, done, total: on_progress(bar, step, done, total))

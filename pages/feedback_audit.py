@@ -4,7 +4,6 @@ import pandas as pd
 import streamlit as st
 
 from pages._common import (
-    missing,
     page_setup,
     require_write,
     service,
@@ -43,12 +42,8 @@ with review, shown_errors("Review queue"):
         edge = st.selectbox("Contradiction", list(edge_labels), format_func=edge_labels.get, key="aud_edge")
         choice = st.radio("Resolution", list(RESOLUTIONS), key="aud_resolution")
         if st.button("Resolve", key="aud_resolve") and require_write("Resolving a contradiction"):
-            resolve = getattr(sv, "resolve_contradiction", None)
-            if not callable(resolve):
-                missing("Resolving contradictions (SmartVector.resolve_contradiction)")
-            else:
-                out = resolve(edge, RESOLUTIONS[choice], now=utc_now())
-                st.success(f"Resolved {edge_labels[edge]}: {choice.lower()}")
+            sv.resolve_contradiction(edge, RESOLUTIONS[choice], now=utc_now())
+            st.success(f"Resolved {edge_labels[edge]}: {choice.lower()}")
 
 with feedback, shown_errors("Feedback"):
     with st.form("aud_feedback_form"):
@@ -97,15 +92,11 @@ with versions, shown_errors("Versions"):
     st.subheader("Consolidation")
     st.caption("Infers supersessions, contradictions and dependencies and moves lifecycle states.")
     if st.button("Run consolidation now", key="aud_consolidate") and require_write("Consolidation"):
-        consolidate = getattr(sv, "consolidate", None)
-        if not callable(consolidate):
-            missing("Consolidation (SmartVector.consolidate)")
-        else:
-            with st.status("Consolidating…") as status:
-                counts = consolidate(now=utc_now())
-                status.update(label="Consolidation done", state="complete")
-            show_table(views.consolidation_findings(counts), key="aud_consolidation", file_name="consolidation.csv",
-                       title="What consolidation found")
+        with st.status("Consolidating…") as status:
+            counts = sv.consolidate(now=utc_now())
+            status.update(label="Consolidation done", state="complete")
+        show_table(views.consolidation_findings(counts), key="aud_consolidation", file_name="consolidation.csv",
+                   title="What consolidation found")
 
     st.subheader("Table versions and tags")
     tags = sv.store.tags()

@@ -102,8 +102,3 @@ def iso(moment: datetime | None) -> str | None:
     if moment is None:
         return None
     return ensure_utc(moment).isoformat().replace("+00:00", "Z")
-
-
-def days_between(earlier_us: np.ndarray | int, later_us: np.ndarray | int) -> np.ndarray:
-    """(later - earlier) in days, as float64, element-wise."""
-    return (np.asarray(later_us, dtype=np.int64) - np.asarray(earlier_us, dtype=np.int64)) / US_PER_DAY

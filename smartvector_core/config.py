@@ -86,10 +86,6 @@ def decay_profile(doc_type: str | None) -> DecayProfile:
     return DECAY_PROFILES.get(doc_type.strip().lower(), DEFAULT_DECAY_PROFILE)
 
 
-def decay_floor(doc_type: str | None, kind: DocumentKind) -> float:
-    return DECAY_FLOORS.get(((doc_type or DEFAULT_DOC_TYPE).lower(), kind), 0.0)
-
-
 # --- SmartVector four-signal score (paper, section 2.3) ----------------------------------
 @dataclass(frozen=True)
 class SignalWeights:

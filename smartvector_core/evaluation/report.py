@@ -23,7 +23,8 @@ _NO_TIME = datetime(1, 1, 1, tzinfo=UTC)     # placeholder for a query without a
 SUITES = ("paper",)
 
 
-def parse_list(text: str | None, field: str) -> list[str]:
+def parse_list(text: str | None) -> list[str]:
+    """Comma-separated values, stripped, empty ones dropped."""
     return [p.strip() for p in (text or "").split(",") if p.strip()]
 
 
@@ -33,7 +34,7 @@ def parse_rates(text: str | None) -> list[float]:
     if text.strip().lower() in ("", "none"):
         return []
     try:
-        return [float(p) for p in parse_list(text, "rates")]
+        return [float(p) for p in parse_list(text)]
     except ValueError:
         raise InputError(f"expected comma-separated numbers in [0, 1], found {text!r}", field="--rates") from None
 
@@ -74,7 +75,7 @@ def bench_files(corpus_path: str, queries_path: str, profiles: list[str], *, emb
 def bench_command(args, *, embedder, warn: Callable[[str], None] | None = None,
                   feedback=None, now: datetime | None = None) -> dict[str, Any]:
     """Dispatch the parsed ``bench`` arguments (see cli.py) and return the JSON document."""
-    profiles = parse_list(args.profiles, "profiles")
+    profiles = parse_list(args.profiles)
     mode = getattr(args, "mode", "live")
     if mode not in MODES:
         raise InputError(f"expected one of {', '.join(MODES)}, found {mode!r}", field="--mode")

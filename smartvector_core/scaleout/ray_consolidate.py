@@ -21,19 +21,9 @@ only where the index missed a neighbour.
 
 from __future__ import annotations
 
-from datetime import datetime
-
 import numpy as np
 
-from ..consolidation import (
-    DEFAULT_CONSOLIDATION,
-    ConsolidationConfig,
-    ConsolidationPlan,
-    Findings,
-    consolidate,
-    find_candidates,
-    merge_findings,
-)
+from ..consolidation import ConsolidationPlan, Findings, find_candidates, merge_findings
 from .ray_ingest import ensure_ray
 
 TITLE_PREFIX = 4       # characters of the normalised title in the partition key
@@ -82,9 +72,3 @@ def ray_finder(tasks: int | None = None):
         return merge_findings(results, plan)  # independent of task completion order
 
     return finder
-
-
-def consolidate_ray(store, *, now: datetime, config: ConsolidationConfig = DEFAULT_CONSOLIDATION,
-                    full: bool = False, tasks: int | None = None):
-    """:func:`smartvector_core.consolidation.consolidate` with the candidate search on Ray."""
-    return consolidate(store, None, now=now, config=config, full=full, finder=ray_finder(tasks))

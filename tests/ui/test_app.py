@@ -211,9 +211,12 @@ def test_rejection_log_drilldown(seeded_store):
     at.switch_page("pages/rejection_log.py").run()
     _ok(at)
     codes = at.selectbox(key="rej_code").options
-    if codes:                                     # only when the engine logs its queries
-        at.selectbox(key="rej_code").select(codes[0]).run()
-        _ok(at)
+    assert codes, "the query above rejects documents, so the page offers their codes"
+    at.selectbox(key="rej_code").select(codes[0]).run()
+    _ok(at)
+    titles = [m.value.replace("\\_", "_") for m in at.markdown]   # titles are markdown-escaped
+    assert any(f"Queries that rejected with {codes[0]}" in t for t in titles), titles
+    assert any(f"Documents rejected with {codes[0]}" in t for t in titles), titles
 
 
 def test_feedback_audit_form_events_and_tag(seeded_store):
