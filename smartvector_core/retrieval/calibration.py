@@ -47,6 +47,8 @@ from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
 
 KNOTS_FILE = Path(__file__).with_name("calibration.json")
 MARGIN_SCALE = 0.1           # ours: a 0.1 lead over any disagreeing result is a clear win
@@ -173,30 +175,57 @@ def content_words(text: str) -> set[str]:
 
 
 GENERIC_SHARE = 0.25   # ours: a word found in more than a quarter of the candidates is not specific
+_STEM = 5               # ours: words sharing their first five letters count as one ("refund", "refunds")
+_LONG_STOP = "|".join(sorted(w for w in _STOP if len(w) >= _STEM))
 
 
-def lexical_support(question: str, best: list[str], pool: list[str] | None = None) -> float:
+def lexical_support(question: str, best, pool=None) -> float:
     """Share of the question's content words that occur (as words, or by a 5-letter prefix) in
     the ``best`` candidates' texts and in at most :data:`GENERIC_SHARE` of the ``pool`` (all
     candidates; default ``best``): a word that half the store contains ("time", "use") says
-    nothing about what the question is about. 0 when the question has no content word."""
-    asked = content_words(question)
+    nothing about what the question is about. 0 when the question has no content word.
+
+    A question word ``w`` occurs in a text when one of the text's :func:`content_words` ``u``
+    shares a stem with it (``{w, w[:5]} ∩ {u, u[:5]} ≠ ∅``). That is: for ``len(w) >= 5``, some
+    content word starts with ``w[:5]``; for a shorter ``w``, ``w`` itself is a word of the text.
+    Both are tested as one regular expression per question word over all texts at once (Arrow
+    compute, :func:`_word_rows`), not word sets per candidate. ``best`` and ``pool``: sequences
+    of strings or Arrow string arrays."""
+    asked = sorted(content_words(question))
     if not asked:
         return 0.0
+    pool_rows = _word_rows(pool if pool is not None else best, asked)
+    best_rows = _word_rows(best, asked)
+    limit = max(GENERIC_SHARE * max(len(pool_rows), 1), 1)
+    specific = 0
+    for word in asked:          # the question's words (a handful), never the candidates
+        pattern = f" {word[:_STEM]}" if len(word) >= _STEM else f" {word} "
+        if (len(best_rows) and pc.any(pc.match_substring(best_rows, pattern)).as_py()
+                and pc.sum(pc.match_substring(pool_rows, pattern)).as_py() <= limit):
+            specific += 1
+    return specific / len(asked)
 
-    def stems(text: str) -> set[str]:
-        words = content_words(text)
-        return words | {w[:5] for w in words}
 
-    best_stems = set().union(*(stems(t) for t in best)) if best else set()
-    pool_stems = [stems(t) for t in (pool if pool is not None else best)]
-    limit = GENERIC_SHARE * max(len(pool_stems), 1)
+def _word_rows(texts, asked: list[str]) -> pa.Array:
+    """``texts`` as their words, lower-cased (as Python's ``str.lower``: ``İ`` becomes ``i`` and a
+    combining dot), each word between two spaces of its own (`` w1  w2 ``), the stop words of five
+    letters or more removed when a question word's 5-letter prefix begins one of them (so a
+    prefix match is a match on a content word); words of fewer than three letters never match a
+    question word and stay."""
+    rows = texts if isinstance(texts, pa.Array | pa.ChunkedArray) else pa.array(list(texts), pa.large_string())
+    rows = pc.utf8_lower(pc.replace_substring(rows.cast(pa.large_string()).fill_null(""), "\u0130", "i\u0307"))
+    space = pa.scalar(" ", pa.large_string())
+    rows = pc.binary_join_element_wise(space, pc.replace_substring_regex(rows, "[^a-z0-9]+", "  "), space,
+                                      pa.scalar("", pa.large_string()))
+    if any(stop.startswith(word[:_STEM]) for word in asked if len(word) >= _STEM for stop in _LONG_STOP.split("|")):
+        rows = pc.replace_substring_regex(rows, f" (?:{_LONG_STOP}) ", "")
+    return rows
 
-    def specific(word: str) -> bool:
-        keys = {word, word[:5]}
-        return bool(keys & best_stems) and sum(bool(keys & p) for p in pool_stems) <= max(limit, 1)
 
-    return sum(map(specific, asked)) / len(asked)
+def support_decides(best_cosine: float) -> bool:
+    """Whether :func:`abstains` reads the lexical support at this best cosine (from
+    :data:`ABSTAIN_COSINE` up to :data:`SUPPORTED_COSINE`); elsewhere the cosine alone decides."""
+    return bool(np.isfinite(best_cosine) and ABSTAIN_COSINE <= best_cosine < SUPPORTED_COSINE)
 
 
 def abstains(best_cosine: float, support: float) -> str | None:

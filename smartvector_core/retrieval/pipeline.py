@@ -196,13 +196,19 @@ ABSTAIN_SUPPORT_POOL = 5   # the best candidates (by raw cosine) whose words cou
 def abstention(cands: Candidates, question: str) -> str | None:
     """Why nothing in the store answers ``question`` (None: something does), judged on every
     candidate that existed at ``as_of`` before any gate: the best raw cosine, and whether the
-    question's words occur in the best candidates (:func:`calibration.abstains`)."""
+    question's words occur in the best candidates (:func:`calibration.abstains`; the words are
+    only read when the best cosine leaves it open, :func:`calibration.support_decides`)."""
     if not len(cands):
         return "nothing in the store existed at this moment"
-    texts = [f"{title or ''} {text}" for title, text in zip(cands.title, cands.text, strict=True)]
     best = np.argsort(-cands.raw_cosine, kind="stable")[:ABSTAIN_SUPPORT_POOL]
-    support = calibration.lexical_support(question, [texts[i] for i in best], texts)
-    return calibration.abstains(float(cands.raw_cosine[best[0]]), support)
+    best_cosine = float(cands.raw_cosine[best[0]])
+    support = 0.0                # read only where the cosine alone does not decide
+    if calibration.support_decides(best_cosine):
+        titles = pa.array(cands.title, pa.large_string()).fill_null("")
+        texts = pc.binary_join_element_wise(titles, pa.array(cands.text, pa.large_string()),
+                                            pa.scalar(" ", pa.large_string()))
+        support = calibration.lexical_support(question, texts.take(pa.array(best)), texts)
+    return calibration.abstains(best_cosine, support)
 
 
 def build_results(cands: Candidates, ranked: Ranked, profile: Profile, k: int, t_us: int, *,
@@ -215,12 +221,11 @@ def build_results(cands: Candidates, ranked: Ranked, profile: Profile, k: int, t
     ``ABSTAIN_CAP`` when the answer abstains; tiers are thresholds on it. The rows are up to
     ``k`` passages, at most ``per_document`` of one document, grouped under their document
     (:func:`candidates.select_passages`)."""
-    top = select_passages(cands.doc_id, ranked.order, k, per_document)
+    top = select_passages(cands.doc_code, ranked.order, k, per_document)
     if not len(top):
         return []
     kept = ranked.order
-    doc_code = np.unique(cands.doc_id.astype(str), return_inverse=True)[1]
-    groups = np.where(ranked.chain[kept] >= 0, ranked.chain[kept], -1 - doc_code[kept])
+    groups = np.where(ranked.chain[kept] >= 0, ranked.chain[kept], -1 - cands.doc_code[kept])
     at = np.empty(len(cands), dtype=np.intp)
     at[kept] = np.arange(len(kept))
     margins = calibration.disagreeing_margins(ranked.score[kept].astype(np.float64), groups)[at[top]]
@@ -309,8 +314,8 @@ def build_rejections(cands: Candidates, ranked: Ranked, t_us: int, *, limit: int
     """One rejection per document none of whose passages was kept (its most similar passage's
     code and chunk), most similar first."""
     rejected = ranked.rejected()
-    rejected = rejected[~np.isin(cands.doc_id[rejected], cands.doc_id[ranked.order])]
-    rejected = first_per_document(cands.doc_id, rejected[np.argsort(-cands.raw_cosine[rejected], kind="stable")])
+    rejected = rejected[~np.isin(cands.doc_code[rejected], cands.doc_code[ranked.order])]
+    rejected = first_per_document(cands.doc_code, rejected[np.argsort(-cands.raw_cosine[rejected], kind="stable")])
     rejected = rejected[:limit]
     at = iso(from_us(t_us))
     return [Rejection(id=cands.doc_id[i], code=CODES[ranked.reject_code[i]],

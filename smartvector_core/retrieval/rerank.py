@@ -142,7 +142,7 @@ def rerank(cands: Candidates, profile: Profile, *, t_us: int, intent: QueryInten
 
     severity = np.zeros(n)
     if profile.chains:
-        _one_per_chain(chain, cands.doc_id, codes, score)
+        _one_per_chain(chain, cands.doc_code, codes, score)
         boosted, severity = _conflict_boost(cands, chain, codes, score, k)
         if profile.conflict_boost:
             score = boosted
@@ -201,7 +201,8 @@ def in_range(cands, rng, superseded_us) -> np.ndarray:
 
 def _one_per_chain(chain, doc_id, codes, score) -> None:
     """Keep one version per chain: the document of the chain's best-scoring surviving passage,
-    with all of its surviving passages; reject the other versions."""
+    with all of its surviving passages; reject the other versions. ``doc_id``: integer codes
+    (:attr:`Candidates.doc_code`)."""
     alive = codes == KEEP
     order = np.lexsort((-score, chain))
     survivors = np.flatnonzero(alive[order])
@@ -361,7 +362,7 @@ def _recency_factor(cands, profile, intent, soft, half_life, states, scoring) ->
         question = intent.recency_weight / profile.recency_baseline
     if soft is not None:
         question = max(question, cfg.medium / profile.recency_baseline)
-    tau = pool_time_sensitivity(cands.raw_cosine, first_per_document(cands.doc_id, np.arange(len(cands))),
+    tau = pool_time_sensitivity(cands.raw_cosine, first_per_document(cands.doc_code, np.arange(len(cands))),
                                 states == STATE_TEMPORAL, half_life, top=scoring.pool_top_documents,
                                 news_half_life_days=scoring.news_half_life_days)
     return recency_factor(question, tau, gain=profile.recency_pool_gain, cap=max(profile.recency_cap, question))

@@ -1,0 +1,75 @@
+"""The query hot path keeps its behaviour when vectorised (issue 18, the rerank regression).
+
+:func:`calibration.lexical_support` matches each question word over all candidate texts at
+once (Arrow string kernels); it must give exactly what the per-candidate word sets gave. The
+reference below is that set-based definition, kept here as the oracle."""
+
+from __future__ import annotations
+
+import numpy as np
+import pyarrow as pa
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from smartvector_core.perf import synthetic_candidates
+from smartvector_core.retrieval import calibration as cal
+from smartvector_core.retrieval.candidates import first_per_document
+
+
+def reference_support(question, best, pool=None):
+    """The set-based definition: stems of a text = its content words and their 5-letter prefixes."""
+    asked = cal.content_words(question)
+    if not asked:
+        return 0.0
+
+    def stems(text):
+        words = cal.content_words(text)
+        return words | {w[:5] for w in words}
+
+    best_stems = set().union(*(stems(t) for t in best)) if best else set()
+    pool_stems = [stems(t) for t in (pool if pool is not None else best)]
+    limit = cal.GENERIC_SHARE * max(len(pool_stems), 1)
+    found = [w for w in asked if {w, w[:5]} & best_stems
+             and sum(bool({w, w[:5]} & p) for p in pool_stems) <= max(limit, 1)]
+    return len(found) / len(asked)
+
+
+# words chosen to hit the edges: shared 5-letter prefixes, long stop words sharing a prefix with a
+# content word (current/currency, please/pleased, under/underlying), short words, digits, İ
+# (whose lower case is two characters), non-ASCII letters as separators, underscores
+VOCAB = ["refund", "refunds", "Refunding", "current", "currency", "currently", "pleased", "please", "the",
+         "API", "rate", "rates", "rated", "ratel", "İstanbul", "istanbul", "which", "whichever", "latest",
+         "lately", "under", "underlying", "café", "caf", "a1", "x", "2024", "20245", "okay", "limit",
+         "Limitless", "_rate_", "rate-limit", "naïve", "naive", "straße", "key", "keys", "K"]
+words = st.lists(st.sampled_from(VOCAB), max_size=8)
+separators = st.sampled_from([" ", "  ", ",", "-", "_", "\n", ". ", "\u0307"])
+texts = st.builds(lambda ws, sep: sep.join(ws), words, separators)
+
+
+@settings(max_examples=400, deadline=None)
+@given(question=texts, pool=st.lists(texts, min_size=1, max_size=12), cut=st.integers(0, 12))
+def test_vectorised_support_equals_the_word_set_definition(question, pool, cut):
+    best = pool[:cut]
+    assert cal.lexical_support(question, best, pool) == reference_support(question, best, pool)
+    assert cal.lexical_support(question, best) == reference_support(question, best)
+    arrow = pa.array(pool, pa.string())
+    assert cal.lexical_support(question, arrow.slice(0, cut), arrow) == reference_support(question, best, pool)
+
+
+def test_support_is_read_only_where_the_cosine_leaves_it_open():
+    assert not cal.support_decides(0.19) and not cal.support_decides(0.40) and not cal.support_decides(np.nan)
+    assert cal.support_decides(0.20) and cal.support_decides(0.39)
+    for cosine in (0.1, 0.45, float("nan")):      # outside the band the support changes nothing
+        assert cal.abstains(cosine, 0.0) == cal.abstains(cosine, 1.0)
+
+
+def test_document_codes_name_documents():
+    cands, _ = synthetic_candidates(200)
+    ids = cands.doc_id.copy()
+    ids[::7] = ids[1]                                   # several passages of one document
+    cands.doc_id = ids
+    code = cands.doc_code
+    same = ids[:, None] == ids[None, :]
+    assert np.array_equal(code[:, None] == code[None, :], same)
+    rows = np.arange(len(ids))[::-1]
+    assert np.array_equal(first_per_document(code, rows), first_per_document(ids, rows))
