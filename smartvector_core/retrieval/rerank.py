@@ -31,7 +31,7 @@ from ..temporal import (
     validity_states,
 )
 from ..temporal.decay import profile_arrays
-from ..temporal.freshness import pairing_action
+from ..temporal.freshness import pairing_action, pairing_partners
 from .candidates import Candidates, first_per_document
 from .profiles import Profile
 from .scoring import (
@@ -383,23 +383,14 @@ def _in_period(cands, profile) -> SignalSet:
 def _pair(cands, decay, score, codes, action, partner) -> None:
     """SOLO / PAIR / DROP for STATIC documents (blog): a weak one needs a fresher partner of the
     same doc type among the kept candidates (gain >= 0.10), else it is dropped and logged.
-    The partner is the freshest kept candidate of the same doc type (vectorised per type)."""
-    cfg = DEFAULT_TEMPORAL.freshness
+    The partner rule: :func:`smartvector_core.temporal.freshness.pairing_partners`."""
     static = cands.kind == KIND_STATIC
     act = np.where(static, pairing_action(decay), "SOLO")
     _reject(codes, static & (act == "DROP"), RejectionCode.STALE_STATIC_DOC)
     kept = codes == KEEP
-    _, types = np.unique(cands.doc_type.astype(str), return_inverse=True)
-    fresh = np.where(kept, decay, -np.inf)
-    order = np.lexsort((-fresh, types))
-    heads = order[np.r_[True, types[order][1:] != types[order][:-1]]] if len(order) else order
-    best_of_type = np.full(types.max(initial=-1) + 1, -1, dtype=np.intp)
-    best_of_type[types[heads]] = heads
-    best = best_of_type[types] if len(types) else np.zeros(0, dtype=np.intp)
-    wants = kept & (act == "PAIR")
-    found = wants & (fresh[best] >= decay + cfg.min_pairing_gain)
-    partner[found] = best[found]
-    _reject(codes, wants & ~found, RejectionCode.PAIR_PARTNER_NOT_FOUND)
+    found, _ = pairing_partners(decay, actions=act, groups=cands.doc_type, eligible=kept)
+    partner[found >= 0] = found[found >= 0]
+    _reject(codes, kept & (act == "PAIR") & (found < 0), RejectionCode.PAIR_PARTNER_NOT_FOUND)
     action[:] = act
 
 

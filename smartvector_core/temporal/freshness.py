@@ -36,25 +36,37 @@ def pairing_action(decay: np.ndarray, config: FreshnessConfig = DEFAULT_TEMPORAL
     return np.where(d < config.drop_below, "DROP", np.where(d < config.pair_below, "PAIR", "SOLO"))
 
 
-def pairing_partners(decay: np.ndarray, config: FreshnessConfig = DEFAULT_TEMPORAL.freshness
-                     ) -> tuple[np.ndarray, np.ndarray]:
-    """For each PAIR candidate, the freshest SOLO candidate of the pool and the gain.
+def pairing_partners(decay: np.ndarray, *, actions: np.ndarray | None = None, groups: np.ndarray | None = None,
+                     eligible: np.ndarray | None = None,
+                     config: FreshnessConfig = DEFAULT_TEMPORAL.freshness) -> tuple[np.ndarray, np.ndarray]:
+    """For each eligible PAIR candidate, its fresher partner and the gain (the rule the query
+    path applies, :func:`smartvector_core.retrieval.rerank` ``_pair``).
 
-    ``gain = decay[partner] − decay[i]`` (blog: 0.891 − 0.351 = +0.540). The partner index is
-    -1 where the candidate is not PAIR, where the pool has no SOLO candidate, or where the gain
-    is below ``min_pairing_gain`` (0.10): that is the blog's PAIR_PARTNER_NOT_FOUND. O(n).
+    The partner is the freshest *eligible* candidate of the same group (the doc type at query
+    time), whatever its own action; it counts when ``decay[partner] >= decay[i] + 0.10``
+    (``min_pairing_gain``), and ``gain = decay[partner] − decay[i]`` (blog: 0.891 − 0.351 =
+    +0.540). The partner index is -1 where the candidate is not an eligible PAIR or no partner
+    counts: that is the blog's PAIR_PARTNER_NOT_FOUND. ``actions`` default to
+    :func:`pairing_action`; ``groups`` to one group; ``eligible`` to every candidate not DROP.
+    Vectorised: one lexsort.
     """
     d = np.asarray(decay, dtype=np.float64)
-    actions = pairing_action(d, config)
-    solo = actions == "SOLO"
+    act = pairing_action(d, config) if actions is None else np.asarray(actions)
+    ok = (act != "DROP") if eligible is None else np.asarray(eligible, dtype=bool)
     partner = np.full(d.shape, -1, dtype=np.intp)
-    gain = np.zeros(d.shape, dtype=np.float64)
-    if not solo.any():
-        return partner, gain
-    best = int(np.argmax(np.where(solo, d, -np.inf)))
-    gain = np.where(actions == "PAIR", d[best] - d, 0.0)
-    partner[(actions == "PAIR") & (gain >= config.min_pairing_gain)] = best
-    return partner, np.where(partner >= 0, gain, 0.0)
+    if not len(d):
+        return partner, np.zeros(0, dtype=np.float64)
+    _, types = np.unique(np.zeros(len(d), np.int8) if groups is None else np.asarray(groups).astype(str),
+                         return_inverse=True)
+    fresh = np.where(ok, d, -np.inf)
+    order = np.lexsort((-fresh, types))
+    heads = order[np.r_[True, types[order][1:] != types[order][:-1]]]
+    best_of_type = np.full(types.max() + 1, -1, dtype=np.intp)
+    best_of_type[types[heads]] = heads
+    best = best_of_type[types]
+    found = ok & (act == "PAIR") & (fresh[best] >= d + config.min_pairing_gain)
+    partner[found] = best[found]
+    return partner, np.where(found, d[best] - d, 0.0)
 
 
 def _times_us(column: pd.Series, missing: int) -> np.ndarray:

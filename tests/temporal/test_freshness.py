@@ -35,7 +35,20 @@ def test_blog_pairing_examples():
 def test_pair_partner_not_found():
     partner, gain = pairing_partners(np.array([0.45, 0.52]))       # gain 0.07 < 0.10
     assert partner.tolist() == [-1, -1] and gain.tolist() == [0.0, 0.0]
-    assert pairing_partners(np.array([0.3, 0.2]))[0].tolist() == [-1, -1]   # no SOLO at all
+    assert pairing_partners(np.array([0.3, 0.25]))[0].tolist() == [-1, -1]   # 0.30 < 0.25 + 0.10
+
+
+def test_partner_is_the_freshest_eligible_of_its_group():
+    """The query path's rule (rerank ``_pair``): the partner need not be SOLO, only fresher by
+    the gain; it must be eligible (kept) and of the same group (doc type)."""
+    d = np.array([0.20, 0.35, 0.40, 0.90])
+    partner, gain = pairing_partners(d, groups=np.array(["news", "news", "policy", "news"]))
+    assert partner.tolist() == [3, 3, -1, -1]          # the policy has no fresher policy
+    assert gain[:2] == pytest.approx([0.70, 0.55])
+    partner, _ = pairing_partners(d, groups=np.array(["news", "news", "policy", "news"]),
+                                  eligible=np.array([True, True, True, False]))   # the SOLO was rejected
+    assert partner.tolist() == [1, -1, -1, -1]         # 0.35 >= 0.20 + 0.10 though 0.35 is itself PAIR
+    assert pairing_partners(d, actions=np.array(["SOLO"] * 4))[0].tolist() == [-1] * 4   # not PAIR: no partner
 
 
 def _docs(**rows) -> pd.DataFrame:
