@@ -104,8 +104,12 @@ _VERSION_RES = [
     re.compile(r"\b(?:version|release|ver\.?)\s+v?(?P<v>\d+(?:\.\d+)*(?:[-+][\w.]+)?)", re.I),
     re.compile(r"(?<![\w.])v(?P<v>\d+(?:\.\d+)*)(?![\w.]*\d)", re.I),
     re.compile(r"(?<![\w.])(?P<v>\d+\.\d+\.\d+(?:\.\d+)*)(?![\w.]*\d)"),
-    re.compile(r"\b(?:in|for|on|with|using|of|under)\s+[A-Z][\w.+#-]*\s+(?P<v>\d+\.\d+)(?![\w.]*\d)"),
+    re.compile(r"\b(?:[Ii]n|[Ff]or|[Oo]n|[Ww]ith|[Uu]sing|[Oo]f|[Uu]nder|[Tt]he)\s+[A-Z][\w.+#-]*\s+"
+               r"(?P<v>\d+\.\d+)(?![\w.]*\d)"),
 ]
+# "between 2.2 and 2.3": what changed is told by the later release (ours, issue 14); wins over the above
+_VERSION_BETWEEN = re.compile(r"\bbetween\s+(?:[A-Z][\w.+#-]*\s+)?v?\d+(?:\.\d+)+\s+and\s+"
+                              r"(?:[A-Z][\w.+#-]*\s+)?v?(?P<v>\d+(?:\.\d+)+)(?![\w.]*\d)", re.I)
 _RANK_NOUN = r"(?:\w+\s+)?(?:version|release|edition|revision|draft)s?\b"
 _OLDEST = re.compile(rf"\b(?:oldest|first|original|earliest|initial)\s+{_RANK_NOUN}", re.I)
 _LATEST = re.compile(rf"\b(?:latest|newest|current|most\s+recent|last)\s+{_RANK_NOUN}", re.I)
@@ -278,6 +282,9 @@ def _is_day(phrase: str) -> bool:
 
 def _version(text: str) -> tuple[str | None, str]:
     found = [(m.start("v"), m.group("v"), m.span()) for regex in _VERSION_RES for m in regex.finditer(text)]
+    between = _VERSION_BETWEEN.search(text)
+    if between:
+        found.append((-1, between.group("v"), between.span()))
     if not found:
         return None, text
     _, version, _ = min(found, key=lambda f: f[0])

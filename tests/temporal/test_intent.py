@@ -268,3 +268,14 @@ def test_soft_week_keeps_its_window():
 
 def test_who_won_is_a_recency_question():
     assert parse_intent("Who won the cup final?", AS_OF).recency_words == ("who won",)
+
+
+@pytest.mark.parametrize(("query", "version"), [
+    ("In Flask 2.2, what was the default of the ENV config key?", "2.2"),
+    ("How did the Flask 0.12 docs introduce the click CLI?", "0.12"),
+    ("What changed in the Flask docs between 2.2 and 2.3 about ENV?", "2.3"),     # the later release
+    ("What changed in Requests between 2.29.0 and 2.31.0?", "2.31.0"),
+    ("What changed between 2021 and 2023?", None),                                # years, not versions
+])
+def test_versions_named_in_real_questions(query, version):
+    assert parse_intent(query, AS_OF).version == version
