@@ -33,7 +33,9 @@ from datetime import datetime
 import numpy as np
 import pyarrow as pa
 
+from ..embedding import claim_encoder
 from ..errors import InputError
+from ..memory.surgical import match_chunks
 from ..models import Document, EdgeType, EventType, Lifecycle
 from ..store import Store, chunks_schema
 from .chunking import chunk_document
@@ -138,6 +140,8 @@ def ingest_documents(store: Store, embedder, docs: Sequence[Document], *, now: d
     ``prepared``: :func:`prepare_documents` of ``docs`` when the caller ran it already.
     """
     prepared = prepared if prepared is not None else prepare_documents(docs)   # before any write
+    if docs:   # one store, one encoder: refused before the first write, recorded on it
+        claim_encoder(store, getattr(embedder, "encoder_id", None))
     report = IngestReport(documents=len(docs))
     known_hashes: set[str] | None = None
     for start in range(0, len(docs), DOC_BATCH):
@@ -254,14 +258,15 @@ def _plan_batch(store: Store, embedder, batch: list[Document], part: IngestRepor
             "superseded_at": superseded_at, "current": True, "ingested_at": now,
             "retired_at": None, "doc_hash": fingerprint,
         }
-        by_id = {row["chunk_id"]: row for row in old_chunks.get(doc.id, [])}
-        keep_ids = set()
-        for chunk in new_chunks:
+        # surgical update (memory/surgical.py): unchanged texts keep their rows' vectors
+        stored = sorted(old_chunks.get(doc.id, []), key=lambda r: r["ordinal"])
+        match = match_chunks([r["content_hash"] for r in stored], [c.content_hash for c in new_chunks])
+        reuse = {n: stored[o] for o, n in match.kept}
+        for position, chunk in enumerate(new_chunks):
             row = {**fields, "chunk_id": chunk.chunk_id, "ordinal": chunk.ordinal, "text": chunk.text,
                    "char_start": chunk.char_start, "char_end": chunk.char_end,
                    "content_hash": chunk.content_hash}
-            old = by_id.get(chunk.chunk_id)
-            keep_ids.add(chunk.chunk_id)
+            old = reuse.get(position)
             if old is not None:
                 row["vector"] = old["vector"]
                 row["ingested_at"] = old["ingested_at"]
@@ -269,7 +274,7 @@ def _plan_batch(store: Store, embedder, batch: list[Document], part: IngestRepor
                 rows.append(row)
             else:
                 pending.append((row, chunk.text))
-        retired = [r for cid, r in by_id.items() if cid not in keep_ids]
+        retired = [stored[o] for o in match.removed]
         for old in retired:
             rows.append({**old, "current": False, "retired_at": now})
         part.chunks_retired += len(retired)

@@ -12,7 +12,7 @@ offsets): it needs its offsets rewritten, not a new embedding.
 from __future__ import annotations
 
 from collections import defaultdict, deque
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
@@ -55,27 +55,43 @@ def _ref(item: Any, where: str) -> ChunkRef:
                          field=where) from None
 
 
+class ChunkMatch(NamedTuple):
+    """Positions: ``kept`` (old, new) pairs in new order, ``added`` new positions, ``removed``
+    old positions (ascending)."""
+
+    kept: list[tuple[int, int]]
+    added: list[int]
+    removed: list[int]
+
+
+def match_chunks(old_hashes: Sequence[str], new_hashes: Sequence[str]) -> ChunkMatch:
+    """Match by content hash as a multiset, the k-th old occurrence of a hash with its k-th new
+    one (ingest passes both in document order, so a kept chunk keeps its ``chunk_id``)."""
+    waiting: dict[str, deque[int]] = defaultdict(deque)
+    for position, content_hash in enumerate(old_hashes):
+        waiting[content_hash].append(position)
+    kept, added = [], []
+    for position, content_hash in enumerate(new_hashes):
+        queue = waiting.get(content_hash)
+        if queue:
+            kept.append((queue.popleft(), position))
+        else:
+            added.append(position)
+    return ChunkMatch(kept, added, sorted(p for q in waiting.values() for p in q))
+
+
 def diff_chunks(old: Iterable[Any], new: Iterable[Any]) -> ChunkDiff:
-    """Match old and new chunks by content hash, duplicates counted (k-th with k-th, in order).
+    """Match old and new chunks by content hash, duplicates counted (k-th with k-th, in order):
+    :func:`match_chunks` over refs.
 
     Items are ``(content_hash, char_start, char_end)`` tuples or objects with those attributes
     (:class:`~smartvector_core.models.Chunk`). Output keeps the input order.
     """
     old_refs = [_ref(x, "old") for x in old]
     new_refs = [_ref(x, "new") for x in new]
-    waiting: dict[str, deque[int]] = defaultdict(deque)
-    for position, ref in enumerate(old_refs):
-        waiting[ref.content_hash].append(position)
-    kept, added = [], []
-    for ref in new_refs:
-        queue = waiting.get(ref.content_hash)
-        if queue:
-            kept.append((old_refs[queue.popleft()], ref))
-        else:
-            added.append(ref)
-    left = sorted(p for q in waiting.values() for p in q)
-    removed = [old_refs[p] for p in left]
-    return ChunkDiff(tuple(kept), tuple(added), tuple(removed))
+    match = match_chunks([r.content_hash for r in old_refs], [r.content_hash for r in new_refs])
+    return ChunkDiff(tuple((old_refs[o], new_refs[n]) for o, n in match.kept),
+                     tuple(new_refs[n] for n in match.added), tuple(old_refs[o] for o in match.removed))
 
 
 def reembed_fraction(diff: ChunkDiff) -> float:

@@ -59,3 +59,32 @@ def test_diff_is_a_multiset_partition(old, new):
     assert kept == Counter(h for h, *_ in old) & Counter(h for h, *_ in new)
     assert 0.0 <= reembed_fraction(diff) <= 1.0
     assert reembed_fraction(diff_chunks(new, new)) == 0.0
+
+
+def test_match_chunks_positions():
+    from smartvector_core.memory.surgical import match_chunks
+
+    got = match_chunks(["a", "b", "a", "c"], ["a", "a", "a", "c", "d"])
+    assert got.kept == [(0, 0), (2, 1), (3, 3)]        # k-th "a" with k-th "a", in order
+    assert got.added == [2, 4] and got.removed == [1]
+
+
+def test_ingest_updates_through_the_diff(fake_app):
+    """The live path (ingest/pipeline.py) uses :func:`match_chunks`: with a paragraph repeated,
+    dropping its last copy retires exactly that chunk; the other copies keep their rows."""
+    from tests.conftest import NOW
+
+    repeated = "Every archive is checked for integrity once a week by the storage team."
+    others = [f"Section {i}: archive class {i} keeps data for {i + 10} days in every region." for i in range(3)]
+    doc = {"id": "hb", "kind": "STATIC", "doc_type": "reference", "created_at": "2025-01-01",
+           "text": "\n\n".join([others[0], repeated, others[1], repeated, others[2], repeated])}
+    fake_app.ingest_records([doc], now=NOW)
+    before = set(fake_app.store.chunks_for_docs(["hb"], current_only=True).column("chunk_id").to_pylist())
+    edited = {**doc, "text": "\n\n".join([others[0], repeated, others[1], repeated, others[2] + " Reviewed."])}
+    report = fake_app.ingest_records([edited], now=NOW)
+    after = set(fake_app.store.chunks_for_docs(["hb"], current_only=True).column("chunk_id").to_pylist())
+    assert (report.chunks_embedded, report.chunks_reused, report.chunks_retired) == (1, 4, 2)
+    assert len(before) == 6 and len(after) == 5
+    gone = sorted(before - after)
+    assert len(gone) == 2 and any(g.endswith(":2") for g in gone)   # the third copy of the repeated text
+    assert {c for c in before & after if c.endswith(":1")}           # the second copy kept its row
