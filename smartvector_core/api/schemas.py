@@ -11,7 +11,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-MAX_K = 100                 # the most passages one request may ask for
+from ..service import MAX_K  # one bound on k for the CLI, the service and the API
+
 MAX_BATCH = 256             # the most questions one batch request may carry
 MAX_TEXT_CHARS = 4_000      # a question longer than this is not a question
 
