@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 from ..errors import InputError
@@ -39,15 +40,12 @@ def parse_rates(text: str | None) -> list[float]:
         raise InputError(f"expected comma-separated numbers in [0, 1], found {text!r}", field="--rates") from None
 
 
-def bench_files(corpus_path: str, queries_path: str, profiles: list[str], *, embedder, k: int,
-                warn: Callable[[str], None] | None = None, now: datetime | None = None,
-                mode: str = "live") -> dict[str, Any]:
-    """``bench --corpus --queries``: the CONTRACT JSON (``profiles``) plus ``params`` and timings.
-
-    Queries without ``as_of`` are asked at the latest moment in the data; data with no time at
-    all (no ``created_at``, no ``as_of``) is asked at ``now`` (the caller's clock), which then
-    cannot change any answer: nothing in such data depends on time.
-    """
+def load_bench(corpus_path: str | Path, queries_path: str | Path, *, warn: Callable[[str], None] | None = None,
+               now: datetime | None = None) -> tuple[list[dict[str, Any]], list[Any]]:
+    """The benchmark set-up (CLI ``bench --corpus --queries`` and the Evaluation page's demo):
+    the corpus records and the query specs, every query without ``as_of`` asked at the latest
+    moment in the data; data with no time at all (no ``created_at``, no ``as_of``) is asked at
+    ``now`` (the caller's clock), which then cannot change any answer."""
     from ..ingest import read_records
     from ..service import read_queries
 
@@ -66,6 +64,15 @@ def bench_files(corpus_path: str, queries_path: str, profiles: list[str], *, emb
     for spec in specs:
         if spec.as_of == _NO_TIME:
             spec.as_of = latest
+    return corpus, specs
+
+
+def bench_files(corpus_path: str, queries_path: str, profiles: list[str], *, embedder, k: int,
+                warn: Callable[[str], None] | None = None, now: datetime | None = None,
+                mode: str = "live") -> dict[str, Any]:
+    """``bench --corpus --queries``: the CONTRACT JSON (``profiles``) plus ``params`` and timings
+    (set-up: :func:`load_bench`)."""
+    corpus, specs = load_bench(corpus_path, queries_path, warn=warn, now=now)
     result = run_bench(corpus, specs, profiles or DEFAULT_PROFILES, embedder=embedder, k=k, mode=mode)
     out = result.to_dict()
     out["params"].update({"corpus": str(corpus_path), "queries": str(queries_path)})

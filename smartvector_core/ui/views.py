@@ -10,7 +10,7 @@ import hashlib
 import re
 import tempfile
 from collections.abc import Collection, Iterable, Mapping, Sequence
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -576,21 +576,14 @@ def reliability_from_runs(runs: Mapping[str, Mapping[str, Sequence[Mapping[str, 
 
 
 def demo_bench(embedder, profiles: Sequence[str], *, k: int = 5) -> dict[str, Any]:
-    """The benchmark on the demo corpus and queries (as ``bench --corpus --queries`` does), plus
-    a reliability table per profile from the kept runs. Queries without ``as_of`` are asked at
-    the latest moment of the data, as the CLI does."""
-    from ..evaluation.runner import data_now, normalise_queries, run_bench
-    from ..ingest import read_records
-    from ..service import read_queries
+    """The benchmark on the demo corpus and queries, set up as ``bench --corpus --queries``
+    (:func:`~smartvector_core.evaluation.report.load_bench`), plus a reliability table per
+    profile from the kept runs."""
+    from ..evaluation.report import load_bench
+    from ..evaluation.runner import run_bench
     from ..settings import DEMO_CORPUS, DEMO_QUERIES
 
-    unset = datetime(1970, 1, 1, tzinfo=UTC)
-    corpus = read_records(DEMO_CORPUS)
-    specs = read_queries(DEMO_QUERIES, now=unset)
-    latest = data_now(corpus, normalise_queries([s for s in specs if s.as_of != unset]))
-    for spec in specs:
-        if spec.as_of == unset and latest is not None:
-            spec.as_of = latest
+    corpus, specs = load_bench(DEMO_CORPUS, DEMO_QUERIES)
     result = run_bench(corpus, specs, list(profiles), embedder=embedder, k=k)
     out = result.to_dict()
     out["reliability"] = reliability_from_runs(result.runs, {s.id: s.relevant for s in specs})
