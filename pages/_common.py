@@ -8,7 +8,6 @@ The pages import this as ``pages._common``; the repository root is on ``sys.path
 from __future__ import annotations
 
 import dataclasses
-import hmac
 import runpy
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -21,7 +20,7 @@ import streamlit as st
 from smartvector_core.clock import ensure_utc
 from smartvector_core.clock import now as clock_now
 from smartvector_core.service import SmartVector
-from smartvector_core.settings import Settings, load_settings
+from smartvector_core.settings import Settings, load_settings, token_allows
 from smartvector_core.ui.views import escape_markdown, table_safe, to_csv_bytes
 
 APP = Path(__file__).resolve().parent.parent / "app.py"
@@ -97,11 +96,7 @@ def operator_token() -> str | None:
 
 
 def write_allowed() -> bool:
-    token = operator_token()
-    if not token:
-        return True
-    given = str(st.session_state.get(TOKEN_STATE) or "")
-    return hmac.compare_digest(given.encode("utf-8"), token.encode("utf-8"))
+    return token_allows(operator_token(), st.session_state.get(TOKEN_STATE))
 
 
 def _remember_token() -> None:

@@ -29,7 +29,7 @@ from .memory.chains import chain_members
 from .models import EdgeType, EventType, QueryResponse
 from .retrieval import QueryRequest, get_profile, run_query
 from .retrieval.candidates import PASSAGES_PER_DOCUMENT
-from .settings import DEMO_CORPUS, Settings, load_settings
+from .settings import DEMO_CORPUS, Settings, load_settings, token_allows
 from .store import Store
 from .temporal.codes import NO_END
 from .temporal.freshness import WRITE_EVENTS, freshness_report, last_confirmations, replacing_versions
@@ -827,12 +827,7 @@ class SmartVector:
         Open when no operator token is configured; otherwise ``token`` must equal it, else
         :class:`OperatorTokenError` (a ``PermissionError``). Read-only viewing never calls this.
         """
-        import hmac
-
-        expected = self.settings.operator_token
-        if not expected:
-            return
-        if not token or not hmac.compare_digest(str(token).encode(), expected.encode()):
+        if not token_allows(self.settings.operator_token, token):
             raise OperatorTokenError("this action needs the operator token (SMARTVECTOR_OPERATOR_TOKEN)")
 
     @property

@@ -9,6 +9,7 @@ the settings file ``$SMARTVECTOR_SETTINGS`` (JSON or TOML with a ``storage_optio
 
 from __future__ import annotations
 
+import hmac
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -73,6 +74,15 @@ class Settings:
     @property
     def remote(self) -> bool:
         return is_remote(self.store_uri)
+
+
+def token_allows(expected: str | None, given: str | None) -> bool:
+    """The operator-token rule (DESIGN.md "Trust model"): writing is open when no token is
+    configured; otherwise ``given`` must equal it (constant-time comparison). The service
+    (:meth:`SmartVector.check_operator`, the HTTP API) and the dashboard both ask this."""
+    if not expected:
+        return True
+    return bool(given) and hmac.compare_digest(str(given).encode("utf-8"), expected.encode("utf-8"))
 
 
 def load_settings(store: str | None = None, *, env: dict[str, str] | None = None) -> Settings:
