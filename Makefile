@@ -6,7 +6,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-$(shell sha1sum requirements.txt | cut -c1-12)
 PORT ?= 8501
 
-.PHONY: run test lint demo bench perf chromium screenshot serve
+.PHONY: run test lint demo bench perf chromium screenshot serve mutation
 
 $(STAMP): requirements.txt
 	test -x $(PY) || python3 -m venv $(VENV)
@@ -41,3 +41,9 @@ perf: $(STAMP)
 
 screenshot: $(STAMP) chromium
 	SMARTVECTOR_SCREENSHOT_MODEL=all-MiniLM-L6-v2 $(PY) -m pytest -q tests/ui/test_browser.py
+
+# Mutation check of the core (a benchmark, not CI): copies of the repo, coverage-selected tests,
+# summary in .mutation/mutation.md and .mutation/mutation.json (docs/TESTING.md)
+mutation: $(STAMP)
+	$(PY) -m pip install -q -r requirements-dev.txt
+	$(PY) scripts/mutation.py $(MUTATION_ARGS)
