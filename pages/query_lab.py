@@ -1,5 +1,6 @@
 """Query Lab: one question, two profiles side by side, every score broken into its signals."""
 
+import time
 from datetime import UTC, datetime, timedelta
 
 import streamlit as st
@@ -18,6 +19,7 @@ from smartvector_core.retrieval import PROFILES
 from smartvector_core.ui import charts, views
 
 page_setup()
+started, started_cpu = time.perf_counter(), time.thread_time()
 st.title("Query Lab")
 sv = service()
 ACTOR = "dashboard"
@@ -80,14 +82,14 @@ def record(verdict: str, doc_id: str, query_id: str) -> None:
 
 def feedback_row(result: dict, query_id: str, side: str, verdict: str | None) -> None:
     key = f"{side}_{query_id}_{result['rank']}_{result['id']}"
-    b1, b2, b3 = st.columns(3)
+    row = st.container(horizontal=True)      # one row of buttons (fewer elements than columns)
     args = (result["id"], query_id)
-    b1.button("Accept", key=f"accept_{key}", icon=":material/thumb_up:", on_click=record, args=("accept", *args),
+    row.button("Accept", key=f"accept_{key}", icon=":material/thumb_up:", on_click=record, args=("accept", *args),
               type="primary" if verdict == "accept" else "secondary")
-    b2.button("Correct", key=f"correct_{key}", icon=":material/report:", on_click=record, args=("correct", *args),
+    row.button("Correct", key=f"correct_{key}", icon=":material/report:", on_click=record, args=("correct", *args),
               type="primary" if verdict == "correct" else "secondary",
               help="Marks this version wrong; the penalty ripples to documents that depend on it")
-    b3.button("Undo", key=f"undo_{key}", icon=":material/undo:", on_click=record, args=("undo", *args),
+    row.button("Undo", key=f"undo_{key}", icon=":material/undo:", on_click=record, args=("undo", *args),
               disabled=verdict is None, help="Appends a reversing event; the verdict stays in the history")
     flash = st.session_state.get("lab_flash")
     if flash and flash["doc"] == result["id"] and flash["query_id"] == query_id:
@@ -109,12 +111,10 @@ def show_response(response: dict, side: str) -> None:
     verdicts = sv.standing_verdicts(response["query_id"], ACTOR)
     for first, passages in views.passages_by_document(response["results"]):
         with st.container(border=True):
-            for line in views.result_card(first, judged):
-                st.text(line)
+            reasons = [f"• {reason}" for reason in first.get("reasons") or []]
+            st.text("\n".join([*views.result_card(first, judged), *reasons]))   # one element per card
             if verdicts.get(first["id"]):
                 st.caption(f"Your verdict: {verdicts[first['id']]}")
-            if first.get("reasons"):
-                st.text("\n".join(f"• {reason}" for reason in first["reasons"]))
             label = "Text" if len(passages) == 1 else f"{len(passages)} passages"
             with st.expander(label):
                 for passage in passages:
@@ -134,5 +134,8 @@ if responses:
     for column, response, side in zip(st.columns(2), responses, ("left", "right"), strict=True):
         with column:
             show_response(response, side)
+    engine = sum(sum((r.get("timings_ms") or {}).values()) for r in responses)
+    st.caption(f"engine {engine:.0f} ms for both profiles · page run {(time.perf_counter() - started) * 1000:.0f} ms"
+               f" (CPU {(time.thread_time() - started_cpu) * 1000:.0f} ms; the query log is written in the background)")
 else:
     st.info("Ask a question to compare two profiles.")

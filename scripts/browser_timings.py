@@ -7,6 +7,9 @@ Serves ``app.py`` on 127.0.0.1 against ``--store`` and, in Chromium at 1440×900
 Query Lab round trip as an operator feels it: from the click on "Run side by side" until both
 profiles' new cards are on screen and Streamlit has stopped running (first question: cold;
 the median of ``--repeat`` more: warm), then the time each page takes to show its content.
+Beside the wall times it reports the work of a round trip, which does not depend on how busy
+the machine is: the page run's CPU time on the server (its caption) plus the renderer main
+thread's busy time in Chromium (CDP ``Performance.getMetrics`` ``TaskDuration``).
 With ``--screenshots`` it saves one PNG per page there (the README's pictures).
 Build a large store first with ``scripts/page_timings.py --chunks 100000 --store DIR``.
 """
@@ -94,6 +97,21 @@ def ask(page, question: str) -> float:
     return time.perf_counter() - start
 
 
+def page_run_ms(page) -> tuple[float, float]:
+    """The server's wall and CPU time for the last Query Lab run, from the page's caption."""
+    import re
+
+    text = page.get_by_text(re.compile(r"page run \d+ ms")).first.inner_text()
+    found = re.search(r"page run (\d+) ms \(CPU (\d+) ms", text)
+    return (float(found.group(1)), float(found.group(2))) if found else (float("nan"), float("nan"))
+
+
+def renderer_busy_s(cdp) -> float:
+    """Seconds the page's renderer main thread has spent on tasks so far (CDP Performance)."""
+    metrics = {m["name"]: m["value"] for m in cdp.send("Performance.getMetrics")["metrics"]}
+    return float(metrics.get("TaskDuration", 0.0))
+
+
 def run(store: str, model: str, repeat: int, shots: Path | None) -> dict:
     from playwright.sync_api import sync_playwright
 
@@ -111,8 +129,22 @@ def run(store: str, model: str, repeat: int, shots: Path | None) -> dict:
             page.get_by_role("heading", name="Query Lab").wait_for(timeout=120_000)
             settled(page, 120_000)
             out["query_lab_cold_s"] = ask(page, QUESTIONS[0])
-            warm = [ask(page, QUESTIONS[1 + i % (len(QUESTIONS) - 1)]) for i in range(repeat)]
+            cdp = page.context.new_cdp_session(page)
+            cdp.send("Performance.enable")
+            warm, server, cpu, browser_cpu = [], [], [], []
+            for i in range(repeat):
+                busy = renderer_busy_s(cdp)
+                warm.append(ask(page, QUESTIONS[1 + i % (len(QUESTIONS) - 1)]))
+                browser_cpu.append(renderer_busy_s(cdp) - busy)
+                wall_ms, cpu_ms = page_run_ms(page)
+                server.append(wall_ms)
+                cpu.append(cpu_ms)
             out["query_lab_warm_s"] = statistics.median(warm)
+            out["query_lab_page_run_ms"] = statistics.median(server)
+            out["query_lab_page_cpu_ms"] = statistics.median(cpu)
+            out["query_lab_renderer_busy_ms"] = round(statistics.median(browser_cpu) * 1000, 1)
+            out["query_lab_work_ms"] = round(out["query_lab_page_cpu_ms"] + out["query_lab_renderer_busy_ms"], 1)
+            out["load_average"] = os.getloadavg()[0]
             out["query_lab_warm_all_s"] = [round(w, 3) for w in warm]
             loads = {}
             for path, (title, marker) in PAGES.items():

@@ -378,8 +378,8 @@ class SmartVector:
     def _standing_verdicts(self, query_id: str, actor: str,
                            doc_ids: Sequence[str] | None = None) -> dict[str, dict[str, Any]]:
         """Per document, the latest accept/correct event of (query_id, actor) that no FEEDBACK_UNDO
-        reversed: ``{"verdict", "event_id", "delta", "at_us"}`` (from the cached event frame)."""
-        self._settle()
+        reversed: ``{"verdict", "event_id", "delta", "at_us"}`` (from the cached event frame). No
+        settling: verdicts are written at once; only query-log and ACCESS rows wait in the buffer."""
         events = self.knowledge.get().events
         if not len(events):
             return {}

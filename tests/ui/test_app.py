@@ -264,7 +264,7 @@ def test_query_lab_one_confidence_and_trust_in_card_table_and_csv(seeded_store, 
     left = at.session_state["lab_responses"][0]
     first = left["results"][0]
     confidence, trust = views.share_text(first["confidence"]), views.share_text(first["trust"])
-    card = [t.value for t in at.text if t.value.startswith(f"confidence {confidence} (")]
+    card = [t.value for t in at.text if f"\nconfidence {confidence} (" in t.value]
     assert card and f"trust {trust}" in card[0]
     table = next(d.value for d in at.dataframe if "confidence_tier" in d.value.columns)
     assert f"{table.loc[0, 'confidence']:.3f}" == confidence and f"{table.loc[0, 'trust']:.3f}" == trust

@@ -151,8 +151,8 @@ def test_every_page_in_chromium(server, tmp_path):
             page.locator(".js-plotly-plot .barlayer").first.wait_for(timeout=30_000)
             assert page.get_by_text("judged at 2025-03-31").count() >= 1
             shots.append(_shot(page, tmp_path, "query_lab"))
-            card = page.locator('[data-testid="stText"]').filter(has_text=re.compile(r"^confidence \d\.\d{3} \(")).first
-            confidence = re.match(r"confidence (\d\.\d{3})", card.inner_text()).group(1)
+            card = page.locator('[data-testid="stText"]').filter(has_text=re.compile(r"confidence \d\.\d{3} \(")).first
+            confidence = re.search(r"confidence (\d\.\d{3})", card.inner_text()).group(1)
             assert page.get_by_text("Results · naive").count() >= 1 and page.get_by_text("Rejected (").count() >= 2
             with page.expect_download() as download:
                 page.locator('[data-testid="stDownloadButton"]').nth(1).get_by_role("button").click()
