@@ -162,6 +162,18 @@ def edge_id(src: str, edge_type: str, dst: str) -> str:
     return hashlib.blake2b(f"{src}\x1f{edge_type}\x1f{dst}".encode(), digest_size=12).hexdigest()
 
 
+def cosine_similarity(hits: pa.Table) -> np.ndarray:
+    """Cosine similarity of vector-search hits: 1 − LanceDB's cosine ``_distance`` (every search
+    here runs with ``distance_type("cosine")``); float64."""
+    return 1.0 - hits.column("_distance").to_numpy().astype(np.float64)
+
+
+def cosine_distance(similarity: np.ndarray) -> pa.Array:
+    """The ``_distance`` column (float32) of hits whose cosine similarity is known: the inverse
+    of :func:`cosine_similarity`, for hits that did not come from a vector search."""
+    return pa.array(1.0 - np.asarray(similarity, dtype=np.float64), pa.float32())
+
+
 def _existing(as_of: datetime | None = None):
     """Filter: current chunks, and (with ``as_of``) only those created by then."""
     cond = col("current") == lit(True)
@@ -489,7 +501,7 @@ class Store:
                   else np.zeros(hits.num_rows, dtype=np.int64))
             rows_out.append(qi.astype(np.int64) + start)
             ids_out.append(np.asarray(hits.column("chunk_id").to_pylist(), dtype=object))
-            sims_out.append(1.0 - hits.column("_distance").to_numpy().astype(np.float64))
+            sims_out.append(cosine_similarity(hits))
         if not rows_out:
             return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=object), np.zeros(0)
         return np.concatenate(rows_out), np.concatenate(ids_out), np.concatenate(sims_out)
@@ -527,19 +539,10 @@ class Store:
             r.setdefault("detail", "")
             if isinstance(r["detail"], dict):
                 r["detail"] = json.dumps(r["detail"], sort_keys=True, default=str)
-        table = pa.Table.from_pylist(rows, schema=EVENTS_SCHEMA)
-        tbl = self._tables["events"]
-        with self.write_lock():
-            self._retry(lambda: tbl.add(table))
-            self._compact_every("events")
-        return len(rows)
+        return self._append("events", rows, EVENTS_SCHEMA)
 
     def events(self, doc_ids: Sequence[str] | None = None) -> pa.Table:
-        tbl = self._tables["events"]
-        q = tbl.search()
-        if doc_ids is not None:
-            q = q.where(col("doc_id").isin(list(doc_ids)))
-        return q.limit(max(1, tbl.count_rows())).to_arrow()
+        return self._read_log("events", "doc_id", doc_ids)
 
     def existing_event_ids(self, event_ids: Sequence[str]) -> set[str]:
         """Which of ``event_ids`` are already in the events table (for idempotent writers)."""
@@ -554,15 +557,27 @@ class Store:
 
     # ---------------------------------------------------------------------------- queries
     def log_queries(self, rows: Iterable[dict[str, Any]]) -> int:
-        rows = list(rows)
+        return self._append("queries", list(rows), QUERIES_SCHEMA)
+
+    def _append(self, name: str, rows: list[dict[str, Any]], schema: pa.Schema) -> int:
+        """Append ``rows`` to the append-only table ``name`` (events, queries) under the write
+        lock, compacting every ``COMPACT_EVERY_WRITES`` writes; returns how many."""
         if not rows:
             return 0
-        table = pa.Table.from_pylist(rows, schema=QUERIES_SCHEMA)
-        tbl = self._tables["queries"]
+        table = pa.Table.from_pylist(rows, schema=schema)
+        tbl = self._tables[name]
         with self.write_lock():
             self._retry(lambda: tbl.add(table))
-            self._compact_every("queries")
+            self._compact_every(name)
         return len(rows)
+
+    def _read_log(self, name: str, key: str, values: Sequence[str] | None) -> pa.Table:
+        """Every row of the append-only table ``name``, or those whose ``key`` is in ``values``."""
+        tbl = self._tables[name]
+        q = tbl.search()
+        if values is not None:
+            q = q.where(col(key).isin(list(values)))
+        return q.limit(max(1, tbl.count_rows())).to_arrow()
 
     def _compact_every(self, name: str) -> None:
         """Compact an append-only table every ``COMPACT_EVERY_WRITES`` small writes of this process
@@ -573,11 +588,7 @@ class Store:
             self._tables[name].optimize()
 
     def queries(self, query_ids: Sequence[str] | None = None) -> pa.Table:
-        tbl = self._tables["queries"]
-        q = tbl.search()
-        if query_ids is not None:
-            q = q.where(col("query_id").isin(list(query_ids)))
-        return q.limit(max(1, tbl.count_rows())).to_arrow()
+        return self._read_log("queries", "query_id", query_ids)
 
     # -------------------------------------------------------------------- versions & upkeep
     def table_versions(self) -> dict[str, int]:

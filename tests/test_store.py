@@ -56,3 +56,16 @@ def test_naive_result_shape_matches_contract(fake_app):
                       "validity_state", "kind", "signals", "reasons"}
     assert set(r["signals"]["semantic"]) == {"value", "weight", "contribution"}
     assert 0.0 <= r["confidence"] <= 1.0
+
+
+def test_cosine_similarity_and_distance_are_inverse():
+    """Distance -> similarity has one home (store.cosine_similarity / cosine_distance)."""
+    import numpy as np
+    import pyarrow as pa
+
+    from smartvector_core.store import cosine_distance, cosine_similarity
+
+    sims = np.array([1.0, 0.5, -0.25])
+    hits = pa.table({"_distance": cosine_distance(sims)})
+    assert hits.column("_distance").to_pylist() == [0.0, 0.5, 1.25]
+    assert cosine_similarity(hits).tolist() == [1.0, 0.5, -0.25]

@@ -21,6 +21,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..models import DocumentKind
+from ..store import cosine_similarity
 from ..temporal.codes import NO_END, NO_START
 
 KIND_CODE = {DocumentKind.STATIC.value: 0, DocumentKind.VERSIONED.value: 1, DocumentKind.EVENT.value: 2}
@@ -129,7 +130,7 @@ class Candidates:
 def _passages(hits: pa.Table) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(similarity of every hit, doc id of every hit, rows kept): each chunk once (a chunk id
     repeated by a merged pool keeps its first row), most similar first (ties: search order)."""
-    similarity = 1.0 - hits.column("_distance").to_numpy().astype(np.float64)
+    similarity = cosine_similarity(hits)
     doc_ids = _objects(hits.column("doc_id"))
     _, first = np.unique(_objects(hits.column("chunk_id")), return_index=True)
     keep = np.sort(first)

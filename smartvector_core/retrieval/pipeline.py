@@ -30,6 +30,7 @@ from ..models import (
     Signal,
     ValidityState,
 )
+from ..store import cosine_distance
 from ..temporal import (
     DEFAULT_TEMPORAL,
     STATE_TEMPORAL,
@@ -133,7 +134,7 @@ def _with_lexical(store, hits: pa.Table, text: str | None, query_vector: np.ndar
         vectors = np.stack(extra.column("vector").to_numpy(zero_copy_only=False)).astype(np.float64)
         q = np.asarray(query_vector, dtype=np.float64)
         cosine = vectors @ q / np.maximum(np.linalg.norm(vectors, axis=1) * np.linalg.norm(q), 1e-12)
-        extra = extra.select(list(columns)).append_column("_distance", pa.array(1.0 - cosine, pa.float32()))
+        extra = extra.select(list(columns)).append_column("_distance", cosine_distance(cosine))
         hits = pa.concat_tables([hits.select([*columns, "_distance"]), extra.cast(hits.select(
             [*columns, "_distance"]).schema)])
     bm25 = dict(zip(found.column("chunk_id").to_pylist(), map(float, found.column("_score").to_pylist()),
