@@ -26,7 +26,11 @@ RESOLUTIONS = {"Keep the first (src), correct the second": "keep_src",
 docs = pd.DataFrame(columns=["id", "title"])
 with shown_errors("Reading the store"):
     docs = sv.documents_frame(as_of=utc_now())
-doc_labels = views.node_options(docs) if len(docs) else {}
+PICKER_LIMIT = 500
+find = st.text_input("Find a document (title or id contains)", key="aud_doc_find") if len(docs) > PICKER_LIMIT else ""
+doc_labels = views.node_options(docs, text=find, limit=PICKER_LIMIT) if len(docs) else {}
+if len(docs) > PICKER_LIMIT:
+    st.caption(f"The pickers below list {len(doc_labels)} of {len(docs):,} documents: type above to narrow them.")
 
 review, feedback, history, events_tab, versions = st.tabs(
     ["Review queue", "Feedback", "Confidence over time", "Event history", "Consolidation & restore"])

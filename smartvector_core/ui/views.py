@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import InputError
-from ..evaluation.metrics import reliability_bins  # noqa: F401  (re-exported for the pages)
+from ..retrieval.calibration import reliability_bins  # noqa: F401  (re-exported for the pages)
 
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>&~$=:\"'])")
 _SAFE_NAME = re.compile(r"[^A-Za-z0-9._-]+")
@@ -422,8 +422,16 @@ def focus_set(selected: str | None, chain: Iterable[str] = (), ripple: Iterable[
     return list(dict.fromkeys([selected, *chain, *ripple]))
 
 
-def node_options(nodes: pd.DataFrame) -> dict[str, str]:
-    """id -> "id — title" labels for a selectbox."""
+def node_options(nodes: pd.DataFrame, *, text: str = "", limit: int | None = None) -> dict[str, str]:
+    """id -> "id — title" labels for a selectbox: those whose title or id contains ``text``
+    (literal, case-insensitive), at most ``limit`` of them (a picker of 50,000 options would
+    cost the browser seconds on every run)."""
+    query = (text or "").strip().lower()
+    if query and len(nodes):
+        hay = (nodes["title"].fillna("").astype(str) + "\n" + nodes["id"].astype(str)).str.lower()
+        nodes = nodes[hay.str.contains(query, regex=False).to_numpy()]
+    if limit is not None:
+        nodes = nodes.head(limit)
     return {i: f"{i} — {t}" if t else str(i) for i, t in zip(nodes["id"], nodes["title"].fillna(""), strict=True)}
 
 

@@ -206,3 +206,10 @@ def test_metrics_and_reliability_bins():
     bins = views.reliability_bins([0.05, 0.15, 0.12, 1.0], [True, False, True, True])
     assert list(bins["bin"]) == [0, 1, 9] and list(bins["count"]) == [1, 2, 1]
     assert bins.loc[1, "accuracy"] == 0.5
+
+
+def test_node_options_filter_literally_and_cap():
+    nodes = pd.DataFrame({"id": [f"d{i}" for i in range(10)], "title": ["Rate (v1)"] * 5 + ["Other"] * 5})
+    assert len(views.node_options(nodes)) == 10 and len(views.node_options(nodes, limit=3)) == 3
+    assert list(views.node_options(nodes, text="rate (")) == ["d0", "d1", "d2", "d3", "d4"]
+    assert views.node_options(nodes, text="d7")["d7"] == "d7 — Other"
