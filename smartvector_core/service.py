@@ -18,19 +18,29 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 
-from .clock import parse_time, to_us
+from .clock import from_us, parse_time, to_us
+from .clock import iso as to_iso
+from .config import DEFAULT_CONFIDENCE
+from .consolidation import DEFAULT_CONSOLIDATION, wake_accessed
+from .consolidation import consolidate as run_consolidation
+from .consolidation.contradictions import settlement_events
 from .errors import InputError, OperatorTokenError
 from .ingest import IngestReport, ingest_documents, read_records, validate_records
+from .ingest.parse import _decode, _read_bytes, parse_jsonl
 from .ingest.pipeline import prepare_documents
 from .ingest.validate import record_warnings
 from .knowledge import KnowledgeCache
 from .memory.chains import chain_members
 from .models import EdgeType, EventType, QueryResponse
 from .retrieval import QueryRequest, get_profile, run_query
+from .retrieval.calibration import expected_calibration_error, refit_knots, reliability_bins
 from .retrieval.candidates import PASSAGES_PER_DOCUMENT
 from .settings import DEMO_CORPUS, Settings, load_settings, token_allows
 from .store import Store
+from .store import edge_id as make_edge_id
 from .temporal.codes import NO_END
 from .temporal.freshness import WRITE_EVENTS, freshness_report, last_confirmations, replacing_versions
 
@@ -58,8 +68,6 @@ MAX_RETENTION_DAYS = 36_500  # a century: larger ages overflow a timedelta (and 
 
 def read_queries(path: str | Path, *, now: datetime, warn: Callable[[str], None] | None = None) -> list[QuerySpec]:
     """Read a queries JSONL file; unknown fields are kept in ``extra`` (with one warning)."""
-    from .ingest.parse import _decode, _read_bytes, parse_jsonl
-
     path = Path(path)
     text = _decode(_read_bytes(path, 50 * 1024 * 1024), str(path))
     specs: list[QuerySpec] = []
@@ -322,8 +330,6 @@ class SmartVector:
     def _record_feedback(self, doc_id: str, verdict: str, *, now: datetime, query_id: str = "",
                          actor: str = "operator") -> dict[str, Any]:
         """:meth:`feedback`, with the locks held."""
-        from .config import DEFAULT_CONFIDENCE
-
         verdict = str(verdict).strip().lower()
         if verdict not in ("accept", "correct"):
             raise InputError(f"expected accept or correct, found {verdict!r}", field="verdict")
@@ -464,9 +470,6 @@ class SmartVector:
         ``engine="ray"``: the candidate search and per-pair checks run as Ray tasks
         (:mod:`smartvector_core.scaleout.ray_consolidate`); same result, writes from here.
         """
-        from .consolidation import DEFAULT_CONSOLIDATION
-        from .consolidation import consolidate as run_consolidation
-
         if engine not in ("local", "ray"):
             raise ValueError(f"unknown consolidation engine {engine!r} (local or ray)")
         finder = None
@@ -481,11 +484,6 @@ class SmartVector:
 
     def _wake_dormant(self, access_events: list[dict[str, Any]]) -> None:
         """DORMANT -> ACTIVE for accessed documents (a dormant document stays searchable)."""
-        import pyarrow as pa
-        import pyarrow.compute as pc
-
-        from .consolidation import wake_accessed
-
         ids = list(dict.fromkeys(e["doc_id"] for e in access_events))
         state = self.knowledge.get()  # cached: its documents carry the lifecycle (no store read)
         docs = getattr(state, "docs", None)
@@ -519,9 +517,6 @@ class SmartVector:
         SUPERSEDES edge (origin "review") from the kept side, then consolidation archives the
         other. The edge's status becomes ``resolved:<resolution>``; REVIEW events on both sides.
         """
-        from .consolidation.contradictions import settlement_events
-        from .store import edge_id as make_edge_id
-
         resolution = str(resolution).strip().lower()
         if resolution not in self.RESOLUTIONS:
             raise InputError(f"expected one of {', '.join(self.RESOLUTIONS)}, found {resolution!r}",
@@ -560,8 +555,6 @@ class SmartVector:
 
     def version_chain(self, doc_id: str) -> list[dict[str, Any]]:
         """Every version in ``doc_id``'s chain (SUPERSEDES edges), oldest -> newest."""
-        from .clock import iso as to_iso
-
         docs = self.store.documents()
         frame = docs.to_pandas().set_index("doc_id") if docs.num_rows else pd.DataFrame()
         if doc_id not in frame.index:
@@ -664,8 +657,6 @@ class SmartVector:
         return self._fit_store_calibration(self.knowledge.get())
 
     def _fit_store_calibration(self, state) -> dict[str, tuple[np.ndarray, np.ndarray]]:
-        from .retrieval.calibration import refit_knots
-
         if state.calibration is None:
             events = state.events
             asked = events["event_type"].isin([EventType.FEEDBACK_ACCEPT.value, EventType.FEEDBACK_CORRECT.value]) \
@@ -707,10 +698,8 @@ class SmartVector:
         Each FEEDBACK event that names a logged query is paired with the confidence that query
         reported for that document: accept counts as right (1), correct as wrong (0). Returns
         ``{"n", "ece", "by_profile": {profile: {"n", "ece", "bins": [...]}}}`` (bins as in
-        :func:`evaluation.metrics.reliability_bins`).
+        :func:`retrieval.calibration.reliability_bins`).
         """
-        from .evaluation.metrics import expected_calibration_error, reliability_bins
-
         pairs: dict[str, tuple[list[float], list[bool]]] = {}
         for profile, response, doc_id, accepted in self._verdicts():
             hit = next((r for r in response.get("results", []) if r.get("id") == doc_id), None)
@@ -770,8 +759,6 @@ class SmartVector:
         events = self.knowledge.get().events
         times = set(np.linspace(start, max(start, end), points).astype(np.int64).tolist())
         times.update(int(t) for t in events.loc[events["doc_id"] == doc_id, "at_us"] if start <= t <= end)
-        from .clock import from_us
-
         ordered = sorted(times)
         values = self._trust_at([doc_id], ordered)
         return pd.DataFrame({"at": [from_us(t) for t in ordered], "trust": [v[doc_id] for v in values]})

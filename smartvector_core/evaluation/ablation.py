@@ -32,6 +32,7 @@ from itertools import product
 from typing import Any
 
 from ..config import SignalWeights
+from ..errors import InputError
 from ..retrieval.profiles import DEFAULT, SMARTVECTOR, Profile
 from .runner import PreparedBench
 
@@ -80,7 +81,6 @@ def simplex_grid(step: float = DEFAULT_SWEEP_STEP) -> list[SignalWeights]:
     """All (semantic, temporal, confidence, relational) on a grid of ``step`` summing to 1."""
     n = round(1.0 / step)
     if n < 1 or abs(n * step - 1.0) > 1e-9:
-        from ..errors import InputError
 
         raise InputError(f"expected a step that divides 1 (0.1, 0.125, 0.2, 0.25), found {step}", field="step")
     points = []

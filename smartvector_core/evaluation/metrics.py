@@ -19,9 +19,9 @@ from collections.abc import Collection, Iterable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
 from ..errors import InputError
+from ..retrieval.calibration import expected_calibration_error, reliability_bins  # noqa: F401  (one home)
 
 Ranking = Sequence[str]
 
@@ -107,38 +107,6 @@ def containment_at_k(passages: Sequence[Ranking], relevant: Sequence[Collection[
     return _mean(float(bool(set(p[:k]) & set(rel))) for p, rel in zip(passages, relevant, strict=True))
 
 
-def expected_calibration_error(confidences: Sequence[float] | np.ndarray,
-                               correct: Sequence[bool] | np.ndarray, n_bins: int = 10) -> float:
-    """Expected calibration error of the top result's confidence.
-
-    Bins are ``n_bins`` equal-width intervals [0, 1/n), [1/n, 2/n), ..., [(n−1)/n, 1]
-    (the last one closed, so a confidence of exactly 1.0 falls in it):
-
-        ECE = Σ_b (|B_b| / N) · |acc(B_b) − conf(B_b)|
-
-    acc(B_b) is the share of correct queries in bin b and conf(B_b) their mean confidence;
-    empty bins add nothing. A query with no result is passed in as confidence 0, incorrect.
-    Confidences must lie in [0, 1]. Zero queries give 0.0.
-    """
-    conf = np.asarray(confidences, dtype=np.float64)
-    hits = np.asarray(correct, dtype=np.float64)
-    if conf.shape != hits.shape or conf.ndim != 1:
-        raise InputError(f"expected two equal-length 1-D sequences, found shapes {conf.shape} "
-                         f"and {hits.shape}", field="confidences")
-    if n_bins < 1:
-        raise InputError(f"expected n_bins >= 1, found {n_bins}", field="n_bins")
-    if conf.size == 0:
-        return 0.0
-    if not np.all((conf >= 0.0) & (conf <= 1.0)):
-        bad = conf[~((conf >= 0.0) & (conf <= 1.0))][0]
-        raise InputError(f"expected confidences in [0, 1], found {bad!r}", field="confidences")
-    bins = np.minimum((conf * n_bins).astype(np.int64), n_bins - 1)
-    conf_sum = np.bincount(bins, weights=conf, minlength=n_bins)
-    hit_sum = np.bincount(bins, weights=hits, minlength=n_bins)
-    # Σ_b (|B_b|/N)·|acc_b − conf_b| = (1/N)·Σ_b |Σ hits_b − Σ conf_b|
-    return float(np.abs(hit_sum - conf_sum).sum() / conf.size)
-
-
 def _dedup(ids: Iterable[str]) -> list[str]:
     seen: set[str] = set()
     return [i for i in ids if not (i in seen or seen.add(i))]
@@ -205,19 +173,3 @@ def evaluate(runs: Mapping[str, Sequence[Mapping[str, Any]]],
         for name, idx in sorted(by_type.items())
     }
     return out
-
-
-def reliability_bins(confidence: Sequence[float] | np.ndarray, correct: Sequence[bool] | np.ndarray,
-                     bins: int = 10) -> pd.DataFrame:
-    """Equal-width confidence bins (the reliability diagram's points): for each non-empty bin
-    ``[b/bins, (b+1)/bins)`` (the last one closed), the mean confidence, the accuracy and the
-    count. Perfect calibration puts every point on the diagonal; ECE is the count-weighted mean
-    distance from it (:func:`expected_calibration_error`)."""
-    conf = np.clip(np.asarray(confidence, dtype=float), 0.0, 1.0)
-    hit = np.asarray(correct, dtype=float)
-    if conf.size == 0:
-        return pd.DataFrame(columns=["bin", "confidence", "accuracy", "count"])
-    which = np.minimum((conf * bins).astype(int), bins - 1)
-    frame = pd.DataFrame({"bin": which, "c": conf, "h": hit})
-    out = frame.groupby("bin").agg(confidence=("c", "mean"), accuracy=("h", "mean"), count=("c", "size"))
-    return out.reset_index()

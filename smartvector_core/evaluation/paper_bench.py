@@ -22,6 +22,9 @@ from typing import Any
 import numpy as np
 
 from ..errors import InputError
+from ..retrieval.calibration import KNOTS_FILE, expected_calibration_error, fit_knots, save_knots
+from ..service import SmartVector
+from ..settings import load_settings
 from .ablation import DEFAULT_SWEEP_STEP, run_ablations, weight_sweep
 from .paper_suite import CONTRADICTION_RATES, DEFAULT_SEED, generate_paper_suite
 from .runner import ALL_PROFILES, TimedEmbedder, check_profiles, prepared_bench, score_profiles
@@ -87,8 +90,6 @@ def measure_reembedding(embedder, paragraphs: int = 20) -> dict[str, Any]:
                   created_at=now.replace(day=2).isoformat())
     if edited["text"] == record["text"]:
         raise InputError("the re-embedding probe needs at least 8 paragraphs", field="paragraphs")
-    from ..service import SmartVector
-    from ..settings import load_settings
 
     folder = tempfile.mkdtemp(prefix="smartvector-reembed-")
     try:
@@ -177,8 +178,6 @@ def fit_calibration(embedder, *, seed: int = DEFAULT_SEED, profiles: Sequence[st
     isotonic fit per profile gives the knots (``calibration.save_knots``): the shipped prior
     that each store refits on its operators' verdicts. The held-out split is never read here.
     """
-    from ..retrieval.calibration import KNOTS_FILE, fit_knots, save_knots
-    from .metrics import expected_calibration_error
 
     names = [n for n in check_profiles(profiles) if n != "naive"]
     timed = TimedEmbedder(embedder)

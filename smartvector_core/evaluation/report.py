@@ -17,6 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InputError
+from ..ingest import read_records
+from ..service import read_queries
 from .paper_bench import PAPER_FIGURES, fit_calibration, run_paper_bench
 from .runner import ALL_PROFILES, DEFAULT_PROFILES, MODES, data_now, normalise_queries, run_bench
 
@@ -46,8 +48,6 @@ def load_bench(corpus_path: str | Path, queries_path: str | Path, *, warn: Calla
     the corpus records and the query specs, every query without ``as_of`` asked at the latest
     moment in the data; data with no time at all (no ``created_at``, no ``as_of``) is asked at
     ``now`` (the caller's clock), which then cannot change any answer."""
-    from ..ingest import read_records
-    from ..service import read_queries
 
     corpus = read_records(corpus_path)
     if not corpus:

@@ -64,6 +64,8 @@ from ..errors import InputError
 from ..retrieval.candidates import PASSAGES_PER_DOCUMENT, Candidates, select_passages
 from ..retrieval.pipeline import QueryRequest, answer, retrieve
 from ..retrieval.profiles import PROFILES, Profile, get_profile
+from ..service import SmartVector
+from ..settings import load_settings
 from .baselines import (
     LANGCHAIN_DECAY_RATE,
     LLAMAINDEX_TIME_DECAY,
@@ -371,8 +373,6 @@ def prepared_bench(corpus: Sequence[Mapping[str, Any]], queries: Sequence[Any], 
     ``query --batch`` asks them. ``consolidate=False`` skips both consolidations (ablation).
     ``store_dir``: a parent folder for the temporary store (default: the system temp folder).
     """
-    from ..service import SmartVector
-    from ..settings import load_settings
 
     if k < 1:
         raise InputError(f"expected k >= 1, found {k}", field="k")
