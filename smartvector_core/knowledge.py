@@ -14,11 +14,14 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from .clock import to_us
+from .event_index import EventIndex, aggregate_tail, combine
 from .memory import KnowledgeGraph, live_trust
 from .memory.chains import NO_END, chain_labels, effective_us, superseded_at
 from .models import EdgeType
+from .retrieval.candidates import document_fields
 
 EVENT_COLUMNS = ["doc_id", "event_type", "at_us", "delta", "query_id", "actor", "detail"]
 
@@ -27,8 +30,6 @@ def _events_frame(table: pa.Table) -> pd.DataFrame:
     if table.num_rows == 0:
         return pd.DataFrame({c: pd.Series(dtype="int64" if c == "at_us" else "float64" if c == "delta"
                                           else "object") for c in EVENT_COLUMNS})
-    import pyarrow.compute as pc
-
     return pd.DataFrame({
         "doc_id": table.column("doc_id").to_numpy(zero_copy_only=False).astype(object),
         "event_type": table.column("event_type").to_numpy(zero_copy_only=False).astype(object),
@@ -71,8 +72,6 @@ class KnowledgeState:
         if self.docs is None or self.docs.num_rows == 0:
             return None
         if self._document_fields is None:
-            from .retrieval.candidates import document_fields
-
             self._document_fields = document_fields(self.docs)
         return self._document_fields
 
@@ -123,8 +122,6 @@ class KnowledgeState:
         (this process's own access events) are summed directly, and the index is rebuilt once
         they pass 5% of it.
         """
-        from .event_index import EventIndex, aggregate_tail, combine
-
         events = self.events
         last = self._last_aggregates
         if last is not None and last[0] is doc_ids and last[1:4] == (as_of_us, ripple, len(events)):
@@ -215,8 +212,6 @@ class DocIndex:
     @classmethod
     def build(cls, docs: pa.Table, edges: pd.DataFrame, graph: KnowledgeGraph, *,
               with_inferred: bool = True) -> DocIndex:
-        import pyarrow.compute as pc
-
         n = docs.num_rows
         ids = np.asarray(docs.column("doc_id").to_pylist(), dtype=object)
         position = pd.Index(ids)

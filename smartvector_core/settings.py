@@ -10,11 +10,14 @@ the settings file ``$SMARTVECTOR_SETTINGS`` (JSON or TOML with a ``storage_optio
 from __future__ import annotations
 
 import hmac
+import json
 import os
+import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from .config import DEFAULT_MODEL_NAME
+from .errors import InputError
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_STORE = REPO_ROOT / "data" / "lancedb"
@@ -39,11 +42,6 @@ def _file_storage_options(path: str | None) -> dict[str, str]:
     """
     if not path:
         return {}
-    import json
-    import tomllib
-
-    from .errors import InputError
-
     file = Path(path).expanduser()
     try:
         text = file.read_text(encoding="utf-8")

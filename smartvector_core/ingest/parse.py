@@ -22,6 +22,7 @@ import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import date
+from io import BytesIO
 from pathlib import Path
 from typing import Any
 
@@ -237,8 +238,6 @@ def _quiet_pypdf():
 
 
 def parse_pdf(data: bytes, name: str, stem: str) -> dict[str, Any]:
-    from io import BytesIO
-
     from pypdf import PdfReader
     from pypdf.errors import PdfReadError
 

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import time
 from collections.abc import Callable, Mapping, Sequence
 from contextlib import nullcontext
 from dataclasses import dataclass, field
@@ -225,8 +226,6 @@ def _plan_batch(store: Store, embedder, batch: list[Document], part: IngestRepor
     counts go to ``part``. Unchanged documents whose audit row is missing get it now
     (:func:`_missing_audit`).
     """
-    import time
-
     old_docs, old_chunks = _previous(store, [d.id for d in batch])
     rows: list[dict] = []
     pending: list[tuple[dict, str]] = []  # (row, text) awaiting a vector

@@ -17,8 +17,15 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..clock import parse_time
 from ..errors import InputError
+from ..evaluation.report import load_bench
+from ..evaluation.runner import run_bench
+from ..ingest import read_records, validate_records
+from ..ingest.parse import JSONL_SUFFIXES, parse_jsonl
+from ..ingest.validate import validate_record
 from ..retrieval.calibration import reliability_bins  # noqa: F401  (re-exported for the pages)
+from ..settings import DEMO_CORPUS, DEMO_QUERIES
 
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>&~$=:\"'])")
 _SAFE_NAME = re.compile(r"[^A-Za-z0-9._-]+")
@@ -52,8 +59,6 @@ def parse_upload(name: str, data: bytes, *, max_file_bytes: int, max_line_bytes:
     The bytes are written to a temporary file named like the upload (so the parser picks the
     format by extension); origins and error messages name the upload, not the temporary path.
     """
-    from ..ingest import read_records
-
     safe = _SAFE_NAME.sub("_", Path(name).name) or "upload.txt"
     with tempfile.TemporaryDirectory(prefix="sv-upload-") as tmp:
         path = Path(tmp) / safe
@@ -77,8 +82,6 @@ def read_upload(name: str, data: bytes, *, max_file_bytes: int,
     listed (``where``, ``field``, ``message`` rows, as :func:`validation_preview` gives), not
     only the first; the readable lines still go to validation, whose problems add to these.
     """
-    from ..ingest.parse import JSONL_SUFFIXES, parse_jsonl
-
     try:
         return parse_upload(name, data, max_file_bytes=max_file_bytes, max_line_bytes=max_line_bytes), []
     except InputError as exc:
@@ -105,9 +108,6 @@ def validation_preview(records: Sequence[dict[str, Any]], *, now: datetime) -> t
     created_at, origin) and one row per error (where, field, message), so every bad line is
     shown at once instead of only the first.
     """
-    from ..ingest import validate_records
-    from ..ingest.validate import validate_record
-
     docs, errors = [], []
     for record in records:
         try:
@@ -234,8 +234,6 @@ def judged_moment(response: Mapping[str, Any]) -> tuple[datetime, str]:
     2025": ``intent["time_range"]`` ending before ``as_of``), the end of that period; else
     ``as_of``. Ages on the cards count from this moment.
     """
-    from ..clock import parse_time
-
     as_of = parse_time(response["as_of"], field="as_of")
     intent = response.get("intent") or {}
     judged = parse_time(intent["judged_at"], field="judged_at") if intent.get("judged_at") else as_of
@@ -254,8 +252,6 @@ def judged_moment(response: Mapping[str, Any]) -> tuple[datetime, str]:
 
 def age_text(created_at: object, judged: datetime) -> str:
     """How old a document was at the moment of judgement ("12 days", "3.1 years")."""
-    from ..clock import parse_time
-
     if created_at in (None, ""):
         return "age unknown"
     days = (judged - parse_time(created_at, field="created_at")).total_seconds() / 86400.0
@@ -587,10 +583,6 @@ def demo_bench(embedder, profiles: Sequence[str], *, k: int = 5) -> dict[str, An
     """The benchmark on the demo corpus and queries, set up as ``bench --corpus --queries``
     (:func:`~smartvector_core.evaluation.report.load_bench`), plus a reliability table per
     profile from the kept runs."""
-    from ..evaluation.report import load_bench
-    from ..evaluation.runner import run_bench
-    from ..settings import DEMO_CORPUS, DEMO_QUERIES
-
     corpus, specs = load_bench(DEMO_CORPUS, DEMO_QUERIES)
     result = run_bench(corpus, specs, list(profiles), embedder=embedder, k=k)
     out = result.to_dict()
