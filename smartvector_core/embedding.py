@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 
 from .config import DEFAULT_MODEL_NAME, EMBED_BATCH_SIZE, EMBEDDING_DIM
-from .errors import SmartVectorError
+from .errors import InputError, SmartVectorError
 
 
 def _set_offline() -> None:
@@ -139,9 +139,10 @@ def _quantize_int8(fp32_path: Path, target: Path, model_dir: str) -> None:
             partial.unlink()
 
 
-def _cache_dir() -> Path:
+def cache_dir() -> Path:
+    """Where one-time builds are kept: ``$SMARTVECTOR_CACHE_DIR``, default ``~/.cache/smartvector``."""
     root = os.environ.get("SMARTVECTOR_CACHE_DIR") or os.path.join(os.path.expanduser("~"), ".cache", "smartvector")
-    return Path(root) / "onnx"
+    return Path(root)
 
 
 def _fingerprint(model_dir: str) -> str:
@@ -244,7 +245,7 @@ class OnnxEmbedder:
         if onnx_path is not None:
             self._session = load(onnx_path)
         else:
-            fp32_path = _cache_dir() / f"{model_name.rstrip('/').split('/')[-1]}-{_fingerprint(model_dir)}.onnx"
+            fp32_path = cache_dir() / "onnx" / f"{model_name.rstrip('/').split('/')[-1]}-{_fingerprint(model_dir)}.onnx"
             onnx_path = fp32_path.with_name(fp32_path.stem + "-int8.onnx") if int8 else fp32_path
 
             def build() -> None:
@@ -320,6 +321,41 @@ def encoder_id_for(model_name: str) -> str:
         dim = model_name.partition("-")[2]
         return f"hashing-{int(dim) if dim.isdigit() else EMBEDDING_DIM}"
     return model_name + (INT8_SUFFIX if embed_backend() == "onnx-int8" else "")
+
+
+def check_encoder(stored: str | None, encoder_id: str, where: str) -> None:
+    """One store, one encoder (issue 18): raise :class:`InputError` when the store at ``where``
+    holds vectors of encoder ``stored`` and this process encodes with another ``encoder_id``
+    (their vectors are not comparable: int8 vs fp32 cosine 0.99, not 1). None: nothing recorded."""
+    if stored is None or stored == encoder_id:
+        return
+    raise InputError(
+        f"store {where} holds vectors of encoder {stored!r}, this process encodes with {encoder_id!r}: "
+        f"vectors of two encoders do not compare. Use the store's encoder ({_select(stored)}), or "
+        f"re-embed: ingest the same corpus into a new --store with {_select(encoder_id)}",
+        field="encoder")
+
+
+def claim_encoder(store, encoder_id: str | None) -> None:
+    """Before vectors of ``encoder_id`` are written into ``store``: refuse a store of another
+    encoder (:func:`check_encoder`), and record ``encoder_id`` in a store that names none yet
+    (a new store, or one written before encoders were recorded: its vectors are taken to be
+    this encoder's, the only one there was). No-op for an embedder without an ``encoder_id``."""
+    if encoder_id is None:
+        return
+    stored = store.encoder()
+    check_encoder(stored, encoder_id, store.uri)
+    if stored is None:
+        store.record_encoder(encoder_id)
+
+
+def _select(encoder_id: str) -> str:
+    """How a user selects ``encoder_id`` (the words of :func:`check_encoder`'s message)."""
+    if encoder_id.startswith("hashing"):
+        return f"SMARTVECTOR_MODEL={encoder_id}"
+    model, _, variant = encoder_id.partition("+")
+    backend = "onnx-int8" if variant == INT8_SUFFIX[1:] else "onnx (the default) or torch"
+    return f"SMARTVECTOR_MODEL={model}, SMARTVECTOR_EMBED_BACKEND={backend}"
 
 
 def embed_threads() -> int | None:

@@ -27,6 +27,7 @@ from .config import DEFAULT_CONFIDENCE
 from .consolidation import DEFAULT_CONSOLIDATION, wake_accessed
 from .consolidation import consolidate as run_consolidation
 from .consolidation.contradictions import settlement_events
+from .embedding import check_encoder
 from .errors import InputError, OperatorTokenError
 from .ingest import IngestReport, ingest_documents, read_records, validate_records
 from .ingest.parse import _decode, _read_bytes, parse_jsonl
@@ -124,6 +125,7 @@ class SmartVector:
         self._log_lock = threading.RLock()   # pending lists, their writes and the knowledge reads
         self._log_wake: threading.Event | None = None
         self._log_delay_s = 0.0
+        self._encoder_checked = False
 
     @property
     def embedder(self):
@@ -219,6 +221,7 @@ class SmartVector:
         if not 1 <= k <= MAX_K:
             raise InputError(f"expected a whole number from 1 to {MAX_K}, found {k}", field="--k")
         request = QueryRequest(text.strip(), as_of, get_profile(profile), k, query_id, group_by, per_document)
+        self._check_encoder()
         state = self._state_for_query()
         if state.calibration is None:
             self._fit_store_calibration(state)
@@ -226,6 +229,15 @@ class SmartVector:
         if log:
             self._log_query(response, now=asked_at or as_of)
         return response
+
+    def _check_encoder(self) -> None:
+        """A question is compared with the store's vectors only if one encoder made both
+        (:func:`embedding.check_encoder`); checked at this instance's first query (reading the
+        record costs a schema read, ~0.5 ms)."""
+        if not self._encoder_checked:
+            stored = self.store.encoder()
+            check_encoder(stored, getattr(self.embedder, "encoder_id", stored), self.store.uri)
+            self._encoder_checked = True
 
     def _state_for_query(self):
         """The knowledge state a query reads. In batch mode (``batching``) every query of the

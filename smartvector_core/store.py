@@ -42,6 +42,7 @@ import lancedb  # noqa: E402
 from lancedb.expr import col, lit  # noqa: E402
 
 SCHEMA_VERSION = "1"
+ENCODER_KEY = b"smartvector.encoder"   # vector field metadata: the encoder that made the vectors
 COMPACT_EVERY_WRITES = 50
 
 # Index policy (measured, see docs/PERF.md): under SCALAR_INDEX_MIN_ROWS a scan is as fast as
@@ -265,6 +266,21 @@ class Store:
 
     def table(self, name: str):
         return self._tables[name]
+
+    # ----------------------------------------------------------------------------- encoder
+    def encoder(self) -> str | None:
+        """The id of the encoder that made this store's vectors (``embedding`` ``encoder_id``),
+        kept in the metadata of the chunks table's ``vector`` field; None while none is recorded
+        (a store without vectors yet, or one written before encoders were recorded)."""
+        value = (self._tables["chunks"].schema.field("vector").metadata or {}).get(ENCODER_KEY)
+        return value.decode() if value else None
+
+    def record_encoder(self, encoder_id: str) -> None:
+        """Name ``encoder_id`` as the encoder of this store's vectors (one metadata commit)."""
+        tbl = self._tables["chunks"]
+        with self.write_lock():
+            self._retry(lambda: tbl.update_field_metadata(
+                {"path": "vector", "metadata": {ENCODER_KEY.decode(): str(encoder_id)}}))
 
     @contextmanager
     def write_lock(self):

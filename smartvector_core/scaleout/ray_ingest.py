@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from ..config import DEFAULT_MODEL_NAME, EMBEDDING_DIM
-from ..embedding import encoder_id_for
+from ..embedding import claim_encoder, encoder_id_for
 from ..ingest import IngestReport, ingest_documents, validate_records
 from ..ingest.chunking import chunk_document
 from ..models import Document
@@ -132,7 +132,10 @@ def embed_with_ray(docs: Sequence[Document], model_name: str, known: Iterable[st
 def ingest_documents_ray(store, docs: Sequence[Document], *, model_name: str, now: datetime,
                          embedder=None, progress: Callable[[int, int], None] | None = None,
                          actor: str = "cli", actors: int | None = None) -> IngestReport:
-    """The Ray engine: embed on the cluster, then one writer commits with the local row logic."""
+    """The Ray engine: embed on the cluster, then one writer commits with the local row logic
+    (a store of another encoder is refused before the cluster encodes anything)."""
+    if docs:
+        claim_encoder(store, encoder_id_for(model_name))
     vectors = embed_with_ray(docs, model_name, store.content_hashes(), actors=actors)
     return ingest_documents(store, embedder or LazyEmbedder(model_name), docs, now=now,
                             progress=progress, actor=actor, vectors=vectors)
