@@ -7,7 +7,12 @@ incremental run after adding 1% more documents. Prints one JSON line per size an
 exponent log(t2/t1)/log(n2/n1), of wall time and of CPU time (the process's own: less sensitive
 to other work on a shared 2-core machine; BLAS threads count towards it).
 
-    python scripts/bench_consolidate.py [--sizes 1000,10000] [--json]
+    python scripts/bench_consolidate.py [--sizes 1000,10000] [--embedder hashing|real] [--json]
+
+``--embedder real`` (issue 18): the texts are embedded by the real all-MiniLM-L6-v2 (the default
+ONNX encoder) instead of the hashing embedder, so neighbour search sees real embedding geometry.
+The vectors are computed once per size and kept in ``$SMARTVECTOR_CACHE_DIR/consolidate-vectors``
+(``--prepare`` only fills that cache); the timed ingest then reads them from the cache.
 """
 
 from __future__ import annotations
@@ -25,6 +30,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 os.environ.setdefault("LANCEDB_LOG", "error")
+
+import numpy as np  # noqa: E402
 
 from smartvector_core.embedding import HashingEmbedder  # noqa: E402
 from smartvector_core.service import SmartVector  # noqa: E402
@@ -62,9 +69,49 @@ def corpus(n: int, seed: int = 7, start_id: int = 0) -> list[dict]:
     return out
 
 
-def run(n: int) -> dict:
+class CachedEmbedder:
+    """The real encoder behind a cache of vectors by text (one ``.npz`` per corpus size)."""
+
+    def __init__(self, path: Path) -> None:
+        from smartvector_core.embedding import get_embedder
+
+        self.model = get_embedder()
+        self.name, self.encoder_id, self.dim = self.model.name, self.model.encoder_id, self.model.dim
+        self.path = path
+        self.cache: dict[str, object] = {}
+        if path.is_file():
+            stored = np.load(path, allow_pickle=True)
+            self.cache = dict(zip(stored["texts"].tolist(), stored["vectors"], strict=True))
+
+    def encode(self, texts, **kwargs):
+        missing = list(dict.fromkeys(t for t in texts if t not in self.cache))
+        if missing:
+            for start in range(0, len(missing), 2048):
+                part = missing[start:start + 2048]
+                self.cache.update(zip(part, self.model.encode(part, **kwargs), strict=True))
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            np.savez(self.path, texts=np.asarray(list(self.cache), dtype=object),
+                     vectors=np.stack(list(self.cache.values())))
+        return np.stack([self.cache[t] for t in texts]) if texts else np.zeros((0, self.dim), np.float32)
+
+
+def _embedder(kind: str, n: int):
+    if kind == "hashing":
+        return HashingEmbedder()
+    from smartvector_core.embedding import cache_dir
+
+    return CachedEmbedder(cache_dir() / "consolidate-vectors" / f"minilm-{n}.npz")
+
+
+def _texts(n: int) -> list[str]:
+    from smartvector_core.ingest.chunking import chunk_document
+
+    return [c.text for r in corpus(n) + corpus(max(1, n // 100), start_id=n) for c in chunk_document(r["id"], r["text"])]
+
+
+def run(n: int, embedder: str = "hashing") -> dict:
     with tempfile.TemporaryDirectory() as tmp:
-        app = SmartVector(load_settings(str(Path(tmp) / "store"), env={}), embedder=HashingEmbedder())
+        app = SmartVector(load_settings(str(Path(tmp) / "store"), env={}), embedder=_embedder(embedder, n))
         t0 = time.perf_counter()
         app.ingest_records(corpus(n), now=NOW, consolidate=False)
         ingest_s = time.perf_counter() - t0
@@ -79,7 +126,7 @@ def run(n: int) -> dict:
         t0 = time.perf_counter()
         again = app.consolidate(now=NOW)
         again_s = time.perf_counter() - t0
-        return {"chunks": first["chunks"], "ingest_s": round(ingest_s, 2), "consolidate_s": round(first_s, 2),
+        return {"chunks": first["chunks"], "embedder": embedder, "ingest_s": round(ingest_s, 2), "consolidate_s": round(first_s, 2),
                 "consolidate_cpu_s": round(first_cpu, 2), "load_average": round(os.getloadavg()[0], 1),
                 "incremental_docs": extra, "incremental_s": round(incremental_s, 2), "noop_s": round(again_s, 2),
                 "examined_pairs": first["examined_pairs"], "supersessions": first["supersessions"],
@@ -93,11 +140,21 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="1000,10000")
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--embedder", choices=("hashing", "real"), default="hashing")
+    parser.add_argument("--prepare", action="store_true", help="only compute and cache the real vectors")
     args = parser.parse_args(argv)
     sizes = [int(s) for s in args.sizes.split(",")]
+    if args.prepare:
+        for n in sizes:
+            t0 = time.perf_counter()
+            texts = _texts(n)
+            _embedder("real", n).encode(texts)
+            print(json.dumps({"prepared": n, "texts": len(texts), "seconds": round(time.perf_counter() - t0, 1)}),
+                  flush=True)
+        return 0
     rows = []
     for n in sizes:
-        row = run(n)
+        row = run(n, args.embedder)
         rows.append(row)
         print(json.dumps(row) if args.json else
               f"{row['chunks']:>7} chunks: consolidate {row['consolidate_s']:.2f} s (CPU {row['consolidate_cpu_s']:.2f} s, "

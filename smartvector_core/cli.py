@@ -158,9 +158,15 @@ def cmd_consolidate(app: SmartVector, args) -> int:
 def cmd_feedback(app: SmartVector, args) -> int:
     with app.store.write_lock():   # the moment is read under the lock: event times follow commit order, so
         # concurrent commands' "before -> after" chain (trust at ``now`` counts the events stamped by then)
-        out = app.feedback(args.id, args.verdict, now=clock.now(), query_id=args.query_id or "", actor="cli")
+        if str(args.verdict).strip().lower() == "undo":   # an appended reversing event, never a deletion
+            out = app.feedback_undo(args.id, now=clock.now(), query_id=args.query_id or "", actor="cli")
+        else:
+            out = app.feedback(args.id, args.verdict, now=clock.now(), query_id=args.query_id or "", actor="cli")
     if args.json:
         print(dumps(out))
+    elif "undone" in out:
+        print(f"{out['id']}: {out['undone']} undone, trust {out['trust_before']:.3f} -> "
+              f"{out['trust_after']:.3f}; {out['ripple_reversed']} ripple penalt(ies) reversed")
     else:
         print(f"{out['id']}: {out['verdict']}, trust {out['trust_before']:.3f} -> "
               f"{out['trust_after']:.3f}; rippled to {len(out['rippled'])} dependent(s)")
@@ -277,9 +283,20 @@ def cmd_perf(app: SmartVector, args) -> int:
 
         Path(target).parent.mkdir(parents=True, exist_ok=True)
         Path(target).write_text(dumps(out) + "\n", encoding="utf-8")
-        if not args.out:   # the full run also renders the table of docs/PERF.md
-            Path(target).with_name("PERF.md").write_text(perf_markdown(out), encoding="utf-8")
+        if not args.out:   # the full run also renders the table of docs/PERF.md (its other sections stay)
+            page = Path(target).with_name("PERF.md")
+            previous = page.read_text(encoding="utf-8") if page.is_file() else ""
+            page.write_text(perf_markdown(out, previous), encoding="utf-8")
     print(dumps(out) if args.json else format_table(out))
+    return 0
+
+
+def cmd_serve(app: SmartVector, args) -> int:
+    from .api import serve
+
+    if not 0 < args.port < 65536:
+        raise InputError(f"expected a TCP port 1-65535, found {args.port}", field="--port")
+    serve(app, host=args.host, port=args.port)
     return 0
 
 
@@ -338,7 +355,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("feedback", help="operator feedback on a document version")
     p.add_argument("id", metavar="ID")
-    p.add_argument("verdict", metavar="accept|correct")
+    p.add_argument("verdict", metavar="accept|correct|undo",
+                   help="undo reverses the verdict this operator gave (for --query-id) by an appended event")
     p.add_argument("--query-id", dest="query_id")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_feedback)
@@ -398,6 +416,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", metavar="FILE", help="write the JSON here (full run default: docs/perf.json)")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_perf)
+
+    p = sub.add_parser("serve", help="serve the HTTP query API (FastAPI; OpenAPI schema at /docs)")
+    p.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1: this machine only)")
+    p.add_argument("--port", type=int, default=8600)
+    p.set_defaults(func=cmd_serve)
     return parser
 
 

@@ -15,9 +15,11 @@ brute force; ``cores`` and the peers' figures (``anchors``).
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -49,14 +51,17 @@ ANCHORS = {
 }
 TARGETS = {
     "rerank_1000_ms": ("<=", 2.0), "query_p50_ms_large": ("<=", 30.0), "query_overhead_ratio": ("<=", 1.15),
+    "query_overhead_ratio_real": ("<=", 1.15),
     "ingest_vs_encode_ratio": (">=", 0.9), "consolidate_s_large": ("<=", 60.0),
     "consolidate_growth_exponent": ("<=", 1.2), "surgical_reembed_fraction": ("<=", 0.05),
     "peak_rss_mb": ("<=", 2000.0), "recall_at_20": (">=", 0.95),
 }
 FULL = {"query_sizes": (10_000, 100_000), "consolidate_sizes": (1_000, 10_000), "rss_chunks": 100_000,
-        "ingest_chunks": 600, "rerank_repeats": 200, "query_repeats": 40, "recall_queries": 100}
+        "ingest_chunks": 600, "rerank_repeats": 200, "query_repeats": 40, "recall_queries": 100,
+        "real_rounds": 3, "real_limit": None}
 QUICK = {"query_sizes": (2_000, 20_000), "consolidate_sizes": (500, 2_000), "rss_chunks": 10_000,
-         "ingest_chunks": 200, "rerank_repeats": 60, "query_repeats": 16, "recall_queries": 30}
+         "ingest_chunks": 200, "rerank_repeats": 60, "query_repeats": 16, "recall_queries": 30,
+         "real_rounds": 1, "real_limit": None}
 
 DOC_TYPES = np.array(["policy", "news", "reference", "research", "legal", "general"], dtype=object)
 KINDS = np.array(["STATIC", "VERSIONED", "EVENT"], dtype=object)
@@ -279,6 +284,89 @@ def bench_query(n: int, embedder, *, repeats: int, recall_queries: int = 0) -> d
                    mean_overhead_ratio_with_flush=round(float((np.sum(e2e) + flush_s) / np.sum(raw)), 3))
         if recall_queries:
             out["recall_at_20"] = recall_at_20(app.store, recall_queries)
+    return out
+
+
+REAL_SETS = ("flask-docs", "changelogs")   # data/real/: versioned docs pages and release notes
+REAL_ROOT = Path(__file__).resolve().parent.parent / "data" / "real"
+
+
+def real_store(embedder, *, sets: tuple[str, ...] = REAL_SETS, root: Path = REAL_ROOT,
+               cache: Path | None = None, limit: int | None = None) -> tuple[Path, list[dict]]:
+    """A store of real text (issue 18): the corpora of ``sets`` (data/real/, engineer F's
+    evaluation sets: long versioned documentation pages and changelog entries) ingested and
+    consolidated as the CLI does, once, and their questions (each with its own ``as_of``);
+    ``limit``: only the first ``limit`` documents and questions of each set (tests).
+
+    Cached under ``$SMARTVECTOR_CACHE_DIR/perf-real-<fingerprint>`` (default
+    ``~/.cache/smartvector``); the fingerprint covers the corpus files, the limit, the encoder
+    and the chunk schema, so a change of any of them builds a fresh store. Returns (store
+    directory, questions)."""
+    from .embedding import cache_dir
+    from .store import chunks_schema
+
+    digest = hashlib.sha256(f"{embedder.encoder_id}|{chunks_schema(embedder.dim)}|{limit}".encode())
+    records, questions = [], []
+    for name in sets:
+        corpus = (root / name / "corpus.jsonl").read_bytes()
+        digest.update(corpus)
+        records += [json.loads(line) for line in corpus.decode("utf-8").splitlines() if line.strip()][:limit]
+        questions += [json.loads(line) for line in (root / name / "queries.jsonl").read_text(
+            encoding="utf-8").splitlines() if line.strip()][:limit]
+    directory = (cache or cache_dir()) / f"perf-real-{digest.hexdigest()[:16]}"
+    if not (directory / "READY").is_file():
+        shutil.rmtree(directory, ignore_errors=True)
+        app = _app(str(directory), embedder)
+        app.ingest_records(records, now=max(_when(q["as_of"]) for q in questions))
+        app.store.ensure_indexes()
+        (directory / "READY").write_text(json.dumps({"sets": list(sets), "encoder": embedder.encoder_id}))
+    return directory, questions
+
+
+def _when(text: str) -> datetime:
+    return datetime.fromisoformat(text.replace("Z", "+00:00"))
+
+
+def bench_query_real(embedder, *, rounds: int = 3, sets: tuple[str, ...] = REAL_SETS,
+                     cache: Path | None = None, limit: int | None = None) -> dict:
+    """The end-to-end query on real text against embed + the raw LanceDB search, as issue 18's
+    harness times it: every question of the real sets at its own ``as_of``, ``default``, k = 5,
+    no logging, the two timings alternated in order. The raw search is the one of
+    :func:`bench_query` (top 60, the existence prefilter, every column the reranker reads).
+    Both result forms are timed: passages (``group_by="chunk"``, the default) and one result
+    per document. Each of ``rounds`` rounds asks every question once per form; the figures
+    are the p50 over all rounds, ``query_overhead_ratio`` = p50(query) / p50(raw), and its
+    value per round (``ratio_per_round``: the spread)."""
+    from .retrieval.candidates import SEARCH_COLUMNS
+
+    directory, questions = real_store(embedder, sets=sets, cache=cache, limit=limit)
+    app = _app(str(directory), embedder)
+    asked = [(q["text"], _when(q["as_of"])) for q in questions]
+    app.query(asked[0][0], as_of=asked[0][1], log=False)      # warm: model, knowledge state, indexes
+    forms = ("chunk", "document")
+    times: dict[str, list[list[float]]] = {f: [] for f in ("raw", *forms)}
+    for r in range(rounds):
+        for series in times.values():
+            series.append([])
+        for i, (text, as_of) in enumerate(asked):
+            steps = ["raw", *forms] if (r + i) % 2 else [*forms, "raw"]
+            for step in steps:
+                t0 = time.perf_counter()
+                if step == "raw":
+                    app.store.search(embedder.encode([text])[0], as_of=as_of, limit=60, columns=SEARCH_COLUMNS)
+                else:
+                    app.query(text, as_of=as_of, log=False, group_by=step)
+                times[step][-1].append(time.perf_counter() - t0)
+    every = {step: np.concatenate(series) for step, series in times.items()}
+    out = {"real_sets": list(sets), "real_chunks": app.store.count_chunks(), "real_questions": len(asked),
+           "rounds": rounds, "raw_p50_ms": _ms(np.median(every["raw"]))}
+    for form, key in (("chunk", "passages"), ("document", "documents")):
+        out[key] = {"query_p50_ms": _ms(np.median(every[form])), "query_p95_ms": _ms(np.percentile(every[form], 95)),
+                    "query_overhead_ratio": round(float(np.median(every[form]) / np.median(every["raw"])), 3),
+                    "ratio_per_round": [round(float(np.median(e) / np.median(w)), 3)
+                                        for e, w in zip(times[form], times["raw"], strict=True)]}
+    out["query_overhead_ratio"] = max(out["passages"]["query_overhead_ratio"],
+                                      out["documents"]["query_overhead_ratio"])
     return out
 
 
@@ -505,6 +593,10 @@ def run(*, quick: bool = False, log: Callable[[str], None] | None = None, sizes:
     out["query_p50_ms"] = {str(small): out["query_small"]["query_p50_ms"], str(large): out["query_large"]["query_p50_ms"]}
     out["query_overhead_ratio"] = max(out["query_small"]["query_overhead_ratio"],
                                       out["query_large"]["query_overhead_ratio"])
+    say("query on real text")
+    out["query_real"] = bench_query_real(embedder, rounds=sizes["real_rounds"], limit=sizes["real_limit"],
+                                         cache=sizes.get("real_cache"))
+    out["query_overhead_ratio_real"] = out["query_real"]["query_overhead_ratio"]
     say("ingest")
     torch_model = _torch_model(embedder)
     out.update(bench_question_embed(embedder, torch_model, sizes["query_repeats"]))
@@ -532,6 +624,7 @@ def check_targets(out: dict) -> dict[str, bool | None]:
         "rerank_1000_ms": out.get("rerank_1000_ms"),
         "query_p50_ms_large": out.get("query_large", {}).get("query_p50_ms"),
         "query_overhead_ratio": out.get("query_overhead_ratio"),
+        "query_overhead_ratio_real": out.get("query_overhead_ratio_real"),
         "ingest_vs_encode_ratio": out.get("ingest_vs_encode_ratio"),
         "consolidate_s_large": max((v for v in out.get("consolidate_s", {}).values() if v is not None), default=None),
         "consolidate_growth_exponent": out.get("consolidate_growth_exponent"),
@@ -545,6 +638,17 @@ def check_targets(out: dict) -> dict[str, bool | None]:
     return met
 
 
+def _real_row(real: dict | None) -> tuple[str, str, str, str]:
+    if not real:
+        return ("Query overhead on real text", "not measured", "≤ 1.15", "")
+    p, d = real["passages"], real["documents"]
+    return (f"Query overhead on real text ({real['real_chunks']:,} chunks of {' + '.join(real['real_sets'])}, "
+            f"{real['real_questions']} questions × {real['rounds']} rounds)",
+            f"× {p['query_overhead_ratio']} passages (rounds {min(p['ratio_per_round'])}–{max(p['ratio_per_round'])}), "
+            f"× {d['query_overhead_ratio']} one per document; p50 {p['query_p50_ms']} ms, raw {real['raw_p50_ms']} ms",
+            "≤ 1.15", "issue 18 harness: 1.54–1.58 (news), 1.55 (docs)")
+
+
 def format_table(out: dict) -> str:
     """The figures as plain text lines (``perf`` without ``--json``)."""
     lines = [f"cores: {out['cores']}  mode: {out['mode']}  load at start: {out['load_avg_1m_at_start']}"]
@@ -556,8 +660,12 @@ def format_table(out: dict) -> str:
     return "\n".join(lines)
 
 
-def perf_markdown(out: dict) -> str:
-    """docs/PERF.md: the run's figures beside the targets and the peers' figures."""
+KEEP_BELOW = "<!-- sections below are kept by `perf`: measured by their own scripts, each with its method -->"
+
+
+def perf_markdown(out: dict, previous: str = "") -> str:
+    """docs/PERF.md: the run's figures beside the targets and the peers' figures; the part of
+    ``previous`` (the page as it was) from :data:`KEEP_BELOW` on is kept as it is."""
     q_small, q_large = out["query_small"], out["query_large"]
     c = out["consolidate_s"]
     rows = [
@@ -568,6 +676,7 @@ def perf_markdown(out: dict) -> str:
         (f"Query p50 at {out['query_large_chunks']:,} chunks", f"{q_large['query_p50_ms']} ms "
          f"(raw {q_large['raw_p50_ms']} ms)", "≤ 30 ms", "SmartVector reference: scans every vector"),
         ("Query overhead over embed + raw LanceDB search", f"× {out['query_overhead_ratio']}", "≤ 1.15", ""),
+        _real_row(out.get("query_real")),
         ("Embed one question (p50)", f"{out.get('question_embed_ms')} ms ({out.get('embed_backend')}; "
          f"PyTorch sentence-transformers {out.get('question_embed_torch_ms')} ms)", "", ""),
         ("Recall@20 of the vector index vs brute force", f"{out['recall_at_20']}", "≥ 0.95", ""),
@@ -610,4 +719,5 @@ def perf_markdown(out: dict) -> str:
     missed = [key for key, ok in out.get("targets_met", {}).items() if ok is False]
     lines += [("Targets missed in this run: " + ", ".join(f"`{k}`" for k in missed) + ".") if missed
               else "Every target is met in this run.", ""]
-    return "\n".join(lines)
+    kept = previous[previous.index(KEEP_BELOW):] if KEEP_BELOW in previous else ""
+    return "\n".join(lines) + ("\n" + kept if kept else "")

@@ -58,6 +58,20 @@ def test_feedback_accept_and_correct(loaded):
     assert code == 0 and "accept" in out
 
 
+def test_feedback_undo_from_the_cli_reverses_the_verdict_and_its_ripple(loaded):
+    _, out, _ = loaded("feedback", "limits_v2", "correct", "--query-id", "q9", "--json")
+    corrected = json.loads(out)
+    code, out, err = loaded("feedback", "limits_v2", "undo", "--query-id", "q9", "--json")
+    assert code == 0, err
+    undone = json.loads(out)
+    assert undone["undone"] == "correct" and undone["ripple_reversed"] == 1
+    assert undone["trust_after"] == pytest.approx(corrected["trust_before"], abs=1e-9)
+    events = json.loads(loaded("stats", "--json")[1])["events"]
+    code, _, err = loaded("feedback", "limits_v2", "undo", "--query-id", "q9")
+    assert code == 2 and "no verdict" in err            # nothing left to undo: nothing written
+    assert json.loads(loaded("stats", "--json")[1])["events"] == events
+
+
 @pytest.mark.parametrize(("args", "expected"), [
     (("feedback", "no_such_doc", "accept"), "no document with id 'no_such_doc'"),
     (("feedback", "limits_v2", "love"), "expected accept or correct"),

@@ -12,17 +12,17 @@ import pytest
 from smartvector_core import perf
 
 TOY = {"query_sizes": (300, 600), "consolidate_sizes": (60, 120), "rss_chunks": 200, "ingest_chunks": 16,
-       "rerank_repeats": 3, "query_repeats": 3, "recall_queries": 4}
+       "rerank_repeats": 3, "query_repeats": 3, "recall_queries": 4, "real_rounds": 1, "real_limit": 6}
 KEYS = {"cores", "mode", "rerank_1000_ms", "embed_backend", "embed_threads", "query_small", "query_large",
-        "query_p50_ms", "query_overhead_ratio", "recall_at_20", "ingest_chunks_per_s", "ingest_vs_encode_ratio",
+        "query_p50_ms", "query_overhead_ratio", "query_overhead_ratio_real", "query_real", "recall_at_20", "ingest_chunks_per_s", "ingest_vs_encode_ratio",
         "ingest_vs_backend_encode_ratio", "question_embed_ms", "question_embed_torch_ms",
         "surgical_reembed_fraction", "consolidate_s", "consolidate_growth_exponent", "peak_rss_mb", "anchors",
         "targets_met", "seconds"}
 
 
 @pytest.fixture(scope="module")
-def figures():
-    return perf.run(sizes=TOY)
+def figures(tmp_path_factory):
+    return perf.run(sizes={**TOY, "real_cache": tmp_path_factory.mktemp("cache")})
 
 
 def test_every_figure_is_produced_and_judged(figures):
@@ -39,6 +39,8 @@ def test_machine_independent_figures(figures):
     assert figures["recall_at_20"] == 1.0                     # 600 rows: no index yet, exact search
     assert figures["query_large"]["indexes"]["rows"] == 600
     assert 0 < figures["peak_rss_mb"] < 4000
+    real = figures["query_real"]        # 6 documents and 6 questions of each real set
+    assert real["real_questions"] == 12 and real["real_chunks"] > 12 and len(real["passages"]["ratio_per_round"]) == 1
 
 
 def test_perf_markdown_names_what_was_missed(figures):
@@ -48,3 +50,6 @@ def test_perf_markdown_names_what_was_missed(figures):
     assert "Targets missed in this run: `rerank_1000_ms`." in perf.perf_markdown(missed)
     met = dict(figures, targets_met={k: True for k in figures["targets_met"]})
     assert "Every target is met in this run." in perf.perf_markdown(met)
+    kept = f"{perf.KEEP_BELOW}\n## A million chunks\nmeasured apart\n"
+    again = perf.perf_markdown(figures, "# Performance\nold table\n" + kept)
+    assert again.endswith(kept) and "old table" not in again        # the table is new, the sections stay

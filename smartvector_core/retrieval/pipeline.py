@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import time
 import uuid
+from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -58,6 +60,10 @@ from .scoring import DEFAULT_SCORING
 CANDIDATE_POOL = 60
 GROUP_BY = ("chunk", "document")
 LEXICAL_POOL = 30       # ours: full-text hits added to the pool (chunks)
+# LanceDB's reads run outside the GIL: the full-text searches of one query run beside the
+# question's encoding and beside each other (issue 18: on real text they cost as much as the
+# vector search; run one after another they made the query 1.5-2x the raw search)
+_READS = ThreadPoolExecutor(max_workers=MAX_NAMES + 1, thread_name_prefix="smartvector-read")
 
 
 @dataclass
@@ -86,9 +92,11 @@ def new_query_id() -> str:
     return uuid.uuid4().hex[:12]
 
 
-def retrieve(store, query_vector: np.ndarray, as_of: datetime, k: int, knowledge=None,
-             text: str | None = None) -> Candidates:
-    """Top chunks that existed at ``as_of``, one row per chunk (passage).
+def retrieve(store, query_vector: np.ndarray | Callable[[], np.ndarray], as_of: datetime, k: int,
+             knowledge=None, text: str | None = None) -> Candidates:
+    """Top chunks that existed at ``as_of``, one row per chunk (passage). ``query_vector``: the
+    question's embedding, or a function that makes it (then the full-text search runs while
+    the question is encoded).
 
     With ``text``, LanceDB's full-text (BM25) index is searched too: its best
     ``LEXICAL_POOL`` chunks join the pool (their cosine computed from their stored vectors)
@@ -108,25 +116,38 @@ def retrieve(store, query_vector: np.ndarray, as_of: datetime, k: int, knowledge
     if fields is not None:
         index = knowledge.doc_index()
         bound = as_of if to_us(as_of) < int(fields["created_us"].max()) else None
+        found = _text_search(store, text, bound, CHUNK_COLUMNS)
+        query_vector = query_vector() if callable(query_vector) else query_vector
         hits = store.search(query_vector, as_of=bound, limit=pool, columns=CHUNK_COLUMNS)
-        hits, lexical = _with_lexical(store, hits, text, query_vector, bound, CHUNK_COLUMNS)
+        hits, lexical = _with_lexical(store, hits, found, text, query_vector, bound, CHUNK_COLUMNS)
         cands = Candidates.from_chunk_hits(hits, fields, index.lookup, lexical)
         if cands is not None:
             return cands
+    found = _text_search(store, text, as_of, SEARCH_COLUMNS)
+    query_vector = query_vector() if callable(query_vector) else query_vector
     hits = store.search(query_vector, as_of=as_of, limit=pool, columns=SEARCH_COLUMNS)
-    hits, lexical = _with_lexical(store, hits, text, query_vector, as_of, SEARCH_COLUMNS)
+    hits, lexical = _with_lexical(store, hits, found, text, query_vector, as_of, SEARCH_COLUMNS)
     return Candidates.from_search(hits, lexical)
 
 
-def _with_lexical(store, hits: pa.Table, text: str | None, query_vector: np.ndarray, as_of, columns
-                  ) -> tuple[pa.Table, dict[str, float] | None]:
+def _text_search(store, text: str | None, as_of, columns) -> Future | None:
+    """The question's full-text search (its best ``LEXICAL_POOL`` chunks, with their vectors),
+    started in the background; None without text."""
+    if text is None:
+        return None
+    return _READS.submit(store.fts_search, text, as_of=as_of, limit=LEXICAL_POOL, columns=[*columns, "vector"])
+
+
+def _with_lexical(store, hits: pa.Table, found: Future | None, text: str | None, query_vector: np.ndarray,
+                  as_of, columns) -> tuple[pa.Table, dict[str, float] | None]:
     """The vector ``hits`` plus the full-text hits they lack (``_distance`` = 1 − cosine of the
     stored vector), and the lexical signal of the pool's chunks (:func:`lexical.lexical_signal`:
     the question's BM25, and which chunks name each name of the question, one full-text query
-    per name within the pool); ``(hits, None)`` without text."""
-    if text is None:
+    per name within the pool, side by side); ``found``: the question's full-text search
+    (:func:`_text_search`); ``(hits, None)`` without text."""
+    if text is None or found is None:
         return hits, None
-    found = store.fts_search(text, as_of=as_of, limit=LEXICAL_POOL, columns=[*columns, "vector"])
+    found = found.result()
     new = ~pc.is_in(found.column("chunk_id"), value_set=hits.column("chunk_id").combine_chunks()).to_numpy(
         zero_copy_only=False) if found.num_rows else np.zeros(0, dtype=bool)
     if new.any():
@@ -140,9 +161,11 @@ def _with_lexical(store, hits: pa.Table, text: str | None, query_vector: np.ndar
     bm25 = dict(zip(found.column("chunk_id").to_pylist(), map(float, found.column("_score").to_pylist()),
                     strict=True))
     pool = list(dict.fromkeys(hits.column("chunk_id").to_pylist()))
+    searches = [_READS.submit(store.fts_search, name, as_of=as_of, limit=len(pool), require_all=True, within=pool)
+                for name in subject_terms(text)[:MAX_NAMES]]
     names = []
-    for name in subject_terms(text)[:MAX_NAMES]:
-        named = store.fts_search(name, as_of=as_of, limit=len(pool), require_all=True, within=pool)
+    for search in searches:
+        named = search.result()
         scores = named.column("_score").to_pylist()
         names.append((set(named.column("chunk_id").to_pylist()), float(max(scores, default=0.0))))
     return hits, lexical_signal(bm25, names)
@@ -153,14 +176,18 @@ def run_query(store, embedder, request: QueryRequest, *, knowledge, vector: np.n
     """Answer one query; ``knowledge`` is the store's :class:`KnowledgeState`; ``vector`` the
     question's embedding if already computed (else it is embedded here, once)."""
     profile = get_profile(request.profile)
-    timings: dict[str, float] = {}
-    t0 = time.perf_counter()
-    if vector is None:
-        vector = embedder.encode([request.text])[0]
-    timings["embed"] = (time.perf_counter() - t0) * 1000
+    timings: dict[str, float] = {"embed": 0.0}
+
+    def encode() -> np.ndarray:   # called by retrieve once the full-text search is under way
+        t0 = time.perf_counter()
+        encoded = embedder.encode([request.text])[0]
+        timings["embed"] = (time.perf_counter() - t0) * 1000
+        return encoded
+
     t1 = time.perf_counter()
-    cands = retrieve(store, vector, request.as_of, request.k, knowledge, text=request.text)
-    timings["search"] = (time.perf_counter() - t1) * 1000
+    cands = retrieve(store, encode if vector is None else vector, request.as_of, request.k, knowledge,
+                     text=request.text)
+    timings["search"] = (time.perf_counter() - t1) * 1000 - timings["embed"]
     t2 = time.perf_counter()
     response = answer(cands, request, profile, knowledge)
     timings["rerank"] = (time.perf_counter() - t2) * 1000

@@ -1,65 +1,119 @@
-"""Ray engine vs local engine throughput: ``python -m smartvector_core.scaleout.bench N``.
+"""``ingest --engine ray`` against the local engine at size (issue 18 item 4, docs/SCALING.md).
 
-Ingests N synthetic one-chunk documents (30 words each) with the real MiniLM, first with the Ray
-engine on ``ray.init(num_cpus=2)``, then with the local engine (torch on 2 threads), each into
-a fresh temporary store; prints one JSON line. Run it on a quiet machine.
+Both engines ingest the same ``--chunks`` chunks (documents of 4 distinct paragraphs of
+English-like text, ``perf._records``: every chunk text unique, so every chunk is encoded) into
+fresh stores, with no consolidation, in one process: the local engine
+(``SmartVector.ingest_records``) and the Ray engine (``scaleout.ray_ingest.ingest_documents_ray``
+on a local Ray cluster of ``--workers`` CPUs: one encoder actor per CPU, one ONNX thread each,
+then the driver's writes). ``ray.init`` is timed apart. Then the two stores are compared row by
+row: every column of every chunk row equal (``ingested_at`` too: both run with the same
+``now``), vectors equal to 1e-5 (ONNX Runtime batches the texts differently in the two engines,
+which moves float32 results by ~1e-7).
+
+``--model hashing`` uses the hashing embedder: what remains is the engines' own cost (chunking,
+orchestration, row building, writes) without the encoder.
+
+    python -m smartvector_core.scaleout.bench --chunks 100000 --workers 2 [--model hashing] [--json OUT]
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
-import random
-import sys
 import tempfile
 import time
-from datetime import UTC, datetime
+from pathlib import Path
 
-NOW = datetime(2026, 11, 30, tzinfo=UTC)
-WORDS = ["api", "rate", "limit", "quota", "token", "billing", "invoice", "region", "latency", "deploy", "rollback", "policy", "seat", "plan", "user", "admin", "audit", "log", "error", "retry", "cache", "index", "shard", "replica", "backup", "restore", "version", "release"]
-
-
-def synthetic_records(n: int, seed: int = 7) -> list[dict]:
-    rng = random.Random(seed)
-    return [{"id": f"d{i:06d}", "title": f"note {i}", "created_at": "2026-01-01T00:00:00Z",
-             "text": " ".join(rng.choice(WORDS) for _ in range(30)) + f" ref {i}."} for i in range(n)]
+import numpy as np
+import pyarrow as pa
 
 
-def main(n: int) -> dict:
-    os.environ.setdefault("LANCEDB_LOG", "error")
-    import ray
-
-    from ..ingest import ingest_documents, validate_records
+def _app(directory: str, model: str, embedder):
     from ..service import SmartVector
     from ..settings import load_settings
-    from .ray_ingest import REPO_ROOT, LazyEmbedder, ingest_documents_ray
 
-    docs = validate_records(synthetic_records(n), ingest_time=NOW)
-    tmp = tempfile.mkdtemp()
-    out: dict = {"n_docs": n}
-    t = time.perf_counter()
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False,
-             runtime_env={"env_vars": {"PYTHONPATH": str(REPO_ROOT)}})
-    out["ray_init_s"] = round(time.perf_counter() - t, 1)
-    app = SmartVector(load_settings(f"{tmp}/ray", env={}), embedder=LazyEmbedder("all-MiniLM-L6-v2"))
-    t = time.perf_counter()
-    report = ingest_documents_ray(app.store, docs, model_name=app.settings.model_name, now=NOW,
-                                  embedder=app.embedder)
-    out.update(ray_s=round(time.perf_counter() - t, 1), ray_chunks=report.chunks)
-    ray.shutdown()
+    return SmartVector(load_settings(directory, env={"SMARTVECTOR_MODEL": model}), embedder=embedder)
 
-    os.environ["SMARTVECTOR_EMBED_THREADS"] = "2"
-    local = SmartVector(load_settings(f"{tmp}/local", env={}))
-    t = time.perf_counter()
-    _ = local.embedder
-    out["local_model_load_s"] = round(time.perf_counter() - t, 1)
-    t = time.perf_counter()
-    report = ingest_documents(local.store, local.embedder, docs, now=NOW)
-    out.update(local_s=round(time.perf_counter() - t, 1), local_encode_s=round(report.encode_seconds, 1),
-               local_chunks=report.chunks)
-    out["ray_throughput_over_local"] = round(out["local_s"] / out["ray_s"], 2)
+
+def _local_embedder(model: str, threads: int):
+    from ..embedding import OnnxEmbedder, get_embedder
+
+    return get_embedder(model) if model.startswith("hashing") else OnnxEmbedder(model, threads=threads)
+
+
+def _table(app) -> pa.Table:
+    rows = app.store.table("chunks").to_arrow()
+    return rows.take(pa.array(np.lexsort((rows.column("current").to_numpy(zero_copy_only=False),
+                                          np.asarray(rows.column("chunk_id").to_pylist(), dtype=object)))))
+
+
+def same_contents(a, b) -> dict:
+    left, right = _table(a), _table(b)
+    out = {"rows": [left.num_rows, right.num_rows], "columns_differing": []}
+    if left.num_rows != right.num_rows:
+        out["equal"] = False
+        return out
+    for name in left.column_names:
+        if name == "vector":
+            x = np.stack(left.column(name).to_numpy(zero_copy_only=False))
+            y = np.stack(right.column(name).to_numpy(zero_copy_only=False))
+            out["vector_max_abs_diff"] = float(np.abs(x - y).max()) if len(x) else 0.0
+            if not np.allclose(x, y, atol=1e-5):
+                out["columns_differing"].append(name)
+        elif pa.types.is_floating(left.schema.field(name).type):      # NaN (no authority) == NaN
+            x, y = (c.to_numpy(zero_copy_only=False).astype(np.float64) for c in (left.column(name), right.column(name)))
+            if not np.array_equal(x, y, equal_nan=True):
+                out["columns_differing"].append(name)
+        elif not left.column(name).equals(right.column(name)):
+            out["columns_differing"].append(name)
+    out["equal"] = not out["columns_differing"]
     return out
 
 
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--chunks", type=int, default=100_000)
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--model", default="all-MiniLM-L6-v2")
+    parser.add_argument("--json", type=Path)
+    args = parser.parse_args()
+
+    from .. import perf
+    from ..ingest import validate_records
+    from .ray_ingest import LazyEmbedder, ensure_ray, ingest_documents_ray
+
+    os.environ.setdefault("LANCEDB_LOG", "error")
+    records = perf._records(args.chunks, per_doc=4, prefix="ray")
+    out: dict = {"cores": os.cpu_count(), "load_avg_1m_at_start": round(os.getloadavg()[0], 2),
+                 "model": args.model, "workers": args.workers, "documents": len(records)}
+    with tempfile.TemporaryDirectory() as root:
+        local = _app(f"{root}/local", args.model, _local_embedder(args.model, args.workers))
+        local.embedder.encode(["warm up"])
+        t0 = time.perf_counter()
+        report = local.ingest_records(records, now=perf._now(), consolidate=False)
+        out["local_s"] = round(time.perf_counter() - t0, 1)
+        out["chunks"] = report.chunks
+        os.environ["SMARTVECTOR_EMBED_THREADS"] = "1"            # each Ray encoder actor: one thread
+        t0 = time.perf_counter()
+        ensure_ray(num_cpus=args.workers)
+        out["ray_init_s"] = round(time.perf_counter() - t0, 1)
+        distributed = _app(f"{root}/ray", args.model, LazyEmbedder(args.model))
+        t0 = time.perf_counter()
+        docs = validate_records(records, ingest_time=perf._now())      # as the local engine does
+        ray_report = ingest_documents_ray(distributed.store, docs, model_name=args.model, now=perf._now())
+        out["ray_s"] = round(time.perf_counter() - t0, 1)
+        out["reports_equal"] = report.to_dict() == ray_report.to_dict()
+        for engine in ("local", "ray"):
+            out[f"{engine}_ms_per_chunk"] = round(1000 * out[f"{engine}_s"] / max(1, out["chunks"]), 3)
+        out["ray_speedup"] = round(out["local_s"] / out["ray_s"], 3)
+        out["ray_speedup_with_init"] = round(out["local_s"] / (out["ray_s"] + out["ray_init_s"]), 3)
+        out["same_contents"] = same_contents(local, distributed)
+    out["load_avg_1m_at_end"] = round(os.getloadavg()[0], 2)
+    print(json.dumps(out))
+    if args.json:
+        args.json.write_text(json.dumps(out, indent=1) + "\n")
+
+
 if __name__ == "__main__":
-    print(json.dumps(main(int(sys.argv[1]) if len(sys.argv) > 1 else 10_000)))
+    main()
