@@ -143,6 +143,23 @@ def _lexical(chunk_ids: np.ndarray, lexical: dict[str, float] | None) -> np.ndar
     return np.fromiter((lexical.get(c, 0.0) for c in chunk_ids), dtype=np.float64, count=len(chunk_ids))
 
 
+EXTRA_PASSAGE_MIN_SIMILARITY = 0.8   # ours: a second passage shows when its cosine is >= 0.8 x its document's best
+
+
+def relevant_passages(doc_id: np.ndarray, raw_cosine: np.ndarray,
+                      min_share: float = EXTRA_PASSAGE_MIN_SIMILARITY) -> np.ndarray:
+    """Per row, whether the passage is about the question as much as its document is:
+    ``cos >= min_share · max cos of its document's passages`` (ours: "several chunks of that
+    version when relevant", issue 14; a chunk that only passes the relevance gate does not ride
+    along with a good one)."""
+    if not len(doc_id):
+        return np.zeros(0, dtype=bool)
+    _, inverse = np.unique(doc_id, return_inverse=True)
+    best = np.full(inverse.max() + 1, -np.inf)
+    np.maximum.at(best, inverse, raw_cosine)
+    return raw_cosine >= min_share * best[inverse]
+
+
 def first_per_document(doc_id: np.ndarray, rows: np.ndarray) -> np.ndarray:
     """The first of ``rows`` (indices, in the caller's order) of each document, in that order."""
     rows = np.asarray(rows, dtype=np.intp)
@@ -152,13 +169,19 @@ def first_per_document(doc_id: np.ndarray, rows: np.ndarray) -> np.ndarray:
     return rows[np.sort(first)]
 
 
-def select_passages(doc_id: np.ndarray, order: np.ndarray, k: int, per_document: int) -> np.ndarray:
+def select_passages(doc_id: np.ndarray, order: np.ndarray, k: int, per_document: int,
+                    relevant: np.ndarray | None = None) -> np.ndarray:
     """Up to ``k`` passages from ``order`` (row indices, best first), at most ``per_document``
     of one document, grouped under their document: documents in the order of their best
-    passage, a document's passages best first. The set is the ``k`` best passages under the cap."""
+    passage, a document's passages best first. The set is the ``k`` best passages under the cap.
+    ``relevant`` (per row): whether a passage other than its document's best may be shown."""
     order = np.asarray(order, dtype=np.intp)
     if not order.size or k < 1:
         return order[:0]
+    if relevant is not None:
+        first = np.zeros(len(order), dtype=bool)
+        first[np.unique(doc_id[order], return_index=True)[1]] = True
+        order = order[first | np.asarray(relevant, dtype=bool)[order]]
     docs = doc_id[order]
     _, inverse = np.unique(docs, return_inverse=True)
     seen = np.zeros(inverse.max() + 1, dtype=np.int64)

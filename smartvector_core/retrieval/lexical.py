@@ -28,6 +28,11 @@ tell give find explain describe compare summarize summarise i my our we you your
 there this that these those it its if and or but not no yes
 """
 _STARTERS = frozenset(_STARTER_WORDS.split())
+# Dates are the time intent's business, not names: months, weekdays, quarters, and plain numbers
+# (a year, a count) are never names; a version needs a dot ("2.0.1") or letters ("v2", "HTTP2").
+_DATE_WORD = re.compile(r"(?i)(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?"
+                        r"|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?|monday|tuesday|wednesday"
+                        r"|thursday|friday|saturday|sunday|q[1-4]|h[12]|fy\d\d(?:\d\d)?)")
 _QUOTED = re.compile(r"[\"“”`]([^\"“”`]{2,80})[\"“”`]")
 _TOKEN = re.compile(r"[A-Za-z0-9][\w.+#/-]*[\w+#]|[A-Za-z0-9]")
 
@@ -36,10 +41,12 @@ def subject_terms(question: str) -> list[str]:
     """The names in ``question``, each a group of terms a document must all contain to name it:
 
     - quoted text ("send_file", `SESSION_COOKIE_NAME`);
-    - identifiers: a token with a digit, ``_``, ``.``, ``/``, ``#`` inside, or an inner capital
-      (``3.5.5``, ``send_file``, ``HTTPError``, ``X-Forwarded-For``), each on its own;
+    - identifiers: a token with ``_``, ``.``, ``/``, ``#`` inside, letters and digits together, or
+      an inner capital (``3.5.5``, ``send_file``, ``HTTPError``, ``X-Forwarded-For``), each on
+      its own; plain numbers (years, counts) are not names;
     - runs of capitalised words (``Checkout Service``), except a question or request word that
-      only starts the sentence ("What", "Which", "Show").
+      only starts the sentence ("What", "Which", "Show"), and months, weekdays and quarters
+      (dates are the time intent's business).
     """
     text = question if isinstance(question, str) else ""
     groups = [m.group(1).strip() for m in _QUOTED.finditer(text)]
@@ -47,9 +54,10 @@ def subject_terms(question: str) -> list[str]:
     last_end = -1
     for m in _TOKEN.finditer(text):
         token = m.group().rstrip(".")
-        identifier = bool(re.search(r"\d|_|[./#]\w|[a-z][A-Z]", token)) or (
-            "-" in token and any(c.isupper() for c in token))
-        capital = token[:1].isupper() and token.lower() not in _STARTERS and len(token) > 1
+        identifier = (bool(re.search(r"_|[./#]\w|[a-z][A-Z]|[A-Za-z]\d|\d[A-Za-z]", token)) or (
+            "-" in token and any(c.isupper() for c in token))) and not _DATE_WORD.fullmatch(token)
+        capital = (token[:1].isupper() and token.lower() not in _STARTERS and len(token) > 1
+                   and not _DATE_WORD.fullmatch(token))
         adjacent = run and text[last_end:m.start()].strip() == ""
         if run and not (capital and not identifier and adjacent):
             groups.append(" ".join(run))
@@ -72,7 +80,9 @@ def lexical_signal(bm25: dict[str, float], names: list[tuple[set[str], float]],
 
     ``bm25``: the question's BM25 per chunk (absent: 0); ``names``: per name of the question, the
     chunks that contain all of its terms and its weight ``w_g`` (its best BM25); ``a`` =
-    ``name_share`` when the question names something, else 0. Dividing by the query's best hit
+    ``name_share``. A question that names nothing gets no lexical signal (all 0): plain BM25
+    among passages that share the question's words is mostly noise (paper suite tune split;
+    the demo's "state of the engineering team" question). Dividing by the query's best hit
     puts BM25 in [0, 1] without sending the weakest hit to 0 (no min-max); a chunk matching
     nothing scores 0.
     """
@@ -80,7 +90,7 @@ def lexical_signal(bm25: dict[str, float], names: list[tuple[set[str], float]],
     out = {c: s / best for c, s in bm25.items()} if best > 0 else {}
     total = sum(w for _, w in names if w > 0)
     if total <= 0:
-        return out
+        return {}
     named: dict[str, float] = {}
     for chunks, w in names:
         for c in chunks:

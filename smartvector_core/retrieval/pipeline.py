@@ -50,6 +50,7 @@ from .candidates import (
     SEARCH_COLUMNS,
     Candidates,
     first_per_document,
+    relevant_passages,
     select_passages,
 )
 from .lexical import MAX_NAMES, lexical_signal, subject_terms
@@ -249,7 +250,8 @@ def build_results(cands: Candidates, ranked: Ranked, profile: Profile, k: int, t
     ``ABSTAIN_CAP`` when the answer abstains; tiers are thresholds on it. The rows are up to
     ``k`` passages, at most ``per_document`` of one document, grouped under their document
     (:func:`candidates.select_passages`)."""
-    top = select_passages(cands.doc_code, ranked.order, k, per_document)
+    top = select_passages(cands.doc_code, ranked.order, k, per_document,
+                          relevant_passages(cands.doc_code, cands.raw_cosine))
     if not len(top):
         return []
     kept = ranked.order

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from smartvector_core.errors import InputError
-from smartvector_core.retrieval.candidates import first_per_document, select_passages
+from smartvector_core.retrieval.candidates import first_per_document, relevant_passages, select_passages
 from smartvector_core.retrieval.pipeline import QueryRequest
 from smartvector_core.retrieval.profiles import DEFAULT
 
@@ -29,6 +29,16 @@ def test_select_passages_by_hand():
     assert select_passages(docs, order, 2, 3).tolist() == [0, 1]
     assert select_passages(docs, np.array([2, 0, 1]), 3, 3).tolist() == [2, 0, 1]   # b first: its passage ranks first
     assert select_passages(docs, np.zeros(0, dtype=np.intp), 5, 3).tolist() == []
+    # a's second passage is not relevant enough to ride along: a0 a3 a4, b2, c5
+    relevant = np.array([True, False, True, True, True, True])
+    assert select_passages(docs, order, 5, 3, relevant).tolist() == [0, 3, 4, 2, 5]
+
+
+def test_relevant_passages_by_hand():
+    docs = np.array(["a", "a", "a", "b"], dtype=object)
+    cos = np.array([0.50, 0.41, 0.39, 0.20])
+    # >= 0.8 x the document's best (0.50 -> 0.40): a0, a1; b's only passage is its best
+    assert relevant_passages(docs, cos).tolist() == [True, True, False, True]
 
 
 def test_first_per_document_keeps_the_callers_order():

@@ -49,12 +49,14 @@ def test_subject_terms_are_the_names_of_the_question():
     assert subject_terms("Which release fixed the send_file bug in Flask 2.0.1?") == ["send_file", "Flask", "2.0.1"]
     assert subject_terms('how do I set "SESSION_COOKIE_NAME" in HTTPError?') == ["SESSION_COOKIE_NAME", "HTTPError"]
     assert subject_terms("Who won the final this week?") == []
+    assert subject_terms("What was the rotation period as of March 2025, in Q1 or on Monday?") == []   # dates
+    assert subject_terms("Does the HTTP2 client of Flask v2 retry 3 times?") == ["HTTP2", "Flask", "v2"]
     assert subject_terms(None) == []
 
 
 def test_lexical_signal_by_hand():
     bm25 = {"a": 4.0, "b": 2.0, "c": 1.0}
-    assert lexical_signal(bm25, []) == {"a": 1.0, "b": 0.5, "c": 0.25}            # BM25 / best
+    assert lexical_signal(bm25, []) == {}                      # names nothing: no lexical signal
     # two names: one (weight 3) in b and d, one (weight 1) in b: b names all, d three quarters
     got = lexical_signal(bm25, [({"b", "d"}, 3.0), ({"b"}, 1.0)], name_share=0.5)
     assert got == pytest.approx({"a": 0.5, "b": 0.75, "c": 0.125, "d": 0.375})
