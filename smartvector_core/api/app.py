@@ -143,8 +143,11 @@ def create_app(service: SmartVector | None = None, *, flush_interval_s: float = 
             with engine.locked() as sv:
                 sv.check_operator(x_operator_token)
                 sv.flush()          # the verdict lands after every answer it may refer to
-                out = sv.feedback(body.id, body.verdict, now=clock.now(), query_id=body.query_id,
-                                  actor=body.actor)
+                if body.verdict == "undo":
+                    out = sv.feedback_undo(body.id, now=clock.now(), query_id=body.query_id, actor=body.actor)
+                else:
+                    out = sv.feedback(body.id, body.verdict, now=clock.now(), query_id=body.query_id,
+                                      actor=body.actor)
         except OperatorTokenError as exc:
             raise HTTPException(status_code=403, detail=str(exc)) from None
         except InputError as exc:

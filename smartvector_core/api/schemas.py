@@ -92,7 +92,9 @@ class FeedbackIn(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     id: str = Field(min_length=1, max_length=1_000, description="document version id")
-    verdict: Literal["accept", "correct"]
+    verdict: Literal["accept", "correct", "undo"] = Field(
+        description="accept raises trust, correct lowers it and ripples to dependents; undo reverses this "
+                    "actor's standing verdict for query_id by an appended event")
     query_id: str = Field("", max_length=200)
     actor: str = Field("api", max_length=200, description="who gave the verdict")
 
@@ -101,7 +103,8 @@ class FeedbackOut(BaseModel):
     model_config = ConfigDict(extra="allow")
 
     id: str
-    verdict: str
+    trust_before: float
+    trust_after: float
 
 
 class DocumentOut(BaseModel):

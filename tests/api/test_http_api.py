@@ -129,6 +129,11 @@ def test_feedback_needs_the_operator_token_and_moves_trust(server):
     assert status == 200 and out["id"] == "policy_v3"
     _, after = _call(base, "GET", "/documents/policy_v3")
     assert after["trust"] < before["trust"]
+    assert out["trust_after"] == pytest.approx(after["trust"], abs=1e-6)
+    status, undone = _call(base, "POST", "/feedback", {"id": "policy_v3", "verdict": "undo"},
+                           headers={"X-Operator-Token": "s3cret"})
+    assert status == 200 and undone["undone"] == "correct"
+    assert undone["trust_after"] == pytest.approx(before["trust"], abs=0.01)   # access events may add a little
     status, _ = _call(base, "POST", "/feedback", {"id": "no_such_doc", "verdict": "accept"},
                       headers={"X-Operator-Token": "s3cret"})
     assert status == 404
