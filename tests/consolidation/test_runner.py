@@ -1,7 +1,7 @@
 """The consolidation agent on a temp LanceDB store: supersession, contradictions, dependencies,
 ripple, lifecycle (dormancy and waking), idempotence, crash convergence; feedback and as_of.
 
-The one-word-edit case (one chunk re-embedded) is ``tests/test_ingest.py::test_one_word_edit_reembeds_one_chunk``.
+The one-word-edit case (one chunk re-embedded) is ``tests/ingest/test_ingest.py::test_one_word_edit_reembeds_one_chunk``.
 """
 
 from __future__ import annotations

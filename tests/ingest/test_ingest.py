@@ -8,8 +8,7 @@ import pytest
 
 from smartvector_core.errors import InputError
 from smartvector_core.ingest.chunking import chunk_document
-
-from .conftest import NOW, write_jsonl
+from tests.conftest import NOW, write_jsonl
 
 GOOD = {"id": "policy_v1", "title": "Rate limits", "text": "API calls are limited to 100 requests per minute.",
         "created_at": "2025-06-01T00:00:00Z", "kind": "VERSIONED", "doc_type": "policy"}
