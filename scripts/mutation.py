@@ -25,11 +25,13 @@ float ``x`` -> ``x+1``, ``True``/``False``) and the names ``min``/``max``, ``min
 ``argmin``/``argmax``, ``any``/``all``. Not mutated: strings, annotations, decorators, ``raise``
 and ``assert`` statements, f-strings, lines marked ``# pragma: no mutate``.
 
-Score = killed / (mutants - equivalent), where the equivalent mutants are listed, each with the
+Score = killed / (mutants - equivalent - error - skipped), where the equivalent mutants are listed, each with the
 reason it cannot change behaviour, in ``scripts/mutation_equivalent.txt`` (one
 ``path | stripped source line | operator`` per line). A mutant is *killed* when a selected test
 fails, errors or times out; *survived* when all pass; *not covered* when no test runs its line
-(counted as survived).
+(counted as survived); *error* when pytest could not run them (our fault, not the tests');
+*skipped* when ``--max-minutes`` (default 28) ran out before it started: the mutants run in the
+drawn random order, so a run cut short is still a random sample.
 
 Usage: ``make mutation`` or ``python scripts/mutation.py`` (full run: under 30 min on the two
 idle cores);
@@ -468,27 +470,29 @@ def summarise(mutants: list[Mutant], equivalent: dict[str, str], meta: dict) -> 
     per_pkg: dict[str, Counter] = defaultdict(Counter)
     for m in mutants:
         pkg = m.path.split("/")[1] if m.path.count("/") >= 2 else m.path
-        status = "equivalent" if m.status != "killed" and m.key in equivalent else m.status
+        status = "equivalent" if m.status in ("survived", "not covered") and m.key in equivalent else m.status
         per_pkg[pkg][status] += 1
         per_pkg["all"][status] += 1
 
     def score(c: Counter) -> float | None:
-        denominator = sum(c.values()) - c["equivalent"] - c["error"]
+        denominator = sum(c.values()) - c["equivalent"] - c["error"] - c["skipped"]
         return round(c["killed"] / denominator, 4) if denominator else None
 
     table = {pkg: {**dict(c), "score": score(c)} for pkg, c in sorted(per_pkg.items())}
+    skipped = f"; {meta['skipped_for_time']} not run (out of time)" if meta.get("skipped_for_time") else ""
     report = {**meta, "by_package": table,
               "mutants": [{**{k: v for k, v in asdict(m).items() if k not in ("start", "end", "new", "stmt_lines")},
                            "key": m.key, "equivalent": equivalent.get(m.key, "")} for m in mutants]}
     md = ["# Mutation check of the core", "",
           f"{meta['sampled']} of {meta['sites']} mutation sites (seed {meta['seed']}), {meta['tests_dir']}, "
-          f"{meta['minutes']:.1f} min on {meta['workers']} workers.", "",
-          "| package | killed | survived | not covered | equivalent | error | score |", "|---|---|---|---|---|---|---|"]
+          f"{meta['minutes']:.1f} min on {meta['workers']} workers{skipped}.", "",
+          "| package | killed | survived | not covered | equivalent | error | skipped | score |",
+          "|---|---|---|---|---|---|---|---|"]
     for pkg, c in table.items():
         shown = "" if c["score"] is None else f"{100 * c['score']:.1f}%"
         md.append(f"| {pkg} | {c.get('killed', 0)} | {c.get('survived', 0)} | {c.get('not covered', 0)} | "
-                  f"{c.get('equivalent', 0)} | {c.get('error', 0)} | {shown} |")
-    md += ["", "Score = killed / (mutants - equivalent - error).", "", "## Survivors (not judged equivalent)", ""]
+                  f"{c.get('equivalent', 0)} | {c.get('error', 0)} | {c.get('skipped', 0)} | {shown} |")
+    md += ["", "Score = killed / (mutants - equivalent - error - skipped).", "", "## Survivors (not judged equivalent)", ""]
     for m in mutants:
         if m.status in ("survived", "not covered") and m.key not in equivalent:
             md.append(f"- `{m.path}:{m.line}` {m.op} ({m.status}, {m.tests} tests)  \n  `{m.original.strip()}`  \n"
@@ -513,6 +517,8 @@ def main(argv: list[str] | None = None) -> int:
                     help="seconds of baseline test time per mutant (fastest covering tests first)")
     ap.add_argument("--ignore", nargs="*", default=["tests/ui", "tests/scaleout", "tests/api", "tests/integrations"],
                     help="test paths left out (dashboard, cluster and adapters: not the core)")
+    ap.add_argument("--max-minutes", type=float, default=28.0,
+                    help="start no mutant after this many minutes (the rest are reported as skipped)")
     ap.add_argument("--out", default=str(REPO / ".mutation"))
     ap.add_argument("--list", action="store_true", help="count the mutation sites and exit")
     ap.add_argument("--keep", action="store_true", help="keep the copies (printed)")
@@ -527,7 +533,8 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     rng = random.Random(args.seed)
     chosen = sites if not args.sample or args.sample >= len(sites) else rng.sample(sites, args.sample)
-    chosen.sort(key=lambda m: (m.path, m.start, m.op))
+    order = list(chosen)                  # run in the drawn (random) order: a run cut short by
+    chosen = sorted(chosen, key=lambda m: (m.path, m.start, m.op))   # --max-minutes is still a sample
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     lock = threading.Lock()
@@ -547,11 +554,15 @@ def main(argv: list[str] | None = None) -> int:
         for root in roots:
             for cache in (root / PACKAGE).rglob("__pycache__"):
                 shutil.rmtree(cache, ignore_errors=True)
-        queue = list(enumerate(chosen))
+        queue = list(enumerate(order))
+        deadline = started + 60.0 * args.max_minutes
         free = list(roots)
 
         def one(item: tuple[int, Mutant]) -> None:
             i, m = item
+            if time.time() > deadline:
+                m.status = "skipped"           # out of time: left out of the score, counted in the report
+                return
             with lock:
                 root = free.pop()
             try:
@@ -570,6 +581,7 @@ def main(argv: list[str] | None = None) -> int:
         else:
             shutil.rmtree(work, ignore_errors=True)
     meta = {"sites": len(sites), "sampled": len(chosen), "seed": args.seed, "workers": len(roots),
+            "skipped_for_time": sum(m.status == "skipped" for m in chosen),
             "tests_dir": " ".join(args.tests) + f" (-m '{args.marker}', ignoring {' '.join(args.ignore) or 'nothing'})",
             "test_budget_s": args.test_budget, "minutes": (time.time() - started) / 60,
             "packages": args.packages}
