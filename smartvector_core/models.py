@@ -91,6 +91,24 @@ class EventType(_Choice):
     RESTORE = "RESTORE"
 
 
+def event_detail(value: Any) -> dict[str, Any]:
+    """An event's ``detail`` (JSON text as stored, or already a dict) as a dict; {} when it is
+    neither (the one reader of event details)."""
+    if isinstance(value, dict):
+        return value
+    try:
+        parsed = json.loads(value) if value else {}
+    except (TypeError, ValueError):
+        return {}
+    return parsed if isinstance(parsed, dict) else {}
+
+
+def verdict_key(detail: Any, doc_id: str, at_us: int) -> str:
+    """What a FEEDBACK_UNDO names in ``detail.undoes``: the verdict's ``detail.event_id``, or
+    ``"{doc_id}@{at_us}"`` for verdicts written before ids existed (service.feedback_undo)."""
+    return event_detail(detail).get("event_id") or f"{doc_id}@{at_us}"
+
+
 class RejectionCode(_Choice):
     """Why a candidate was not returned (blog, "Knowing why something was rejected")."""
 

@@ -35,7 +35,7 @@ from .ingest.pipeline import prepare_documents
 from .ingest.validate import record_warnings
 from .knowledge import KnowledgeCache
 from .memory.chains import chain_members
-from .models import EdgeType, EventType, QueryResponse
+from .models import EdgeType, EventType, QueryResponse, event_detail, verdict_key
 from .retrieval import QueryRequest, get_profile, run_query
 from .retrieval.calibration import expected_calibration_error, refit_knots, reliability_bins
 from .retrieval.candidates import PASSAGES_PER_DOCUMENT
@@ -409,7 +409,7 @@ class SmartVector:
         mine = events[mask].sort_values("at_us", kind="stable")
         undone, verdicts = set(), {}
         for row in mine.itertuples(index=False):
-            detail = _detail(row.detail)
+            detail = event_detail(row.detail)
             if row.event_type == EventType.FEEDBACK_UNDO.value:
                 undone.add(detail.get("undoes"))
             else:
@@ -434,7 +434,7 @@ class SmartVector:
                  "delta": -standing["delta"], "query_id": query_id, "actor": actor, "detail": {"undoes": standing["event_id"],
                                                                       "verdict": standing["verdict"]}}]
         for row in ripple.itertuples(index=False):
-            detail = _detail(row.detail)
+            detail = event_detail(row.detail)
             if detail.get("verdict_event", standing["event_id"]) == standing["event_id"] \
                     and detail.get("source") == doc_id:
                 rows.append({"doc_id": row.doc_id, "event_type": EventType.FEEDBACK_UNDO.value, "at": now,
@@ -685,14 +685,13 @@ class SmartVector:
         events = self.store.events().to_pandas()
         if not len(events):
             return
-        undone = {_detail(d).get("undoes") for d in events.loc[events["event_type"] == EventType.FEEDBACK_UNDO.value,
+        undone = {event_detail(d).get("undoes") for d in events.loc[events["event_type"] == EventType.FEEDBACK_UNDO.value,
                                                                  "detail"]}
         fb = events[events["event_type"].isin([EventType.FEEDBACK_ACCEPT.value, EventType.FEEDBACK_CORRECT.value])
                     & (events["query_id"].fillna("") != "")]
         if undone and len(fb):
             at_us = pd.to_datetime(fb["at"], utc=True).astype("datetime64[us, UTC]").astype("int64")
-            ids = [_detail(d).get("event_id") or f"{doc}@{t}" for d, doc, t in zip(fb["detail"], fb["doc_id"], at_us,
-                                                                                strict=True)]
+            ids = [verdict_key(d, doc, t) for d, doc, t in zip(fb["detail"], fb["doc_id"], at_us, strict=True)]
             fb = fb[[i not in undone for i in ids]]
         if not len(fb):
             return
@@ -855,17 +854,6 @@ class SmartVector:
             "by_doc_type": dict(sorted(by_doc_type.items())),
             "table_versions": self.store.table_versions(),
         }
-
-
-def _detail(value: Any) -> dict[str, Any]:
-    """An event's ``detail`` (JSON text, or already a dict) as a dict; {} when it is neither."""
-    if isinstance(value, dict):
-        return value
-    try:
-        parsed = json.loads(value) if value else {}
-    except (TypeError, ValueError):
-        return {}
-    return parsed if isinstance(parsed, dict) else {}
 
 
 def dumps(obj: Any) -> str:

@@ -24,13 +24,11 @@ each CONTRADICTION penalty of the edge is reversed by an appended CONTRADICTION_
 
 from __future__ import annotations
 
-import json
-
 import numpy as np
 import pandas as pd
 
 from ..facts.rules import NEITHER, concurrent, less_trusted_side
-from ..models import EdgeType, EventType
+from ..models import EdgeType, EventType, event_detail
 from .documents import Documents
 from .records import DEFAULT_CONSOLIDATION, ConsolidationConfig, Edge, Event, stable_id
 
@@ -83,15 +81,6 @@ def penalised_sides(src: int, dst: int, trust: np.ndarray) -> list[tuple[int, in
     return [(src, dst)] if side == 0 else [(dst, src)]
 
 
-def _detail(value) -> dict:
-    if isinstance(value, dict):
-        return value
-    try:
-        return json.loads(value or "{}")
-    except (TypeError, ValueError):
-        return {}
-
-
 def settlement_events(edge_id: str, events: pd.DataFrame, reason: str) -> list[Event]:
     """CONTRADICTION_SETTLED events that reverse each CONTRADICTION penalty of ``edge_id`` in
     ``events`` (columns ``doc_id``, ``event_type``, ``delta``, ``detail``): +|delta| on the
@@ -101,7 +90,7 @@ def settlement_events(edge_id: str, events: pd.DataFrame, reason: str) -> list[E
     mine = events[events["event_type"] == EventType.CONTRADICTION.value]
     out = {}
     for doc_id, delta, detail in zip(mine["doc_id"], mine["delta"], mine["detail"], strict=True):
-        if _detail(detail).get("edge_id") == edge_id and doc_id not in out:
+        if event_detail(detail).get("edge_id") == edge_id and doc_id not in out:
             out[doc_id] = Event(stable_id("contradiction-settled", edge_id, doc_id), doc_id,
                                 EventType.CONTRADICTION_SETTLED, {"edge_id": edge_id, "reason": reason},
                                 delta=abs(float(np.nan_to_num(delta))))

@@ -4,13 +4,13 @@ the grade is how urgently an editor should review a document, see :func:`freshne
 
 from __future__ import annotations
 
-import json
 from datetime import datetime
 
 import numpy as np
 import pandas as pd
 
 from ..clock import US_PER_DAY, ensure_utc, to_us
+from ..models import event_detail, verdict_key
 from .codes import NO_END, NO_START, encode_kinds, state_names
 from .decay import decay_scores, floors_for, half_lives_for
 from .settings import DEFAULT_TEMPORAL, FreshnessConfig
@@ -101,10 +101,10 @@ def last_confirmations(events: pd.DataFrame, as_of_us: int,
     if events is None or not len(events):
         return {}
     ev = events[(events["at_us"].to_numpy() <= int(as_of_us))]
-    undone = {_detail(d).get("undoes") for d in ev.loc[ev["event_type"] == "FEEDBACK_UNDO", "detail"]}
+    undone = {event_detail(d).get("undoes") for d in ev.loc[ev["event_type"] == "FEEDBACK_UNDO", "detail"]}
     ok = ev[ev["event_type"].isin(event_types)]
     if undone and len(ok):
-        ids = np.array([_detail(d).get("event_id") or f"{doc}@{t}" for d, doc, t in
+        ids = np.array([verdict_key(d, doc, t) for d, doc, t in
                         zip(ok["detail"], ok["doc_id"], ok["at_us"], strict=True)], dtype=object)
         ok = ok[~np.isin(ids, list(undone))]
     if not len(ok):
@@ -112,14 +112,6 @@ def last_confirmations(events: pd.DataFrame, as_of_us: int,
     return {str(k): int(v) for k, v in ok.groupby("doc_id")["at_us"].max().items()}
 
 
-def _detail(value) -> dict:
-    if isinstance(value, dict):
-        return value
-    try:
-        parsed = json.loads(value) if value else {}
-    except (TypeError, ValueError):
-        return {}
-    return parsed if isinstance(parsed, dict) else {}
 
 
 def replacing_versions(ids: np.ndarray, chain: np.ndarray, effective_us: np.ndarray,
