@@ -595,7 +595,7 @@ def run(*, quick: bool = False, log: Callable[[str], None] | None = None, sizes:
                                       out["query_large"]["query_overhead_ratio"])
     say("query on real text")
     out["query_real"] = bench_query_real(embedder, rounds=sizes["real_rounds"], limit=sizes["real_limit"],
-                                         cache=sizes.get("real_cache"))
+                                         sets=sizes.get("real_sets", REAL_SETS), cache=sizes.get("real_cache"))
     out["query_overhead_ratio_real"] = out["query_real"]["query_overhead_ratio"]
     say("ingest")
     torch_model = _torch_model(embedder)
