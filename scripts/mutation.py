@@ -461,7 +461,7 @@ def load_equivalent() -> dict[str, str]:
         for raw in EQUIVALENT_FILE.read_text(encoding="utf-8").splitlines():
             if not raw.strip() or raw.lstrip().startswith("#"):
                 continue
-            key, _, why = raw.partition("  # ")
+            key, _, why = raw.rpartition("  # ")
             out[key.strip()] = why.strip()
     return out
 
