@@ -65,6 +65,7 @@ LEXICAL_POOL = 30       # ours: full-text hits added to the pool (chunks)
 # question's encoding and beside each other (issue 18: on real text they cost as much as the
 # vector search; run one after another they made the query 1.5-2x the raw search)
 _READS = ThreadPoolExecutor(max_workers=MAX_NAMES + 1, thread_name_prefix="smartvector-read")
+NAME_MATCHES = 1_000    # ours: a name's matches read store-wide at once (more: searched within the pool)
 
 
 @dataclass
@@ -117,38 +118,72 @@ def retrieve(store, query_vector: np.ndarray | Callable[[], np.ndarray], as_of: 
     if fields is not None:
         index = knowledge.doc_index()
         bound = as_of if to_us(as_of) < int(fields["created_us"].max()) else None
-        found = _text_search(store, text, bound, CHUNK_COLUMNS)
+        found = _text_searches(store, text, bound, CHUNK_COLUMNS)
         query_vector = query_vector() if callable(query_vector) else query_vector
         hits = store.search(query_vector, as_of=bound, limit=pool, columns=CHUNK_COLUMNS)
-        hits, lexical = _with_lexical(store, hits, found, text, query_vector, bound, CHUNK_COLUMNS)
+        hits, lexical = _with_lexical(store, hits, found, query_vector, bound, CHUNK_COLUMNS)
         cands = Candidates.from_chunk_hits(hits, fields, index.lookup, lexical)
         if cands is not None:
             return cands
-    found = _text_search(store, text, as_of, SEARCH_COLUMNS)
+    found = _text_searches(store, text, as_of, SEARCH_COLUMNS)
     query_vector = query_vector() if callable(query_vector) else query_vector
     hits = store.search(query_vector, as_of=as_of, limit=pool, columns=SEARCH_COLUMNS)
-    hits, lexical = _with_lexical(store, hits, found, text, query_vector, as_of, SEARCH_COLUMNS)
+    hits, lexical = _with_lexical(store, hits, found, query_vector, as_of, SEARCH_COLUMNS)
     return Candidates.from_search(hits, lexical)
 
 
-def _text_search(store, text: str | None, as_of, columns) -> Future | None:
-    """The question's full-text search (its best ``LEXICAL_POOL`` chunks, with their vectors),
-    started in the background; None without text."""
+@dataclass
+class _TextSearches:
+    """The full-text searches of one question, under way in the background (:data:`_READS`)."""
+
+    question: Future                      # its best LEXICAL_POOL chunks, with their vectors
+    names: list[tuple[str, Future]]       # per name: the chunks that name it (up to NAME_MATCHES)
+
+
+def _text_searches(store, text: str | None, as_of, columns) -> _TextSearches | None:
+    """Start the question's full-text searches (None without text). They need neither the
+    question's vector nor the pool, so they run while the question is encoded and searched."""
     if text is None:
         return None
-    return _READS.submit(store.fts_search, text, as_of=as_of, limit=LEXICAL_POOL, columns=[*columns, "vector"])
+    question = _READS.submit(store.fts_search, text, as_of=as_of, limit=LEXICAL_POOL, columns=[*columns, "vector"])
+    return _TextSearches(question, [(name, _READS.submit(store.fts_search, name, as_of=as_of, limit=NAME_MATCHES,
+                                                         require_all=True, columns=("chunk_id",)))
+                                    for name in subject_terms(text)[:MAX_NAMES]])
 
 
-def _with_lexical(store, hits: pa.Table, found: Future | None, text: str | None, query_vector: np.ndarray,
+def _named_in_pool(store, searches: _TextSearches, pool: list[str], as_of) -> list[tuple[set[str], float]]:
+    """Per name of the question, the pool's chunks that name it and its weight, the best BM25
+    among them (:func:`lexical.lexical_signal`). Read from the store-wide search where it
+    returned every match (BM25 does not depend on the prefilter: checked on the real sets, 301
+    names); a name with ``NAME_MATCHES`` matches or more is searched again within the pool."""
+    in_pool = set(pool)
+    out: list[tuple[set[str], float] | Future] = []
+    for name, search in searches.names:
+        named = search.result()
+        if named.num_rows >= NAME_MATCHES:
+            out.append(_READS.submit(store.fts_search, name, as_of=as_of, limit=len(pool), require_all=True,
+                                     within=pool))
+            continue
+        hits = [(c, float(s)) for c, s in zip(named.column("chunk_id").to_pylist(), named.column("_score").to_pylist(),
+                                               strict=True) if c in in_pool]
+        out.append(({c for c, _ in hits}, max((s for _, s in hits), default=0.0)))
+    for i, item in enumerate(out):
+        if isinstance(item, Future):
+            named = item.result()
+            out[i] = (set(named.column("chunk_id").to_pylist()),
+                      float(max(named.column("_score").to_pylist(), default=0.0)))
+    return out
+
+
+def _with_lexical(store, hits: pa.Table, searches: _TextSearches | None, query_vector: np.ndarray,
                   as_of, columns) -> tuple[pa.Table, dict[str, float] | None]:
     """The vector ``hits`` plus the full-text hits they lack (``_distance`` = 1 − cosine of the
     stored vector), and the lexical signal of the pool's chunks (:func:`lexical.lexical_signal`:
-    the question's BM25, and which chunks name each name of the question, one full-text query
-    per name within the pool, side by side); ``found``: the question's full-text search
-    (:func:`_text_search`); ``(hits, None)`` without text."""
-    if text is None or found is None:
+    the question's BM25, and which chunks of the pool name each name of the question,
+    :func:`_named_in_pool`); ``searches``: :func:`_text_searches`; ``(hits, None)`` without text."""
+    if searches is None:
         return hits, None
-    found = found.result()
+    found = searches.question.result()
     new = ~pc.is_in(found.column("chunk_id"), value_set=hits.column("chunk_id").combine_chunks()).to_numpy(
         zero_copy_only=False) if found.num_rows else np.zeros(0, dtype=bool)
     if new.any():
@@ -162,14 +197,7 @@ def _with_lexical(store, hits: pa.Table, found: Future | None, text: str | None,
     bm25 = dict(zip(found.column("chunk_id").to_pylist(), map(float, found.column("_score").to_pylist()),
                     strict=True))
     pool = list(dict.fromkeys(hits.column("chunk_id").to_pylist()))
-    searches = [_READS.submit(store.fts_search, name, as_of=as_of, limit=len(pool), require_all=True, within=pool)
-                for name in subject_terms(text)[:MAX_NAMES]]
-    names = []
-    for search in searches:
-        named = search.result()
-        scores = named.column("_score").to_pylist()
-        names.append((set(named.column("chunk_id").to_pylist()), float(max(scores, default=0.0))))
-    return hits, lexical_signal(bm25, names)
+    return hits, lexical_signal(bm25, _named_in_pool(store, searches, pool, as_of))
 
 
 def run_query(store, embedder, request: QueryRequest, *, knowledge, vector: np.ndarray | None = None

@@ -73,3 +73,31 @@ def test_document_codes_name_documents():
     assert np.array_equal(code[:, None] == code[None, :], same)
     rows = np.arange(len(ids))[::-1]
     assert np.array_equal(first_per_document(code, rows), first_per_document(ids, rows))
+
+
+def test_name_matches_read_store_wide_equal_the_search_within_the_pool(fake_app, monkeypatch):
+    """The names of a question are searched store-wide while the question is encoded; a name
+    with too many matches is searched again within the pool. Both give the within-pool answer."""
+    from smartvector_core.retrieval import pipeline
+
+    from ..conftest import NOW
+
+    records = [{"id": f"d{i}", "title": f"Page {i}", "created_at": "2026-01-01T00:00:00Z",
+                "text": f"The Checkout Service {'uses SEND_FILE_MAX_AGE ' if i % 3 == 0 else ''}note {i} "
+                        f"{'Checkout ' * (i % 4)}about limits and quotas."} for i in range(40)]
+    fake_app.ingest_records(records, now=NOW, consolidate=False)
+    store = fake_app.store
+    ids = store.fts_search("limits", as_of=None, limit=100).column("chunk_id").to_pylist()
+    pool = sorted(ids)[::2]                                     # half of the chunks
+    question = "What does the Checkout Service set SEND_FILE_MAX_AGE to?"
+    expected = []
+    for name in pipeline.subject_terms(question):
+        named = store.fts_search(name, as_of=None, limit=len(pool), require_all=True, within=pool)
+        expected.append((set(named.column("chunk_id").to_pylist()), float(max(named.column("_score").to_pylist()))))
+    assert len(expected) == 2 and all(ids for ids, _ in expected)
+    for cap in (1_000, 3):                                     # store-wide, then the fallback
+        monkeypatch.setattr(pipeline, "NAME_MATCHES", cap)
+        searches = pipeline._text_searches(store, question, None, pipeline.CHUNK_COLUMNS)
+        got = pipeline._named_in_pool(store, searches, pool, None)
+        assert [ids for ids, _ in got] == [ids for ids, _ in expected]
+        assert np.allclose([w for _, w in got], [w for _, w in expected])
