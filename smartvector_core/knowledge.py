@@ -145,8 +145,7 @@ class KnowledgeCache:
         self._state: KnowledgeState | None = None
 
     def _versions(self) -> tuple[int, int, int]:
-        return (int(self.store.table("events").version), int(self.store.table("edges").version),
-                int(self.store.table("chunks").version))
+        return (self.store.version("events"), self.store.version("edges"), self.store.version("chunks"))
 
     def get(self) -> KnowledgeState:
         key = self._versions()

@@ -265,7 +265,18 @@ class Store:
             os._exit(137)
 
     def table(self, name: str):
+        """The raw LanceDB table ``name``: for tests and benchmark harnesses only. The engine
+        asks :meth:`count_rows`, :meth:`version` and the read/write methods below, so LanceDB
+        stays behind this one module."""
         return self._tables[name]
+
+    def count_rows(self, name: str) -> int:
+        """Rows of table ``name`` (chunks, edges, events, queries), all versions of a document included."""
+        return int(self._tables[name].count_rows())
+
+    def version(self, name: str) -> int:
+        """The current version of table ``name`` (changes with every commit, ours or another process's)."""
+        return int(self._tables[name].version)
 
     # ----------------------------------------------------------------------------- encoder
     def encoder(self) -> str | None:

@@ -153,12 +153,12 @@ def ingest_documents(store: Store, embedder, docs: Sequence[Document], *, now: d
         for attempt in range(PLAN_ATTEMPTS):
             locked = attempt == PLAN_ATTEMPTS - 1  # last try: plan under the lock, nothing can move
             with store.write_lock() if locked else nullcontext():
-                seen = store.table("chunks").version
+                seen = store.version("chunks")
                 part = IngestReport()
                 rows, edges, events = _plan_batch(store, embedder, batch, part, now=now, actor=actor,
                                                   cache=cache, known_hashes=known_hashes, prepared=prepared)
             with store.write_lock():
-                if not locked and store.table("chunks").version != seen:
+                if not locked and store.version("chunks") != seen:
                     continue  # another writer committed since we read: plan again (vectors are kept)
                 # edges first (idempotent by edge id), then the chunks (one commit: the document
                 # appears whole), then the audit events: a kill between two commits leaves

@@ -1,0 +1,78 @@
+"""Administration: tags, restore, maintenance and the operator token.
+
+Part of :class:`smartvector_core.service.SmartVector` (a mixin: ``self`` is the whole service)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from ..errors import InputError, OperatorTokenError
+from ..models import EventType
+from ..settings import token_allows
+from .core import (
+    MAX_RETENTION_DAYS,
+    RESTORE_DETAIL_IDS,
+    RETENTION_DAYS,
+)
+
+
+class AdminOps:
+
+    # ---------------------------------------------------------------------- versions & audit
+    def tag(self, label: str) -> dict[str, int]:
+        return self.store.tag(label)
+
+    def restore(self, *, tag: str | None = None, versions: dict[str, int] | None = None,
+                now: datetime) -> dict[str, int]:
+        """Roll the knowledge (chunks, edges) back to a tag or versions, and record it.
+
+        The audit and the query log are append-only history and stay as they are
+        (:meth:`Store.restore`). The RESTORE event names the documents the restore removed
+        (``removed``, at most ``RESTORE_DETAIL_IDS`` ids and their count) and those it brought
+        back. Feedback given to a removed document stays in the audit and in calibration (it was
+        a verdict on an answer really given, whose query-log row is kept); it weighs on no live
+        document while the id is absent, and applies again if that id is ingested again, as
+        feedback outlives any update of an id (docs/RELIABILITY.md, "Restore").
+        """
+        before = self._document_ids()
+        restored = self.store.restore(tag=tag, versions=versions)
+        after = self._document_ids()
+        removed, returned = sorted(before - after), sorted(after - before)
+        self.store.append_events([{"doc_id": "", "event_type": EventType.RESTORE.value, "at": now,
+                                   "detail": {"tag": tag, "versions": versions, "restored": restored,
+                                              "removed": removed[:RESTORE_DETAIL_IDS], "removed_count": len(removed),
+                                              "returned": returned[:RESTORE_DETAIL_IDS],
+                                              "returned_count": len(returned)}}])
+        return restored
+
+    def _document_ids(self) -> set[str]:
+        docs = self.store.documents()
+        return set(docs.column("doc_id").to_pylist()) if docs.num_rows else set()
+
+    def maintain(self, *, cleanup_older_than_days: float = RETENTION_DAYS, now: datetime) -> dict[str, Any]:
+        """Retention: compact the tables and drop versions older than the cleanup age (tagged
+        versions are kept: ``pre-ingest``, ``pre-consolidate`` and the operator's own tags)."""
+        if not 0 <= cleanup_older_than_days <= MAX_RETENTION_DAYS:
+            raise InputError(f"expected a number of days from 0 to {MAX_RETENTION_DAYS}, found {cleanup_older_than_days}",
+                             field="--older-than-days")
+        before = self.store.table_versions()
+        self.store.optimize(cleanup_older_than_days=cleanup_older_than_days, now=now)
+        out = {"cleanup_older_than_days": cleanup_older_than_days, "versions_before": before,
+               "versions_after": self.store.table_versions(), "tags": sorted(
+                   {t for tags in self.store.tags().values() for t in tags})}
+        return out
+
+    # ----------------------------------------------------------------------------- access
+    def check_operator(self, token: str | None) -> None:
+        """Allow a write action (ingest, feedback, consolidate, restore) from the dashboard.
+
+        Open when no operator token is configured; otherwise ``token`` must equal it, else
+        :class:`OperatorTokenError` (a ``PermissionError``). Read-only viewing never calls this.
+        """
+        if not token_allows(self.settings.operator_token, token):
+            raise OperatorTokenError("this action needs the operator token (SMARTVECTOR_OPERATOR_TOKEN)")
+
+    @property
+    def writes_need_token(self) -> bool:
+        return bool(self.settings.operator_token)

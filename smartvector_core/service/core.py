@@ -1,0 +1,180 @@
+"""The service's core: one store, one embedder, the knowledge cache, the query log writer and stats.
+
+Part of :class:`smartvector_core.service.SmartVector` (a mixin: ``self`` is the whole service)."""
+
+from __future__ import annotations
+
+import atexit
+import json
+import threading
+from datetime import datetime
+from typing import Any
+
+from ..clock import parse_time
+from ..embedding import check_encoder
+from ..knowledge import KnowledgeCache
+from ..models import EventType, QueryResponse
+from ..settings import Settings, load_settings
+from ..store import Store
+
+PRE_INGEST_TAG = "pre-ingest"  # rolling tag: the store as it was before the latest bulk ingest
+PRE_INGEST_TAG_MIN_DOCS = 50  # an ingest call of at least this many documents is "bulk"
+RESTORE_DETAIL_IDS = 1_000  # a RESTORE event lists at most this many removed / returned ids
+MAX_K = 1_000  # the most results one query may ask for (the candidate pool is 12·k)
+RETENTION_DAYS = 7.0  # maintain(): versions older than this are cleaned up (tagged ones kept)
+MAX_RETENTION_DAYS = 36_500  # a century: larger ages overflow a timedelta (and keep everything anyway)
+
+
+class ServiceCore:
+    """The state every part of the service shares."""
+
+    def __init__(self, settings: Settings | None = None, *, embedder=None) -> None:
+        self.settings = settings or load_settings()
+        self._embedder = embedder
+        self._store: Store | None = None
+        self._knowledge: KnowledgeCache | None = None
+        self._pending_queries: list[dict[str, Any]] = []
+        self._pending_events: list[dict[str, Any]] = []
+        self.batching = False
+        self._batch_state = None
+        self._log_lock = threading.RLock()   # pending lists, their writes and the knowledge reads
+        self._log_wake: threading.Event | None = None
+        self._log_delay_s = 0.0
+        self._encoder_checked = False
+
+    @property
+    def embedder(self):
+        if self._embedder is None:
+            from ..embedding import get_embedder
+
+            self._embedder = get_embedder(self.settings.model_name)
+        return self._embedder
+
+    @property
+    def store(self) -> Store:
+        if self._store is None:
+            self._store = Store(self.settings, self.embedder.dim)
+        return self._store
+
+    @property
+    def knowledge(self) -> KnowledgeCache:
+        if self._knowledge is None:
+            self._knowledge = KnowledgeCache(self.store)
+        return self._knowledge
+
+    def _check_encoder(self) -> None:
+        """A question is compared with the store's vectors only if one encoder made both
+        (:func:`embedding.check_encoder`); checked at this instance's first query (reading the
+        record costs a schema read, ~0.5 ms)."""
+        if not self._encoder_checked:
+            stored = self.store.encoder()
+            check_encoder(stored, getattr(self.embedder, "encoder_id", stored), self.store.uri)
+            self._encoder_checked = True
+
+    def _state_for_query(self):
+        """The knowledge state a query reads. In batch mode (``batching``) every query of the
+        batch reads one snapshot taken at its first query: the batch is consistent and
+        reproducible, and no query pays the per-table version checks; ``flush`` ends it."""
+        with self._log_lock:   # never half-way through a background write of our own
+            if not self.batching:
+                return self.knowledge.get()
+            if self._batch_state is None:
+                self._batch_state = self.knowledge.get()
+            return self._batch_state
+
+    def _log_query(self, response: QueryResponse, *, now: datetime) -> None:
+        """Append the query to the log and one ACCESS event per returned document.
+
+        Written at once, except in batch mode (``flush`` writes the batch) and once
+        :meth:`write_log_in_background` was called (a writer thread writes it shortly after)."""
+        row = {
+            "query_id": response.query_id, "query": response.query, "profile": response.profile,
+            "as_of": parse_time(response.as_of), "asked_at": now,
+            "result_ids": [r.id for r in response.results],
+            "rejection_ids": [r.id for r in response.rejections],
+            "rejection_codes": [r.code.value for r in response.rejections],
+            "response": json.dumps(response.to_dict(), ensure_ascii=False, default=str)}
+        events = [{"doc_id": r.id, "event_type": EventType.ACCESS.value, "at": now, "query_id": response.query_id,
+                   "actor": "query", "detail": {"rank": r.rank}} for r in response.results]
+        with self._log_lock:
+            self._pending_queries.append(row)
+            self._pending_events.extend(events)
+        if self._log_wake is not None:
+            self._log_wake.set()
+        elif not self.batching:
+            self.flush()
+
+    def write_log_in_background(self, delay_s: float = 0.3) -> None:
+        """From now on a daemon thread writes the query log and access events, ``delay_s`` after
+        a query (queries asked meanwhile go in the same commits), instead of the query waiting
+        for two LanceDB commits. None is lost: every read of the log, events or confidence in
+        this class flushes first, and so does interpreter exit (``atexit``). Idempotent."""
+        with self._log_lock:
+            if self._log_wake is not None:
+                return
+            self._log_delay_s = float(delay_s)
+            self._log_wake = threading.Event()
+        threading.Thread(target=self._log_writer, name="smartvector-log-writer", daemon=True).start()
+        atexit.register(self.flush)
+
+    def _log_writer(self) -> None:
+        wake = self._log_wake
+        while True:
+            wake.wait()
+            wake.clear()
+            if self._log_delay_s:
+                threading.Event().wait(self._log_delay_s)   # gather the queries of one page run
+            try:
+                self.flush()
+            except Exception:  # noqa: BLE001 - the rows stay pending; the next flush retries them
+                wake.set()
+                threading.Event().wait(1.0)
+
+    def _settle(self) -> None:
+        """Before a read: write what the background writer has not written yet, so every page
+        sees each query it asked (a no-op without :meth:`write_log_in_background`)."""
+        if self._log_wake is not None and (self._pending_queries or self._pending_events):
+            self.flush()
+
+    def flush(self) -> None:
+        """Write buffered query-log rows and access events (one commit each); ends a batch's
+        knowledge snapshot. Thread-safe; rows of a failed write stay pending for the next flush."""
+        with self._log_lock:
+            self._batch_state = None
+            if self._pending_queries:
+                self.store.log_queries(self._pending_queries)
+                self._pending_queries = []
+            if self._pending_events:
+                pending = self._pending_events
+                accessed = [e for e in pending if e["event_type"] == EventType.ACCESS.value]
+                self.knowledge.record_events(pending)
+                self._pending_events = []
+                if accessed:
+                    self._wake_dormant(accessed)
+
+    # ------------------------------------------------------------------------------- stats
+    def stats(self) -> dict[str, Any]:
+        self._settle()
+        docs = self.store.documents()
+        by_kind: dict[str, int] = {}
+        by_lifecycle: dict[str, int] = {}
+        by_doc_type: dict[str, int] = {}
+        if docs.num_rows:
+            for name, target in (("kind", by_kind), ("lifecycle", by_lifecycle), ("doc_type", by_doc_type)):
+                for value in docs.column(name).to_pylist():
+                    target[value] = target.get(value, 0) + 1
+        return {
+            "store": self.settings.store_uri, "model": self.settings.model_name,
+            "documents": docs.num_rows, "chunks": self.store.count_chunks(),
+            "chunks_retired": self.store.count_chunks(current_only=False) - self.store.count_chunks(),
+            "events": self.store.count_rows("events"),
+            "edges": self.store.count_rows("edges"),
+            "queries": self.store.count_rows("queries"),
+            "by_kind": dict(sorted(by_kind.items())), "by_lifecycle": dict(sorted(by_lifecycle.items())),
+            "by_doc_type": dict(sorted(by_doc_type.items())),
+            "table_versions": self.store.table_versions(),
+        }
+
+
+def dumps(obj: Any) -> str:
+    return json.dumps(obj, ensure_ascii=False, default=str)

@@ -1,0 +1,218 @@
+"""Feedback: verdicts, their undo, ripple, trust at a moment, contradiction resolution.
+
+Part of :class:`smartvector_core.service.SmartVector` (a mixin: ``self`` is the whole service)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..clock import to_us
+from ..config import DEFAULT_CONFIDENCE
+from ..consolidation.contradictions import settlement_events
+from ..errors import InputError
+from ..models import EdgeType, EventType, event_detail
+from ..store import edge_id as make_edge_id
+
+
+class FeedbackOps:
+
+    # ---------------------------------------------------------------------------- feedback
+    def feedback(self, doc_id: str, verdict: str, *, now: datetime, query_id: str = "",
+                 actor: str = "operator") -> dict[str, Any]:
+        """Record accept/correct on a document version; a correction ripples to its dependents.
+
+        Atomic across processes: the standing verdict, the "before" value, the write and the
+        "after" value are read and written under the store's write lock, so concurrent feedback
+        commands each report the change their own event made (docs/RELIABILITY.md). The page's
+        log lock is taken first (the background log writer takes it before the store lock too).
+        """
+        with self._log_lock, self.store.write_lock():
+            return self._record_feedback(doc_id, verdict, now=now, query_id=query_id, actor=actor)
+
+    def _record_feedback(self, doc_id: str, verdict: str, *, now: datetime, query_id: str = "",
+                         actor: str = "operator") -> dict[str, Any]:
+        """:meth:`feedback`, with the locks held."""
+        verdict = str(verdict).strip().lower()
+        if verdict not in ("accept", "correct"):
+            raise InputError(f"expected accept or correct, found {verdict!r}", field="verdict")
+        if not self.store.chunks_for_docs([doc_id]).num_rows:
+            raise InputError(f"no document with id {doc_id!r} in the store", field="id")
+        before = self.trust_of([doc_id], as_of=now)[doc_id]
+        standing = self._standing_verdicts(query_id, actor, [doc_id]).get(doc_id)
+        if standing is not None and standing["verdict"] == verdict:   # idempotent per (query, document, actor)
+            return {"id": doc_id, "verdict": verdict, "trust_before": before, "trust_after": before,
+                    "rippled": [], "query_id": query_id, "recorded": False, "replaced": None}
+        rows = self._undo_rows(doc_id, standing, now, query_id, actor) if standing else []   # a changed mind: undo, then record
+        delta = DEFAULT_CONFIDENCE.accept_delta if verdict == "accept" else DEFAULT_CONFIDENCE.correct_delta
+        etype = EventType.FEEDBACK_ACCEPT if verdict == "accept" else EventType.FEEDBACK_CORRECT
+        event_id = os.urandom(12).hex()
+        rows += [{"event_id": event_id, "doc_id": doc_id, "event_type": etype.value, "at": now, "delta": delta,
+                  "query_id": query_id, "actor": actor, "detail": {"verdict": verdict, "event_id": event_id}}]
+        ripple = self.ripple_preview(doc_id) if verdict == "correct" else []
+        rows += [{"doc_id": step["doc_id"], "event_type": EventType.RIPPLE.value, "at": now,
+                  "delta": -step["penalty"], "query_id": query_id, "actor": actor,
+                  "detail": {"source": doc_id, "hop": step["hop"], "via": step["via"], "verdict_event": event_id}}
+                 for step in ripple]
+        self.knowledge.record_events(rows)
+        self.store.crash_point("feedback:after:events")   # test hook: a re-run is idempotent
+        after = self.trust_of([doc_id], as_of=now)[doc_id]
+        return {"id": doc_id, "verdict": verdict, "trust_before": before, "trust_after": after,
+                "rippled": ripple, "query_id": query_id, "recorded": True,
+                "replaced": standing["verdict"] if standing else None}
+
+    # Feedback is idempotent per (query id, document, actor): the same verdict again writes nothing,
+    # the other verdict first undoes the standing one. An undo is an appended FEEDBACK_UNDO event whose
+    # delta is minus what the verdict added (and one per rippled document, +|penalty|): the history keeps
+    # every verdict, and the confidence at any moment in between is reproduced as it was.
+    def feedback_undo(self, doc_id: str, *, now: datetime, query_id: str = "",
+                      actor: str = "operator") -> dict[str, Any]:
+        """Reverse the verdict that (``query_id``, ``doc_id``, ``actor``) holds now; never deletes."""
+        if not self.store.chunks_for_docs([doc_id]).num_rows:
+            raise InputError(f"no document with id {doc_id!r} in the store", field="id")
+        standing = self._standing_verdicts(query_id, actor, [doc_id]).get(doc_id)
+        if standing is None:
+            raise InputError(f"no verdict of {actor!r} on {doc_id!r} for query {query_id!r} to undo", field="id")
+        before = self.trust_of([doc_id], as_of=now)[doc_id]
+        rows = self._undo_rows(doc_id, standing, now, query_id, actor)
+        self.knowledge.record_events(rows)
+        after = self.trust_of([doc_id], as_of=now)[doc_id]
+        return {"id": doc_id, "undone": standing["verdict"], "trust_before": before,
+                "trust_after": after, "ripple_reversed": len(rows) - 1, "query_id": query_id}
+
+    def standing_verdicts(self, query_id: str, actor: str = "operator") -> dict[str, str]:
+        """doc id -> "accept" / "correct": the verdicts ``actor`` holds now on ``query_id``'s answers."""
+        return {d: v["verdict"] for d, v in self._standing_verdicts(query_id, actor).items()}
+
+    def _standing_verdicts(self, query_id: str, actor: str,
+                           doc_ids: Sequence[str] | None = None) -> dict[str, dict[str, Any]]:
+        """Per document, the latest accept/correct event of (query_id, actor) that no FEEDBACK_UNDO
+        reversed: ``{"verdict", "event_id", "delta", "at_us"}`` (from the cached event frame). No
+        settling: verdicts are written at once; only query-log and ACCESS rows wait in the buffer."""
+        events = self.knowledge.get().events
+        if not len(events):
+            return {}
+        kinds = {EventType.FEEDBACK_ACCEPT.value: "accept", EventType.FEEDBACK_CORRECT.value: "correct"}
+        mask = ((events["query_id"].fillna("") == query_id) & (events["actor"].fillna("") == actor)
+                & events["event_type"].isin([*kinds, EventType.FEEDBACK_UNDO.value]))
+        if doc_ids is not None:
+            mask &= events["doc_id"].isin(list(doc_ids))
+        mine = events[mask].sort_values("at_us", kind="stable")
+        undone, verdicts = set(), {}
+        for row in mine.itertuples(index=False):
+            detail = event_detail(row.detail)
+            if row.event_type == EventType.FEEDBACK_UNDO.value:
+                undone.add(detail.get("undoes"))
+            else:
+                event_id = detail.get("event_id") or f"{row.doc_id}@{row.at_us}"   # verdicts older than undo
+                verdicts.setdefault(row.doc_id, []).append(
+                    {"verdict": kinds[row.event_type], "event_id": event_id, "delta": float(row.delta or 0.0),
+                     "at_us": int(row.at_us)})
+        out = {}
+        for doc, items in verdicts.items():
+            live = [v for v in items if v["event_id"] not in undone]
+            if live:
+                out[doc] = live[-1]
+        return out
+
+    def _undo_rows(self, doc_id: str, standing: dict[str, Any], now: datetime, query_id: str,
+                   actor: str) -> list[dict[str, Any]]:
+        """FEEDBACK_UNDO rows reversing ``standing`` and the RIPPLE rows written with it."""
+        events = self.knowledge.get().events
+        ripple = events[(events["event_type"] == EventType.RIPPLE.value) & (events["at_us"] == standing["at_us"])
+                        & (events["query_id"].fillna("") == query_id) & (events["actor"].fillna("") == actor)]
+        rows = [{"doc_id": doc_id, "event_type": EventType.FEEDBACK_UNDO.value, "at": now,
+                 "delta": -standing["delta"], "query_id": query_id, "actor": actor, "detail": {"undoes": standing["event_id"],
+                                                                      "verdict": standing["verdict"]}}]
+        for row in ripple.itertuples(index=False):
+            detail = event_detail(row.detail)
+            if detail.get("verdict_event", standing["event_id"]) == standing["event_id"] \
+                    and detail.get("source") == doc_id:
+                rows.append({"doc_id": row.doc_id, "event_type": EventType.FEEDBACK_UNDO.value, "at": now,
+                             "delta": abs(float(row.delta or 0.0)), "query_id": query_id, "actor": actor,
+                             "detail": {"undoes_ripple_of": standing["event_id"], "source": doc_id}})
+        return rows
+
+    def ripple_preview(self, doc_id: str) -> list[dict[str, Any]]:
+        """The documents a correction of ``doc_id`` would reach, with hop and penalty."""
+        graph = self.knowledge.get().graph
+        if doc_id not in graph.doc_ids:
+            return []
+        return [{"doc_id": s.doc_id, "hop": s.hop, "penalty": s.penalty, "via": s.via}
+                for s in graph.ripple_plan(doc_id)]
+
+    def trust_of(self, doc_ids: Sequence[str], *, as_of: datetime) -> dict[str, float]:
+        """Trust at ``as_of`` of each document: the value every result's ``trust`` shows
+        (:meth:`KnowledgeState.trust`, DESIGN.md "Trust model")."""
+        return self._trust_at(doc_ids, [to_us(as_of)])[0]
+
+    def _trust_at(self, doc_ids: Sequence[str], times_us: Sequence[int]) -> list[dict[str, float]]:
+        """Trust of ``doc_ids`` at each moment of ``times_us`` (documents read once)."""
+        self._settle()
+        state = self.knowledge.get()
+        docs = state.docs if state.docs is not None else self.store.documents()
+        frame = docs.to_pandas().set_index("doc_id") if docs.num_rows else pd.DataFrame()
+        ids = [d for d in dict.fromkeys(doc_ids) if d in frame.index]
+        if not ids:
+            return [{} for _ in times_us]
+        authority = frame.loc[ids, "authority"].to_numpy(float)
+        id_array = np.asarray(ids, dtype=object)
+        out = []
+        for t in times_us:
+            values = state.trust(id_array, authority, int(t))
+            out.append(dict(zip(ids, map(float, values), strict=True)))
+        return out
+
+    RESOLUTIONS = ("keep_both", "keep_src", "keep_dst", "supersede_dst", "supersede_src")
+
+    def resolve_contradiction(self, edge_id: str, resolution: str, *, now: datetime,
+                              actor: str = "operator") -> dict[str, Any]:
+        """Close a CONTRADICTS edge of the review queue.
+
+        Every resolution settles the pair: the contradiction penalty is reversed by an appended
+        CONTRADICTION_SETTLED event (DESIGN.md "Trust model"; nothing is deleted). Then
+        ``keep_both``: both stand; ``keep_src`` / ``keep_dst``: the kept side is accepted and the
+        other corrected (which ripples to its dependents); ``supersede_dst`` / ``supersede_src``: a
+        SUPERSEDES edge (origin "review") from the kept side, then consolidation archives the
+        other. The edge's status becomes ``resolved:<resolution>``; REVIEW events on both sides.
+        """
+        resolution = str(resolution).strip().lower()
+        if resolution not in self.RESOLUTIONS:
+            raise InputError(f"expected one of {', '.join(self.RESOLUTIONS)}, found {resolution!r}",
+                             field="resolution")
+        edges = self.edges_frame()
+        match = edges[(edges["edge_id"] == edge_id) & (edges["edge_type"] == EdgeType.CONTRADICTS.value)] \
+            if len(edges) else edges
+        if not len(match):
+            raise InputError(f"no contradiction with edge id {edge_id!r}", field="edge_id")
+        edge = match.iloc[0].to_dict()
+        src, dst = edge["src"], edge["dst"]
+        edge.update(status=f"resolved:{resolution}")
+        self.store.upsert_edges([{k: edge[k] for k in ("edge_id", "src", "dst", "edge_type", "origin",
+                                                        "evidence", "status", "created_at")}])
+        self.knowledge.record_events([
+            {"doc_id": me, "event_type": EventType.REVIEW.value, "at": now, "actor": actor,
+             "detail": {"edge_id": edge_id, "resolution": resolution, "other": other}}
+            for me, other in ((src, dst), (dst, src))])
+        settled = [e.row(now, actor=actor) for e in
+                   settlement_events(edge_id, self.knowledge.get().events, f"resolved:{resolution}")]
+        have = self.store.existing_event_ids([r["event_id"] for r in settled]) if settled else set()
+        self.knowledge.record_events([r for r in settled if r["event_id"] not in have])
+        out: dict[str, Any] = {"edge_id": edge_id, "resolution": resolution, "src": src, "dst": dst}
+        if resolution in ("keep_src", "keep_dst"):
+            kept, wrong = (src, dst) if resolution == "keep_src" else (dst, src)
+            out["accepted"] = self.feedback(kept, "accept", now=now, actor=actor)
+            out["corrected"] = self.feedback(wrong, "correct", now=now, actor=actor)
+        elif resolution.startswith("supersede"):
+            newer, older = (src, dst) if resolution == "supersede_dst" else (dst, src)
+            self.store.upsert_edges([{"edge_id": make_edge_id(newer, EdgeType.SUPERSEDES.value, older),
+                                      "src": newer, "dst": older, "edge_type": EdgeType.SUPERSEDES.value,
+                                      "origin": "review", "evidence": f"review of contradiction {edge_id}",
+                                      "status": "", "created_at": now}])
+            out["consolidation"] = self.consolidate(now=now)
+        return out

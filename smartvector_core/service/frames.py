@@ -1,0 +1,150 @@
+"""Audit frames for the pages and the CLI: documents, freshness, events, edges, query log, rejections.
+
+Part of :class:`smartvector_core.service.SmartVector` (a mixin: ``self`` is the whole service)."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..clock import from_us, to_us
+from ..clock import iso as to_iso
+from ..errors import InputError
+from ..memory.chains import chain_members
+from ..models import EdgeType
+from ..temporal.codes import NO_END
+from ..temporal.freshness import WRITE_EVENTS, freshness_report, last_confirmations, replacing_versions
+
+
+class FramesOps:
+
+    def version_chain(self, doc_id: str) -> list[dict[str, Any]]:
+        """Every version in ``doc_id``'s chain (SUPERSEDES edges), oldest -> newest."""
+        docs = self.store.documents()
+        frame = docs.to_pandas().set_index("doc_id") if docs.num_rows else pd.DataFrame()
+        if doc_id not in frame.index:
+            raise InputError(f"no document with id {doc_id!r} in the store", field="id")
+        edges = self.knowledge.get().edges
+        sup = edges[edges["edge_type"] == EdgeType.SUPERSEDES.value] if len(edges) else pd.DataFrame(
+            columns=["src", "dst"])
+        sup = sup[sup["src"].isin(frame.index) & sup["dst"].isin(frame.index)]
+        position = pd.Index(frame.index)
+        members = chain_members(doc_id, frame.index.to_numpy(dtype=object),
+                                position.get_indexer(sup["src"]), position.get_indexer(sup["dst"]))
+        pairs = list(zip(sup["src"], sup["dst"], strict=True))
+
+        def when(value) -> str | None:
+            return None if value is None or pd.isna(value) else to_iso(value.to_pydatetime())
+
+        out = []
+        for d in members:
+            row = frame.loc[d]
+            out.append({"id": d, "title": row["title"], "version": row["version"],
+                        "created_at": when(row["created_at"]), "valid_from": when(row["valid_from"]),
+                        "valid_until": when(row["valid_until"]), "superseded_at": when(row["superseded_at"]),
+                        "lifecycle": row["lifecycle"], "kind": row["kind"],
+                        "supersedes": sorted(b for a, b in pairs if a == d),
+                        "superseded_by": sorted(a for a, b in pairs if b == d)})
+        return sorted(out, key=lambda r: (r["created_at"] or "", r["id"]))
+
+    # ------------------------------------------------------------------------------ frames
+    def documents_frame(self, *, as_of: datetime) -> pd.DataFrame:
+        """One row per document version with its ``trust`` at ``as_of`` (the same value as a
+        result's ``trust``)."""
+        docs = self.store.documents()
+        if not docs.num_rows:
+            return pd.DataFrame(columns=["id", "title", "kind", "doc_type", "lifecycle", "trust"])
+        frame = docs.to_pandas().rename(columns={"doc_id": "id"}).drop(columns=["ordinal", "chunk_id"])
+        trust = self.trust_of(frame["id"].tolist(), as_of=as_of)
+        frame["trust"] = frame["id"].map(trust)
+        return frame
+
+    def freshness(self, *, as_of: datetime) -> pd.DataFrame:
+        """The freshness report at ``as_of``: one row per document version with its grade (review
+        urgency) and advice (:func:`temporal.freshness.freshness_report`). What ``freshness --json``
+        prints and the Freshness page shows. Supersession comes from the knowledge index's version
+        chains; the review clock from INGEST / UPDATE events and accepts not undone, up to ``as_of``."""
+        docs = self.documents_frame(as_of=as_of)
+        if not len(docs):
+            return freshness_report(docs.assign(created_at=pd.NaT, dated=False, valid_from=pd.NaT,
+                                                valid_until=pd.NaT), as_of)
+        as_of_us = to_us(as_of)
+        state = self.knowledge.get()
+        index = state.doc_index()
+        pos = index.lookup(docs["id"].to_numpy(dtype=object))
+        known = pos >= 0
+        at = np.maximum(pos, 0)
+        chain = np.where(known, index.chain[at], -1 - np.arange(len(docs)))
+        superseded_us = np.where(known, index.superseded_us[at], NO_END)
+        effective = np.where(known, index.effective_us[at], NO_END)
+        never = superseded_us == NO_END
+        docs["superseded_at"] = pd.Series(pd.to_datetime(np.where(never, 0, superseded_us), unit="us", utc=True),
+                                          index=docs.index).where(~never)
+        docs["superseded_by"] = replacing_versions(docs["id"].to_numpy(dtype=object), chain, effective,
+                                                   superseded_us, as_of_us)
+        written = pd.to_datetime(docs["id"].map(last_confirmations(state.events, as_of_us, WRITE_EVENTS)),
+                                 unit="us", utc=True)
+        docs["ingested_at"] = written.fillna(pd.to_datetime(docs["ingested_at"], utc=True))
+        docs["confirmed_at"] = pd.to_datetime(docs["id"].map(last_confirmations(state.events, as_of_us)),
+                                              unit="us", utc=True)
+        return freshness_report(docs, as_of)
+
+    def events_frame(self, doc_id: str | None = None) -> pd.DataFrame:
+        self._settle()
+        events = self.store.events([doc_id] if doc_id else None).to_pandas()
+        return events.sort_values("at", ascending=False, ignore_index=True) if len(events) else events
+
+    def edges_frame(self) -> pd.DataFrame:
+        return self.store.edges().to_pandas()
+
+    def review_queue(self) -> pd.DataFrame:
+        """Open contradictions awaiting an operator's decision."""
+        edges = self.edges_frame()
+        if not len(edges):
+            return edges
+        mask = (edges["edge_type"] == EdgeType.CONTRADICTS.value) & (edges["status"].isin(["", "open"]))
+        return edges[mask].reset_index(drop=True)
+
+    def query_log(self) -> pd.DataFrame:
+        self._settle()
+        log = self.store.queries().to_pandas()
+        return log.sort_values("asked_at", ascending=False, ignore_index=True) if len(log) else log
+
+    def rejections_frame(self) -> pd.DataFrame:
+        """One row per rejection of every logged query: query_id, asked_at, id, code, reason.
+
+        The rejected ids and their codes are the query log's ``rejection_ids`` /
+        ``rejection_codes`` columns (written by :meth:`_log_query`); the logged response adds
+        each rejection's reason (and chunk_id) at the same position."""
+        self._settle()
+        rows = []
+        for rec in self.store.queries().to_pylist():
+            details = json.loads(rec["response"] or "{}").get("rejections", [])
+            ids, codes = rec["rejection_ids"] or [], rec["rejection_codes"] or []
+            for i, (doc_id, code) in enumerate(zip(ids, codes, strict=True)):
+                extra = details[i] if i < len(details) and details[i].get("id") == doc_id else {}
+                rows.append({"query_id": rec["query_id"], "query": rec["query"], "profile": rec["profile"],
+                             "asked_at": rec["asked_at"], "as_of": rec["as_of"], **extra,
+                             "id": doc_id, "code": code, "reason": extra.get("reason", "")})
+        return pd.DataFrame(rows, columns=["query_id", "query", "profile", "asked_at", "as_of", "id", "code",
+                                           "reason"] if not rows else None)
+
+    def trust_history(self, doc_id: str, *, until: datetime, points: int = 60) -> pd.DataFrame:
+        """Trust of ``doc_id`` over time (columns ``at``, ``trust``), evaluated at its events and
+        evenly in between."""
+        self._settle()
+        docs = self.store.chunks_for_docs([doc_id])
+        if not docs.num_rows:
+            raise InputError(f"no document with id {doc_id!r} in the store", field="id")
+        start = to_us(docs.column("created_at")[0].as_py())
+        end = to_us(until)
+        events = self.knowledge.get().events
+        times = set(np.linspace(start, max(start, end), points).astype(np.int64).tolist())
+        times.update(int(t) for t in events.loc[events["doc_id"] == doc_id, "at_us"] if start <= t <= end)
+        ordered = sorted(times)
+        values = self._trust_at([doc_id], ordered)
+        return pd.DataFrame({"at": [from_us(t) for t in ordered], "trust": [v[doc_id] for v in values]})

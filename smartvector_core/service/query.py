@@ -1,0 +1,43 @@
+"""Queries: one question in, a logged :class:`~smartvector_core.models.QueryResponse` out.
+
+Part of :class:`smartvector_core.service.SmartVector` (a mixin: ``self`` is the whole service)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from ..errors import InputError
+from ..models import QueryResponse
+from ..retrieval import QueryRequest, get_profile, run_query
+from ..retrieval.candidates import PASSAGES_PER_DOCUMENT
+from .core import (
+    MAX_K,
+)
+
+
+class QueryOps:
+
+    # ------------------------------------------------------------------------------- query
+    def query(self, text: str, *, as_of: datetime, profile: str = "default", k: int = 5,
+              query_id: str = "", log: bool = True, asked_at: datetime | None = None,
+              vector=None, group_by: str = "chunk", per_document: int = PASSAGES_PER_DOCUMENT) -> QueryResponse:
+        """Answer ``text`` as of ``as_of``: up to ``k`` passages, at most ``per_document`` of one
+        document, grouped under their document (``group_by="document"``: one per document).
+
+        ``asked_at`` (default ``as_of``) is when the question was really asked: the query log and
+        the access events carry it, so asking about a past moment never rewrites that past's
+        confidence. ``vector``: the question's embedding when the caller encoded it already.
+        """
+        if not text or not text.strip():
+            raise InputError("empty: the query needs some text", field="query")
+        if not 1 <= k <= MAX_K:
+            raise InputError(f"expected a whole number from 1 to {MAX_K}, found {k}", field="--k")
+        request = QueryRequest(text.strip(), as_of, get_profile(profile), k, query_id, group_by, per_document)
+        self._check_encoder()
+        state = self._state_for_query()
+        if state.calibration is None:
+            self._fit_store_calibration(state)
+        response = run_query(self.store, self.embedder, request, knowledge=state, vector=vector)
+        if log:
+            self._log_query(response, now=asked_at or as_of)
+        return response
