@@ -109,7 +109,7 @@ def quality(profiles: str = "naive,default") -> dict:
 
     out: dict = {}
     with tempfile.TemporaryDirectory() as folder:
-        suites = {"paper": ["--suite", "paper", "--profiles", profiles]}
+        suites = {"paper": ["--suite", "paper", "--profiles", profiles, "--rates", "none"]}
         for name in SETS:
             queries = split_queries(name, "test", Path(folder))
             suites[name] = ["--corpus", str(ROOT / "data" / "real" / name / "corpus.jsonl"), "--queries",
