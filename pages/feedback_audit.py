@@ -103,8 +103,9 @@ with versions, shown_errors("Versions"):
                    title="What consolidation found")
 
     st.subheader("Table versions and tags")
-    tags = sv.store.tags()
-    show_table(views.versions_frame(sv.store.table_versions(), tags), key="aud_versions", file_name="versions.csv",
+    held = sv.versions()
+    tags = held["tags"]
+    show_table(views.versions_frame(held["versions"], tags), key="aud_versions", file_name="versions.csv",
                title="Current versions and tagged versions of each table")
     c1, c2 = st.columns(2)
     with c1, st.form("aud_tag_form"):

@@ -44,10 +44,8 @@ if run:
         with shown_errors("Query"), st.spinner("Querying both profiles…"):
             moment = as_utc(as_of)
             asked_at = datetime.now(UTC)
-            vector = sv.embedder.encode([text])[0]          # embed once for both profiles
             st.session_state["lab_responses"] = [
-                sv.query(text, as_of=moment, profile=p, k=int(k), asked_at=asked_at, vector=vector).to_dict()
-                for p in (left, right)]
+                r.to_dict() for r in sv.compare(text, (left, right), as_of=moment, k=int(k), asked_at=asked_at)]
             st.session_state.pop("lab_flash", None)
 
 

@@ -190,3 +190,20 @@ def test_operator_verdicts_refit_the_store_calibration(fake_app):
     top = again.results[0]                       # the store's refit is what queries now report
     assert top.confidence == pytest.approx(calibrate("temporal", [top.certainty], knots)[0])
     assert top.confidence < calibrate("temporal", [top.certainty])[0]
+
+
+def test_compare_answers_each_profile_once_embedded(fake_app, monkeypatch):
+    """The Query Lab's side by side is one service call: one embedding, one logged answer per profile."""
+    from tests.conftest import NOW
+
+    fake_app.ingest_records([{"id": "a", "text": "The API rate limit is 100 requests per minute.",
+                              "created_at": "2025-01-01"}], now=NOW)
+    calls = []
+    real = fake_app.embedder.encode
+    monkeypatch.setattr(fake_app.embedder, "encode", lambda texts: calls.append(list(texts)) or real(texts))
+    out = fake_app.compare("rate limit", ("naive", "default"), as_of=NOW, k=3)
+    assert [r.profile for r in out] == ["naive", "default"]
+    assert calls == [["rate limit"]]
+    fake_app.flush()
+    assert len(fake_app.query_log()) == 2
+    assert set(fake_app.versions()) == {"versions", "tags"}

@@ -23,6 +23,10 @@ class AdminOps:
     def tag(self, label: str) -> dict[str, int]:
         return self.store.tag(label)
 
+    def versions(self) -> dict[str, Any]:
+        """``{"versions": {table: current version}, "tags": {label: {table: version}}}``."""
+        return {"versions": self.store.table_versions(), "tags": self.store.tags()}
+
     def restore(self, *, tag: str | None = None, versions: dict[str, int] | None = None,
                 now: datetime) -> dict[str, int]:
         """Roll the knowledge (chunks, edges) back to a tag or versions, and record it.

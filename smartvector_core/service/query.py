@@ -4,6 +4,7 @@ Part of :class:`smartvector_core.service.SmartVector` (a mixin: ``self`` is the 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime
 
 from ..errors import InputError
@@ -41,3 +42,12 @@ class QueryOps:
         if log:
             self._log_query(response, now=asked_at or as_of)
         return response
+
+    def compare(self, text: str, profiles: Sequence[str], *, as_of: datetime, k: int = 5,
+                asked_at: datetime | None = None) -> list[QueryResponse]:
+        """The same question under each of ``profiles`` (the Query Lab's side by side): embedded
+        once, each answer logged as :meth:`query` logs it."""
+        if not text or not text.strip():
+            raise InputError("empty: the query needs some text", field="query")
+        vector = self.embedder.encode([text])[0]
+        return [self.query(text, as_of=as_of, profile=p, k=k, asked_at=asked_at, vector=vector) for p in profiles]
