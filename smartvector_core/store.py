@@ -26,20 +26,26 @@ import tempfile
 import time
 from collections.abc import Iterable, Sequence
 from contextlib import contextmanager
-from datetime import datetime
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
+from filelock import FileLock
 
 from .clock import ensure_utc
 from .errors import InputError, StoreError
+from .scaleout.indexing import ivf_hnsw_partitions
+from .scaleout.s3lock import S3WriteLock
 from .settings import Settings
 
 os.environ.setdefault("LANCEDB_LOG", "error")
 import lancedb  # noqa: E402
 from lancedb.expr import col, lit  # noqa: E402
+from lancedb.index import FTS, Bitmap, BTree, IvfHnswSq  # noqa: E402
+from lancedb.query import FullTextOperator, MatchQuery  # noqa: E402
 
 SCHEMA_VERSION = "1"
 ENCODER_KEY = b"smartvector.encoder"   # vector field metadata: the encoder that made the vectors
@@ -193,10 +199,6 @@ class Store:
     """A SmartVector store over one LanceDB database."""
 
     def __init__(self, settings: Settings, dim: int, *, read_consistency_s: float | None = 0.0) -> None:
-        from datetime import timedelta
-
-        from filelock import FileLock
-
         self.settings = settings
         self.uri = settings.store_uri
         self.dim = dim
@@ -207,8 +209,6 @@ class Store:
         except Exception as exc:  # pragma: no cover - depends on the URI
             raise StoreError(f"cannot open store {self.uri}: {exc}") from exc
         if self.uri.startswith("s3://"):  # one writer across machines: a lock object in the bucket
-            from .scaleout.s3lock import S3WriteLock
-
             self._lock = S3WriteLock(self.uri, settings.storage_options)
         else:
             self._lock = FileLock(str(_lock_path(self.uri)), timeout=120)
@@ -452,8 +452,6 @@ class Store:
             return empty
         query: Any = str(text)
         if require_all:
-            from lancedb.query import FullTextOperator, MatchQuery
-
             query = MatchQuery(str(text), TEXT_INDEX, operator=FullTextOperator.AND)
         cond = _existing(as_of)
         if within is not None:
@@ -472,8 +470,6 @@ class Store:
         or rebuild it when more than ``REINDEX_FRACTION`` of the rows are unindexed (stemmed,
         English stop words removed: ``lancedb.index.FTS`` defaults). Called on every ingest
         (through :meth:`ensure_indexes`); cheap when there is nothing to do. True if built."""
-        from lancedb.index import FTS
-
         tbl = self._tables["chunks"]
         rows = tbl.count_rows()
         if rows == 0:
@@ -491,8 +487,6 @@ class Store:
         """Every current chunk (``columns``) and its vectors as an (n, dim) float32 array, in
         ``chunk_id`` order: the same rows in the same order whatever the table's physical layout
         (so neighbour ties break the same way after compaction or a crash and re-run)."""
-        import pyarrow.compute as pc
-
         tbl = self._tables["chunks"]
         names = list(dict.fromkeys([*columns, "chunk_id"]))
         rows = (tbl.search().where(_existing()).select(names + ["vector"])
@@ -672,8 +666,6 @@ class Store:
         version, so the cut-off stops just before each table's oldest tagged version (rolling
         tags move forward, so old versions still go; a pinned operator tag pins what follows it).
         """
-        from datetime import timedelta
-
         if cleanup_older_than_days is not None and now is None:
             raise ValueError("optimize: a cleanup needs the moment it is measured from (now)")
         with self.write_lock():
@@ -706,8 +698,6 @@ class Store:
           a scalar one), ``optimize()`` compacts and merges the new rows into the indexes.
         Returns what was done (``created``, ``optimized``, seconds).
         """
-        from lancedb.index import Bitmap, BTree, IvfHnswSq
-
         tbl = self._tables["chunks"]
         rows = tbl.count_rows()
         done: dict[str, Any] = {"rows": rows, "created": [], "optimized": False}
@@ -723,8 +713,6 @@ class Store:
                     tbl.create_index(column, config=Bitmap() if kind == "bitmap" else BTree())
                     done["created"].append(column)
             if "vector" not in have and rows >= (vector_min_rows or VECTOR_INDEX_MIN_ROWS):
-                from .scaleout.indexing import ivf_hnsw_partitions
-
                 tbl.create_index("vector", config=IvfHnswSq(distance_type="cosine",
                                                             num_partitions=ivf_hnsw_partitions(rows)))
                 done["created"].append("vector")
