@@ -42,3 +42,18 @@ def store_state(app) -> dict:
 
 def dumps(obj) -> str:
     return json.dumps(obj, sort_keys=True, default=str)
+
+
+def seed(cli, tmp_path: Path, records: list[dict]):
+    """The ``cli`` fixture after ``ingest`` of ``records`` (the reliability tests' base store)."""
+    base = tmp_path / "base.jsonl"
+    base.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    assert cli("ingest", str(base))[0] == 0
+    return cli
+
+
+def cli_stats(cli) -> dict:
+    """``stats --json`` as a dict (exit 0 asserted)."""
+    code, out, _ = cli("stats", "--json")
+    assert code == 0
+    return json.loads(out)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from .helpers import run_cli
+from .helpers import cli_stats, run_cli, seed
 
 BASE = [
     {"id": "rules_v1", "title": "Rules", "text": "The old rules allow 10 requests per minute.",
@@ -20,16 +20,10 @@ GOOD = json.dumps({"id": "fine", "text": "A perfectly good document about rate l
 
 @pytest.fixture
 def seeded(cli, tmp_path):
-    base = tmp_path / "base.jsonl"
-    base.write_text("".join(json.dumps(r) + "\n" for r in BASE), encoding="utf-8")
-    assert cli("ingest", str(base))[0] == 0
-    return cli
+    return seed(cli, tmp_path, BASE)
 
 
-def _stats(cli) -> dict:
-    code, out, _ = cli("stats", "--json")
-    assert code == 0
-    return json.loads(out)
+_stats = cli_stats
 
 
 def _jsonl(*lines: str) -> bytes:

@@ -14,7 +14,7 @@ from smartvector_core.service import SmartVector
 from smartvector_core.settings import load_settings
 
 from ..conftest import NOW
-from .helpers import run_cli
+from .helpers import cli_stats, run_cli, seed
 
 BASE = [{"id": "rules_v1", "title": "Rules", "text": "The old rules allow 10 requests per minute.",
          "created_at": "2025-01-01", "kind": "VERSIONED", "doc_type": "policy"},
@@ -27,16 +27,10 @@ BOMB = "\n".join([f'l0: &l0 [{", ".join(["lol"] * 9)}]'] + [f"l{i}: &l{i} [{', '
 
 @pytest.fixture
 def seeded(cli, tmp_path):
-    base = tmp_path / "base.jsonl"
-    base.write_text("".join(json.dumps(r) + "\n" for r in BASE), encoding="utf-8")
-    assert cli("ingest", str(base))[0] == 0
-    return cli
+    return seed(cli, tmp_path, BASE)
 
 
-def _stats(cli) -> dict:
-    code, out, _ = cli("stats", "--json")
-    assert code == 0
-    return json.loads(out)
+_stats = cli_stats
 
 
 def _jsonl(*records) -> str:
