@@ -15,10 +15,10 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from smartvector_core.clock import parse_time
+from smartvector_core.config.temporal import DEFAULT_TEMPORAL
 from smartvector_core.retrieval.calibration import ABSTAIN_CAP
 from smartvector_core.service import SmartVector
 from smartvector_core.settings import DEMO_CORPUS, DEMO_QUERIES, load_settings
-from smartvector_core.temporal.settings import DEFAULT_TEMPORAL
 
 from .conftest import NOW, REPO, write_jsonl
 

@@ -5,14 +5,14 @@ Replacing "100 requests per minute" with "1,000 requests per minute" is not a wo
 :func:`conflict_severity` compares the quantities two versions of one document state (one
 version chain: one subject, so quantities are paired by kind alone); the winner's score is
 raised by ``0.2·severity`` and its confidence lowered by ``0.1·severity`` (constants in
-:class:`~smartvector_core.temporal.settings.ConflictConfig`).
+:class:`~smartvector_core.config.temporal.ConflictConfig`).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..temporal.settings import DEFAULT_TEMPORAL, ConflictConfig
+from ..config.temporal import DEFAULT_TEMPORAL, ConflictConfig
 from .quantities import Quantity, extract_quantities
 
 __all__ = ["Conflict", "QuantityChange", "conflict_severity"]

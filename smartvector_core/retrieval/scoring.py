@@ -41,6 +41,17 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..clock import US_PER_DAY
+from ..config.scoring import (  # noqa: F401  (the scoring constants, re-exported)
+    DEFAULT_SCORING,
+    EVENT_BELOW_FLOOR_MULTIPLIER,
+    EVENT_RELEVANCE_FLOOR,
+    MIN_RELATIVE_SIMILARITY,
+    NEWS_HALF_LIFE_DAYS,
+    POOL_TOP_DOCUMENTS,
+    RELEVANCE_GATE,
+    SEMANTIC_PENALTY,
+    ScoringConfig,
+)
 from ..temporal import (
     DEFAULT_TEMPORAL,
     KIND_EVENT,
@@ -51,30 +62,6 @@ from ..temporal import (
     recency_scores,
     validity_multiplier,
 )
-
-# ours: measured on MiniLM (see README "Calibrating the gates"): unrelated sentence pairs
-# score 0.0–0.2, paraphrases 0.5–0.8. The blog gives 0.35–0.50 for dense models.
-EVENT_RELEVANCE_FLOOR = 0.35
-EVENT_BELOW_FLOOR_MULTIPLIER = 0.5      # blog: "boost halved"
-MIN_RELATIVE_SIMILARITY = 0.60          # ours: vector score relative to the best candidate
-SEMANTIC_PENALTY = 0.3                  # blog: "normalized_score < min_threshold -> 0.3"
-RELEVANCE_GATE = 0.15                   # ours: raw cosine under this is not about the question
-NEWS_HALF_LIFE_DAYS = 30.0              # ours: doc types decaying at least this fast are news-like
-POOL_TOP_DOCUMENTS = 10                 # ours: the documents that say what a pool is about
-
-
-@dataclass(frozen=True)
-class ScoringConfig:
-    event_relevance_floor: float = EVENT_RELEVANCE_FLOOR
-    event_below_floor_multiplier: float = EVENT_BELOW_FLOOR_MULTIPLIER
-    min_relative_similarity: float = MIN_RELATIVE_SIMILARITY
-    semantic_penalty: float = SEMANTIC_PENALTY
-    relevance_gate: float = RELEVANCE_GATE
-    news_half_life_days: float = NEWS_HALF_LIFE_DAYS
-    pool_top_documents: int = POOL_TOP_DOCUMENTS
-
-
-DEFAULT_SCORING = ScoringConfig()
 
 
 @dataclass

@@ -4,6 +4,7 @@ Nothing here reads the wall clock or touches the store: every function takes ``a
 Arrays hold int8 kind/state codes and int64 microseconds since the epoch (UTC).
 """
 
+from ..config.temporal import DEFAULT_TEMPORAL, TemporalConfig
 from .codes import (
     KIND_CODES,
     KIND_EVENT,
@@ -24,7 +25,6 @@ from .decay import decay_scores, floors_for, half_lives_for, recency_scores, tem
 from .freshness import freshness_grades, freshness_report, live_f_share, pairing_action, pairing_partners
 from .intent import OPEN_START, QueryIntent, parse_intent, period_bounds
 from .kinds import infer_doc_type, infer_kind
-from .settings import DEFAULT_TEMPORAL, TemporalConfig
 from .tiers import confidence_tiers
 from .validity import remaining_window_hours, validity_multiplier, validity_states
 

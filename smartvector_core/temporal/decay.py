@@ -10,9 +10,9 @@ import pandas as pd
 
 from ..clock import US_PER_DAY
 from ..config import DECAY_FLOORS, DEFAULT_DOC_TYPE, decay_profile
+from ..config.temporal import DEFAULT_TEMPORAL, DecayConfig
 from ..models import DocumentKind
 from .codes import KIND_CODES
-from .settings import DEFAULT_TEMPORAL, DecayConfig
 
 
 def decay_scores(created_us: np.ndarray, as_of_us: int, half_life_days: np.ndarray | float,

@@ -10,10 +10,10 @@ import numpy as np
 import pandas as pd
 
 from ..clock import US_PER_DAY, ensure_utc, to_us
+from ..config.temporal import DEFAULT_TEMPORAL, FreshnessConfig
 from ..models import event_detail, verdict_key
 from .codes import NO_END, NO_START, encode_kinds, state_names
 from .decay import decay_scores, floors_for, half_lives_for
-from .settings import DEFAULT_TEMPORAL, FreshnessConfig
 from .validity import remaining_window_hours, validity_states
 
 _GRADES = np.array(list("ABCDF"))

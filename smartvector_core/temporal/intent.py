@@ -41,8 +41,8 @@ from typing import Any
 from dateutil.relativedelta import relativedelta
 
 from ..clock import ensure_utc, iso, to_us
+from ..config.temporal import DEFAULT_TEMPORAL, IntentConfig
 from .codes import NO_START
-from .settings import DEFAULT_TEMPORAL, IntentConfig
 
 OPEN_START = datetime.min.replace(tzinfo=UTC)   # "before 2020": no lower bound
 HARD, SOFT = "hard", "soft"                    # QueryIntent.range_mode

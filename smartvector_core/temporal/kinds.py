@@ -21,8 +21,8 @@ from types import MappingProxyType
 
 from ..clock import ensure_utc
 from ..config import DEFAULT_DOC_TYPE
+from ..config.temporal import DEFAULT_TEMPORAL, ValidityConfig
 from ..models import DocumentKind
-from .settings import DEFAULT_TEMPORAL, ValidityConfig
 
 _VERSION_TITLE = re.compile(r"(?<![\w.])v\d+(?:\.\d+)*\b|\b(?:version|revision|rev\.?|edition|release)\s*\d"
                             r"|(?<![\w.])\d+\.\d+\.\d+\b|\b(?:updated|revised|amended)\s+(?:policy|terms|guide)\b",

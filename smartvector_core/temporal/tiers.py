@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .settings import DEFAULT_TEMPORAL, TierConfig
+from ..config.temporal import DEFAULT_TEMPORAL, TierConfig
 
 
 def confidence_tiers(confidence: np.ndarray, config: TierConfig = DEFAULT_TEMPORAL.tiers) -> np.ndarray:

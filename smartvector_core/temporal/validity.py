@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..config.temporal import DEFAULT_TEMPORAL, ValidityConfig
 from .codes import (
     KIND_EVENT,
     NO_END,
@@ -17,7 +18,6 @@ from .codes import (
     STATE_TEMPORAL,
     STATE_VALID,
 )
-from .settings import DEFAULT_TEMPORAL, ValidityConfig
 
 _US_PER_HOUR = 3_600 * 1_000_000
 

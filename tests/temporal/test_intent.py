@@ -4,8 +4,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from smartvector_core.config.temporal import IntentConfig
 from smartvector_core.temporal import NO_START, OPEN_START, QueryIntent, parse_intent, period_bounds
-from smartvector_core.temporal.settings import IntentConfig
 
 AS_OF = datetime(2026, 6, 15, 12, 0, tzinfo=UTC)   # a Monday
 US = timedelta(microseconds=1)

@@ -1,10 +1,10 @@
-"""Review interval per doc type (temporal/settings.py ``REVIEW_INTERVAL_DAYS``), the table that
+"""Review interval per doc type (config/temporal.py ``REVIEW_INTERVAL_DAYS``), the table that
 grades a version in force: documented values, case and unknown types, empty input (issue 20:
 a one-day change of a documented interval and an empty input were not noticed)."""
 
 import numpy as np
 
-from smartvector_core.temporal.settings import DEFAULT_TEMPORAL, FreshnessConfig
+from smartvector_core.config.temporal import DEFAULT_TEMPORAL, FreshnessConfig
 
 DOCUMENTED = {"breaking_news": 7.0, "news": 30.0, "policy": 180.0, "runbook": 180.0, "release_notes": 180.0,
               "research": 365.0, "legal": 365.0, "report": 365.0, "reference": 730.0, "mathematics": 3650.0}

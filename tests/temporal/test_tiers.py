@@ -5,9 +5,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from smartvector_core.config.temporal import TierConfig
 from smartvector_core.retrieval.calibration import certainty
 from smartvector_core.temporal import confidence_tiers
-from smartvector_core.temporal.settings import TierConfig
 
 RANK = {"LOW": 0, "MEDIUM": 1, "HIGH": 2}
 

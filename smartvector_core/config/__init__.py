@@ -7,6 +7,12 @@ Sources:
   constants, dormancy threshold, ripple.
 
 Presets are constants; derive variants with ``dataclasses.replace``, never mutate one.
+
+The package holds the engine's configuration in one place: this module (embeddings, chunking,
+decay profiles and floors, the paper's weights, trust constants), :mod:`.temporal` (the temporal
+layer's thresholds, ``DEFAULT_TEMPORAL``), :mod:`.scoring` (the query's gates,
+``DEFAULT_SCORING``) and :mod:`.engine` (:class:`EngineConfig`, all of them in one object handed
+down every query). Environment variables are read only in :mod:`smartvector_core.settings`.
 """
 
 from __future__ import annotations
@@ -15,7 +21,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
-from .models import DocumentKind
+from ..models import DocumentKind
 
 # --- embeddings ---------------------------------------------------------------------------
 DEFAULT_MODEL_NAME = "all-MiniLM-L6-v2"
@@ -125,3 +131,7 @@ class ConfidenceConfig:
 
 
 DEFAULT_CONFIDENCE = ConfidenceConfig()
+
+
+# --- the whole engine's configuration (config/engine.py; sub-configs in config/temporal.py, config/scoring.py)
+from .engine import DEFAULT_ENGINE, EngineConfig  # noqa: E402, F401  (re-exported)
