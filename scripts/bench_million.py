@@ -105,8 +105,9 @@ def query_child(directory: str, rounds: int, recall: int) -> None:
     t0 = time.perf_counter()
     app.query(texts[0], as_of=as_of, log=False)
     first_s = time.perf_counter() - t0          # opens the store, loads the knowledge state
-    e2e, raw = [], []
+    e2e, raw, per_round = [], [], []
     for r in range(rounds):
+        start = len(e2e), len(raw)
         for i, text in enumerate(texts):
             for which in ((0, 1) if (r + i) % 2 else (1, 0)):
                 t0 = time.perf_counter()
@@ -115,6 +116,7 @@ def query_child(directory: str, rounds: int, recall: int) -> None:
                 else:
                     app.store.search(embedder.encode([text])[0], as_of=as_of, limit=60, columns=SEARCH_COLUMNS)
                 (e2e if which else raw).append(time.perf_counter() - t0)
+        per_round.append([round(float(np.median(e2e[start[0]:])) * 1000, 2), round(float(np.median(raw[start[1]:])) * 1000, 2)])
     rss_mb = perf._vm_hwm_kb() / 1024
     hits = []
     for vector in embedder.encode(texts[:recall]):
@@ -128,6 +130,7 @@ def query_child(directory: str, rounds: int, recall: int) -> None:
         "first_query_s": round(first_s, 2), "query_p50_ms": ms(e2e, 50), "query_p95_ms": ms(e2e, 95),
         "raw_p50_ms": ms(raw, 50), "raw_p95_ms": ms(raw, 95),
         "query_overhead_ratio": round(float(np.median(e2e) / np.median(raw)), 3),
+        "p50_per_round_query_raw_ms": per_round,
         "peak_rss_mb_queries": round(rss_mb, 1), "peak_rss_mb_with_brute_force": round(perf._vm_hwm_kb() / 1024, 1),
         "recall_at_20": round(float(np.mean(hits)), 4), "recall_queries": len(hits),
         "recall_min": round(float(np.min(hits)), 3)}))
