@@ -20,6 +20,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..clock import from_us, iso, to_us
+from ..config import DEFAULT_ENGINE, EngineConfig
 from ..errors import InputError
 from ..models import (
     Action,
@@ -77,6 +78,7 @@ class QueryRequest:
     query_id: str = ""
     group_by: str = "chunk"               # chunk: up to k passages; document: one per document
     per_document: int = PASSAGES_PER_DOCUMENT   # most passages of one document (chunk mode)
+    config: EngineConfig = DEFAULT_ENGINE      # every threshold the query reads (config/engine.py)
 
     def __post_init__(self) -> None:
         if self.group_by not in GROUP_BY:
@@ -227,15 +229,17 @@ def run_query(store, embedder, request: QueryRequest, *, knowledge, vector: np.n
 def answer(cands: Candidates, request: QueryRequest, profile: Profile, knowledge) -> QueryResponse:
     """Rerank ``cands`` and build the explained response (the part measured by ``rerank_1000_ms``)."""
     as_of_us = to_us(request.as_of)
-    intent = parse_intent(request.text, request.as_of) if profile.use_intent else None
+    config = request.config
+    intent = parse_intent(request.text, request.as_of, config.temporal.intent) if profile.use_intent else None
     t_us = as_of_us
     if intent is not None and intent.judged_at is not None:
         t_us = min(as_of_us, to_us(intent.judged_at))
     ranked = rerank(cands, profile, t_us=t_us, intent=intent, knowledge=knowledge,
-                    k=request.k)
+                    k=request.k, scoring=config.scoring, temporal=config.temporal)
     abstain_reason = abstention(cands, request.text)
     results = build_results(cands, ranked, profile, request.k, t_us, knowledge=knowledge,
-                            abstained=abstain_reason is not None, per_document=request.passages_per_document)
+                            abstained=abstain_reason is not None, per_document=request.passages_per_document,
+                            temporal=config.temporal)
     rejections = build_rejections(cands, ranked, t_us, limit=max(25, 3 * request.k))
     intent_dict = intent.to_dict() if intent is not None else {}
     intent_dict["judged_at"] = iso(from_us(t_us))
@@ -269,8 +273,8 @@ def abstention(cands: Candidates, question: str) -> str | None:
 
 
 def build_results(cands: Candidates, ranked: Ranked, profile: Profile, k: int, t_us: int, *,
-                  knowledge=None, abstained: bool = False, per_document: int = PASSAGES_PER_DOCUMENT
-                  ) -> list[Result]:
+                  knowledge=None, abstained: bool = False, per_document: int = PASSAGES_PER_DOCUMENT,
+                  temporal=DEFAULT_TEMPORAL) -> list[Result]:
     """The top ``k`` kept rows as explained results. ``confidence`` is the calibrated
     probability of :mod:`.calibration` (certainty from score, margin over the best disagreeing
     candidate among all kept ones, trust, validity and conflict; the store's refit of the
@@ -290,7 +294,7 @@ def build_results(cands: Candidates, ranked: Ranked, profile: Profile, k: int, t
     scores = ranked.score[top].astype(np.float64)
     contributions = ranked.signals.contributions()
     severity = ranked.severity[top] if ranked.severity is not None else np.zeros(len(top))
-    conflict = DEFAULT_TEMPORAL.conflict
+    conflict = temporal.conflict
     boost = conflict.boost_per_severity * severity if profile.conflict_boost else np.zeros(len(top))
     conflict_notes = [f"fact changed against the previous version: severity {sv:.3f} (score +{b:.3f}; "
                       f"confidence lowered: a conflict counts as a race with no margin, and -{0.1 * sv:.3f})"
@@ -302,7 +306,7 @@ def build_results(cands: Candidates, ranked: Ranked, profile: Profile, k: int, t
     probability = calibration.calibrate(profile.name, x, knots, raw_scores=scores)
     if abstained:
         probability = np.minimum(probability, calibration.ABSTAIN_CAP)
-    tiers = confidence_tiers(probability)
+    tiers = confidence_tiers(probability, temporal.tiers)
     behind = _why_rank_one_is_not_highest(probability, trust, current, severity)
     states = state_names(ranked.states[top])
     hours_left = remaining_window_hours(cands.valid_until_us[top], t_us)

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..clock import US_PER_DAY
+from ..config.temporal import TemporalConfig
 from ..facts import conflict_severity, find_contradiction
 from ..facts.rules import NEITHER, less_trusted_side
 from ..models import RejectionCode
@@ -99,11 +100,13 @@ def _reject(codes: np.ndarray, mask: np.ndarray, code: RejectionCode) -> None:
 
 
 def rerank(cands: Candidates, profile: Profile, *, t_us: int, intent: QueryIntent | None,
-           knowledge, k: int, scoring=DEFAULT_SCORING) -> Ranked:
+           knowledge, k: int, scoring=DEFAULT_SCORING, temporal: TemporalConfig = DEFAULT_TEMPORAL) -> Ranked:
+    """Gates, signals, profile score, chains, pairing over ``cands`` at ``t_us``; ``scoring`` and
+    ``temporal``: the query's configuration (``EngineConfig.scoring`` / ``.temporal``)."""
     n = len(cands)
     half_life, type_weight, floors = profile_arrays(cands.doc_type, cands.kind)
     states = validity_states(cands.kind, cands.valid_from_us, cands.valid_until_us, t_us)
-    decay, recency = recency_and_decay(cands.created_us, cands.dated, t_us, half_life, floors)
+    decay, recency = recency_and_decay(cands.created_us, cands.dated, t_us, half_life, floors, temporal.decay)
     # ours: an EVENT inside its window is as fresh as its window (the blog's live notice is the
     # most important document "while its window is open", whatever its half-life says)
     decay = np.where(states == STATE_TEMPORAL, 1.0, decay)
@@ -134,7 +137,7 @@ def rerank(cands: Candidates, profile: Profile, *, t_us: int, intent: QueryInten
         _gate(cands, codes, states, superseded_us, t_us, rng, bypass, profile, scoring)
 
     signals = _score(cands, profile, intent, states, decay, recency, trust, relational, type_weight, scoring,
-                     half_life, np.minimum(cands.valid_until_us, superseded_us))
+                     half_life, np.minimum(cands.valid_until_us, superseded_us), temporal)
     score = signals.score.copy()
     if rng is not None and profile.gates:   # inside an asked-for period freshness steps aside
         signals = _in_period(cands, profile)
@@ -143,7 +146,7 @@ def rerank(cands: Candidates, profile: Profile, *, t_us: int, intent: QueryInten
     severity = np.zeros(n)
     if profile.chains:
         _one_per_chain(chain, cands.doc_code, codes, score)
-        boosted, severity = _conflict_boost(cands, chain, codes, score, k)
+        boosted, severity = _conflict_boost(cands, chain, codes, score, k, temporal.conflict)
         if profile.conflict_boost:
             score = boosted
     if profile.scorer == "default":
@@ -154,9 +157,9 @@ def rerank(cands: Candidates, profile: Profile, *, t_us: int, intent: QueryInten
     action = np.full(n, "SOLO", dtype=object)
     partner = np.full(n, -1, dtype=np.intp)
     if profile.pairing and rng is None:
-        _pair(cands, decay, score, codes, action, partner)
+        _pair(cands, decay, score, codes, action, partner, temporal.freshness)
     elif rng is None:
-        action = np.where(cands.kind == KIND_STATIC, pairing_action(decay), "SOLO").astype(object)
+        action = np.where(cands.kind == KIND_STATIC, pairing_action(decay, temporal.freshness), "SOLO").astype(object)
 
     kept = np.flatnonzero(codes == KEEP)
     order = kept[np.argsort(-score[kept], kind="stable")]
@@ -262,7 +265,8 @@ def _demote_contradicted(cands, chain, codes, score, trust, k, factor, notes) ->
     return out
 
 
-def _conflict_boost(cands, chain, codes, score, k) -> tuple[np.ndarray, np.ndarray]:
+def _conflict_boost(cands, chain, codes, score, k, conflict=DEFAULT_TEMPORAL.conflict
+                    ) -> tuple[np.ndarray, np.ndarray]:
     """Numeric conflict with the previous version of the same chain (blog, "When the fact changed
     significantly between versions"): the winner's score rises by 0.2·severity (its confidence
     falls by 0.1·severity, applied with the tiers). Only the 2k best kept candidates are compared."""
@@ -272,8 +276,8 @@ def _conflict_boost(cands, chain, codes, score, k) -> tuple[np.ndarray, np.ndarr
         same = np.flatnonzero((chain == chain[i]) & (cands.created_us < cands.created_us[i]))
         if same.size:
             older = same[np.argmax(cands.created_us[same])]
-            severity[i] = conflict_severity(cands.text[older], cands.text[i]).severity
-    boosted = np.clip(score + DEFAULT_TEMPORAL.conflict.boost_per_severity * severity, 0.0, 1.0)
+            severity[i] = conflict_severity(cands.text[older], cands.text[i], conflict).severity
+    boosted = np.clip(score + conflict.boost_per_severity * severity, 0.0, 1.0)
     return boosted, severity
 
 
@@ -304,7 +308,7 @@ def _target_versions(cands, intent, chain, index, pos, codes, notes) -> np.ndarr
 
 
 def _score(cands, profile: Profile, intent, states, decay, recency, trust, relational, type_weight,
-           scoring, half_life, until_us) -> SignalSet:
+           scoring, half_life, until_us, temporal=DEFAULT_TEMPORAL) -> SignalSet:
     """The profile's score. The paper's ``confidence`` signal (``smartvector``) is the document's
     trust at ``t`` (memory/confidence.py): the same number as the result's ``trust``, with no age
     term (age is the temporal signal's business, DESIGN.md "Trust model"). ``default`` shows it
@@ -316,12 +320,13 @@ def _score(cands, profile: Profile, intent, states, decay, recency, trust, relat
         weight = type_weight
         if intent is not None and profile.use_intent and intent.recency_words:
             weight = np.maximum(weight, intent.recency_weight)
-        return temporal_layer_score(cands.raw_cosine, cands.kind, states, decay, recency, weight, scoring)
-    temporal = (current_signal if profile.scorer == "default" else temporal_signal)(
-        cands.kind, states, decay, cands.raw_cosine, scoring)
+        return temporal_layer_score(cands.raw_cosine, cands.kind, states, decay, recency, weight, scoring,
+                                    temporal.validity)
+    signal = (current_signal(cands.kind, states, decay, cands.raw_cosine, scoring, temporal.validity)
+              if profile.scorer == "default" else temporal_signal(cands.kind, states, decay, cands.raw_cosine, scoring))
     values = {
         "semantic": semantic_signal(cands.raw_cosine),
-        "temporal": temporal,
+        "temporal": signal,
         "confidence": trust,
         "relational": relational,
     }
@@ -335,7 +340,7 @@ def _score(cands, profile: Profile, intent, states, decay, recency, trust, relat
         soft = intent.soft_range_us if (intent is not None and profile.use_intent) else None
         if soft is not None:
             values["temporal"] = _soft_window(cands, states, until_us, soft)
-        weights["temporal"] *= _recency_factor(cands, profile, intent, soft, half_life, states, scoring)
+        weights["temporal"] *= _recency_factor(cands, profile, intent, soft, half_life, states, scoring, temporal.intent)
         total = sum(weights.values())          # keep the score in [0, 1] without clipping ties
         weights = {name: w / total for name, w in weights.items()}
     return weighted_sum(values, weights)
@@ -353,10 +358,9 @@ def _soft_window(cands, states, until_us, window) -> np.ndarray:
     return np.where(inside, window_signal(begin, end, window) * relative_similarity(cands.raw_cosine), 0.0)
 
 
-def _recency_factor(cands, profile, intent, soft, half_life, states, scoring) -> float:
+def _recency_factor(cands, profile, intent, soft, half_life, states, scoring, cfg=DEFAULT_TEMPORAL.intent) -> float:
     """:func:`scoring.recency_factor` for this question and pool (q also at least the medium
     recency word's when the question names a soft window)."""
-    cfg = DEFAULT_TEMPORAL.intent
     question = 1.0
     if intent is not None and profile.use_intent and intent.recency_words:
         question = intent.recency_weight / profile.recency_baseline
@@ -380,15 +384,15 @@ def _in_period(cands, profile) -> SignalSet:
                         {"semantic": 1.0 - share, "lexical": share})
 
 
-def _pair(cands, decay, score, codes, action, partner) -> None:
+def _pair(cands, decay, score, codes, action, partner, freshness=DEFAULT_TEMPORAL.freshness) -> None:
     """SOLO / PAIR / DROP for STATIC documents (blog): a weak one needs a fresher partner of the
     same doc type among the kept candidates (gain >= 0.10), else it is dropped and logged.
     The partner rule: :func:`smartvector_core.temporal.freshness.pairing_partners`."""
     static = cands.kind == KIND_STATIC
-    act = np.where(static, pairing_action(decay), "SOLO")
+    act = np.where(static, pairing_action(decay, freshness), "SOLO")
     _reject(codes, static & (act == "DROP"), RejectionCode.STALE_STATIC_DOC)
     kept = codes == KEEP
-    found, _ = pairing_partners(decay, actions=act, groups=cands.doc_type, eligible=kept)
+    found, _ = pairing_partners(decay, actions=act, groups=cands.doc_type, eligible=kept, config=freshness)
     partner[found >= 0] = found[found >= 0]
     _reject(codes, kept & (act == "PAIR") & (found < 0), RejectionCode.PAIR_PARTNER_NOT_FOUND)
     action[:] = act

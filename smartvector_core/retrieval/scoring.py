@@ -52,6 +52,7 @@ from ..config.scoring import (  # noqa: F401  (the scoring constants, re-exporte
     SEMANTIC_PENALTY,
     ScoringConfig,
 )
+from ..config.temporal import DecayConfig, ValidityConfig
 from ..temporal import (
     DEFAULT_TEMPORAL,
     KIND_EVENT,
@@ -96,17 +97,18 @@ def event_relevance(kind: np.ndarray, states: np.ndarray, raw_cosine: np.ndarray
     return np.where(weak_event, config.event_below_floor_multiplier, 1.0)
 
 
-def validity_factor(states: np.ndarray) -> np.ndarray:
+def validity_factor(states: np.ndarray, validity: ValidityConfig = DEFAULT_TEMPORAL.validity) -> np.ndarray:
     """The blog's validity multiplier scaled into [0, 1]: TEMPORAL 1.0, VALID 1/1.2, others 0."""
-    mult = validity_multiplier(states)
-    return mult / DEFAULT_TEMPORAL.validity.temporal
+    mult = validity_multiplier(states, validity)
+    return mult / validity.temporal
 
 
 def temporal_layer_score(raw_cosine, kind, states, decay, recency, weight,
-                         config: ScoringConfig = DEFAULT_SCORING) -> SignalSet:
+                         config: ScoringConfig = DEFAULT_SCORING,
+                         validity: ValidityConfig = DEFAULT_TEMPORAL.validity) -> SignalSet:
     """The blog's final score (module docstring), with its parts as signals."""
     vector = relative_similarity(raw_cosine)
-    temporal = decay * recency * validity_factor(states) * event_relevance(kind, states, raw_cosine, config)
+    temporal = decay * recency * validity_factor(states, validity) * event_relevance(kind, states, raw_cosine, config)
     penalty = np.where(vector >= config.min_relative_similarity, 1.0, config.semantic_penalty)
     w = np.asarray(weight, dtype=np.float64) * np.ones_like(vector)
     score = np.clip(penalty * ((1.0 - w) * vector + w * temporal), 0.0, 1.0)
@@ -125,7 +127,8 @@ def temporal_signal(kind, states, decay, raw_cosine, config: ScoringConfig = DEF
     return np.where(inside, np.where(live_event, 1.0, decay), 0.0)
 
 
-def current_signal(kind, states, decay, raw_cosine, config: ScoringConfig = DEFAULT_SCORING) -> np.ndarray:
+def current_signal(kind, states, decay, raw_cosine, config: ScoringConfig = DEFAULT_SCORING,
+                   validity: ValidityConfig = DEFAULT_TEMPORAL.validity) -> np.ndarray:
     """The ``default`` profile's temporal signal: how *current* a surviving candidate is.
 
     An active, relevant EVENT scores 1.0 (the blog's TEMPORAL multiplier 1.2 scaled into [0, 1]);
@@ -139,7 +142,7 @@ def current_signal(kind, states, decay, raw_cosine, config: ScoringConfig = DEFA
     base = temporal_signal(kind, states, decay, raw_cosine, config)
     in_force = (kind == KIND_VERSIONED) & (states != STATE_EXPIRED) & (states != STATE_NOT_YET_VALID)
     live_event = (states == STATE_TEMPORAL) & (raw_cosine >= config.event_relevance_floor)
-    valid = 1.0 / DEFAULT_TEMPORAL.validity.temporal
+    valid = 1.0 / validity.temporal
     return np.where(live_event, 1.0, np.where(in_force, valid, base * valid))
 
 
@@ -207,5 +210,7 @@ def weighted_sum(values: dict[str, np.ndarray], weights: dict[str, float]) -> Si
     return SignalSet(values=values, weights=wv, score=np.clip(score, 0.0, 1.0))
 
 
-def recency_and_decay(created_us, dated, t_us, half_life, floors) -> tuple[np.ndarray, np.ndarray]:
-    return decay_scores(created_us, t_us, half_life, floors, dated), recency_scores(created_us, dated)
+def recency_and_decay(created_us, dated, t_us, half_life, floors,
+                      config: DecayConfig = DEFAULT_TEMPORAL.decay) -> tuple[np.ndarray, np.ndarray]:
+    return (decay_scores(created_us, t_us, half_life, floors, dated, config=config),
+            recency_scores(created_us, dated, config=config))

@@ -11,6 +11,7 @@ from datetime import datetime
 from typing import Any
 
 from ..clock import parse_time
+from ..config import DEFAULT_ENGINE, EngineConfig
 from ..embedding import check_encoder
 from ..knowledge import KnowledgeCache
 from ..models import EventType, QueryResponse
@@ -28,8 +29,9 @@ MAX_RETENTION_DAYS = 36_500  # a century: larger ages overflow a timedelta (and 
 class ServiceCore:
     """The state every part of the service shares."""
 
-    def __init__(self, settings: Settings | None = None, *, embedder=None) -> None:
+    def __init__(self, settings: Settings | None = None, *, embedder=None, config: EngineConfig | None = None) -> None:
         self.settings = settings or load_settings()
+        self.config = config or DEFAULT_ENGINE   # every query's thresholds (config/engine.py)
         self._embedder = embedder
         self._store: Store | None = None
         self._knowledge: KnowledgeCache | None = None

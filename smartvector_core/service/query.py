@@ -33,7 +33,8 @@ class QueryOps:
             raise InputError("empty: the query needs some text", field="query")
         if not 1 <= k <= MAX_K:
             raise InputError(f"expected a whole number from 1 to {MAX_K}, found {k}", field="--k")
-        request = QueryRequest(text.strip(), as_of, get_profile(profile), k, query_id, group_by, per_document)
+        request = QueryRequest(text.strip(), as_of, get_profile(profile), k, query_id, group_by, per_document,
+                               self.config)
         self._check_encoder()
         state = self._state_for_query()
         if state.calibration is None:

@@ -60,3 +60,41 @@ def test_solo_pair_drop_on_the_query_path():
     assert set(results) == {"news_fresh", "news_old"}
     assert results["news_old"].paired_with == "news_fresh" and results["news_fresh"].paired_with is None
     assert rejected == {"news_ancient": "STALE_STATIC_DOC", "policy_old": "PAIR_PARTNER_NOT_FOUND"}
+
+
+def test_a_different_temporal_config_reaches_the_query():
+    """EngineConfig (config/engine.py) travels with the request: with DROP below 0.0 instead of
+    0.15 the ancient news item is no longer dropped but paired with the fresh one."""
+    from dataclasses import replace
+
+    from smartvector_core.config import DEFAULT_ENGINE
+    from smartvector_core.config.temporal import DEFAULT_TEMPORAL
+
+    cands = _candidates()
+    profile = PROFILES["temporal"]
+    fresh = replace(DEFAULT_TEMPORAL.freshness, drop_below=0.0)
+    config = replace(DEFAULT_ENGINE, temporal=replace(DEFAULT_TEMPORAL, freshness=fresh))
+    resp = answer(cands, QueryRequest("rate limit note", AS_OF, profile, k=10, config=config), profile, _state(cands))
+    results = {r.id: r for r in resp.results}
+    assert results["news_ancient"].paired_with == "news_fresh"
+    assert {r.id: r.code.value for r in resp.rejections} == {"policy_old": "PAIR_PARTNER_NOT_FOUND"}
+
+
+def test_the_service_hands_its_config_to_every_query(store_dir, monkeypatch):
+    from dataclasses import replace
+
+    import smartvector_core.service.query as service_query
+    from smartvector_core.config import DEFAULT_ENGINE
+    from smartvector_core.embedding import HashingEmbedder
+    from smartvector_core.service import SmartVector
+    from smartvector_core.settings import load_settings
+
+    config = replace(DEFAULT_ENGINE, scoring=replace(DEFAULT_ENGINE.scoring, relevance_gate=0.5))
+    sv = SmartVector(load_settings(str(store_dir), env={}), embedder=HashingEmbedder(), config=config)
+    seen = []
+    real = service_query.run_query
+    monkeypatch.setattr(service_query, "run_query", lambda *a, **kw: seen.append(a[2].config) or real(*a, **kw))
+    sv.ingest_records([{"id": "a", "text": "rate limit note", "created_at": "2026-01-01"}], now=AS_OF)
+    sv.query("rate limit note", as_of=AS_OF, log=False)
+    assert seen == [config]
+    assert SmartVector(load_settings(str(store_dir), env={}), embedder=HashingEmbedder()).config is DEFAULT_ENGINE
