@@ -8,14 +8,13 @@ nothing written); 1 anything else. This layer reads the clock and the environmen
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from collections.abc import Sequence
 
 from . import clock
 from .errors import InputError, SmartVectorError
 from .service import SmartVector, dumps, read_queries
-from .settings import load_settings
+from .settings import debug_enabled, load_settings
 from .store import RESTORABLE_TABLES, check_tag_label
 
 
@@ -437,7 +436,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         _eprint("interrupted")
         return 130
     except (SmartVectorError, Exception) as exc:
-        if os.environ.get("SMARTVECTOR_DEBUG"):
+        if debug_enabled():
             raise
         _eprint(f"error: {type(exc).__name__}: {exc}")
         return 1

@@ -83,6 +83,12 @@ def token_allows(expected: str | None, given: str | None) -> bool:
     return bool(given) and hmac.compare_digest(str(given).encode("utf-8"), expected.encode("utf-8"))
 
 
+def debug_enabled(env: dict[str, str] | None = None) -> bool:
+    """``SMARTVECTOR_DEBUG`` set: the CLI re-raises unexpected errors (a traceback) instead of one
+    line. Read on its own, so it works even when the rest of the settings fail to load."""
+    return bool((os.environ if env is None else env).get("SMARTVECTOR_DEBUG"))
+
+
 def load_settings(store: str | None = None, *, env: dict[str, str] | None = None) -> Settings:
     """Build :class:`Settings` from an explicit store and the environment (default ``os.environ``)."""
     env = dict(os.environ if env is None else env)
