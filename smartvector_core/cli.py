@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 from . import clock
 from .errors import InputError, SmartVectorError
-from .service import SmartVector, dumps, read_queries
+from .service import RETENTION_DAYS, SmartVector, dumps, read_queries
 from .settings import debug_enabled, load_settings
 from .store import RESTORABLE_TABLES, check_tag_label
 
@@ -376,7 +376,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_tag)
 
     p = sub.add_parser("maintain", help="retention: compact and clean up old versions (tagged ones are kept)")
-    p.add_argument("--older-than-days", dest="older_than_days", type=float, default=7.0,
+    p.add_argument("--older-than-days", dest="older_than_days", type=float, default=RETENTION_DAYS,
                    help="drop untagged versions older than this (default 7)")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_maintain)

@@ -398,7 +398,7 @@ def _rejection_reason(cands: Candidates, ranked: Ranked, i: int, at: str) -> str
     if code is RejectionCode.OUT_OF_TIME_RANGE:
         return "outside the time range named in the question"
     if code is RejectionCode.STALE_STATIC_DOC:
-        return f"decay {ranked.decay[i]:.3f} below 0.15: too stale to retrieve"
+        return f"decay {ranked.decay[i]:.3f} below {DEFAULT_TEMPORAL.freshness.drop_below}: too stale to retrieve"
     if code is RejectionCode.PAIR_PARTNER_NOT_FOUND:
         return f"decay {ranked.decay[i]:.3f}: weak alone and no fresher source of the same type"
     if code is RejectionCode.VERSION_MISMATCH:

@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..config import PAPER_WEIGHTS, SignalWeights
+from ..config.temporal import RECENCY_BASELINE
 from ..errors import InputError
 
 
@@ -28,7 +29,7 @@ class Profile:
     consolidated: bool = True          # use consolidation's inferred edges (ablation switch)
     ripple: bool = True                # apply ripple penalties to confidence (ablation switch)
     trust_weight: float = 0.0          # default only: weight of C0 + feedback + access (no age term)
-    recency_baseline: float = 0.20     # default only: recency words scale the temporal weight by w/0.20
+    recency_baseline: float = RECENCY_BASELINE   # default only: recency words scale the temporal weight by w/0.20
     conflict_boost: bool = True        # blog: a changed number raises the chain winner's score
     stale_dependency_demotion: float = 1.0  # default only: relies on a superseded version (ripple)
     contradiction_demotion: float = 1.0  # default only: score factor for the lower-trust side of a conflict
