@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from .conftest import write_jsonl
+from tests.conftest import write_jsonl
 
 CORPUS = [
     {"id": "limits_v1", "title": "Rate limits", "text": "API calls are limited to 100 requests per minute.",
@@ -124,8 +124,7 @@ def test_demo_if_empty_loads_once(cli):
 
 def test_many_feedback_clicks_do_not_pile_up_small_files(fake_app):
     from smartvector_core.store import COMPACT_EVERY_WRITES
-
-    from .conftest import NOW
+    from tests.conftest import NOW
 
     fake_app.ingest_records(CORPUS, now=NOW, consolidate=False)
     before = fake_app.store.table("events").count_rows()
@@ -138,7 +137,7 @@ def test_many_feedback_clicks_do_not_pile_up_small_files(fake_app):
 
 
 def test_feedback_reliability_pairs_verdicts_with_reported_confidence(fake_app):
-    from .conftest import NOW
+    from tests.conftest import NOW
 
     fake_app.ingest_records(CORPUS, now=NOW, consolidate=False)
     assert fake_app.feedback_reliability()["n"] == 0
@@ -161,7 +160,7 @@ def test_calibration_command(loaded):
 
 
 def test_feedback_certainty_pairs_use_the_logged_certainty(fake_app):
-    from .conftest import NOW
+    from tests.conftest import NOW
 
     fake_app.ingest_records(CORPUS, now=NOW, consolidate=False)
     resp = fake_app.query("requests per minute limit", as_of=NOW, profile="temporal", k=3)
@@ -174,8 +173,7 @@ def test_feedback_certainty_pairs_use_the_logged_certainty(fake_app):
 def test_operator_verdicts_refit_the_store_calibration(fake_app):
     """Corrections of confident answers pull the store's calibration below the shipped prior."""
     from smartvector_core.retrieval.calibration import calibrate
-
-    from .conftest import NOW
+    from tests.conftest import NOW
 
     fake_app.ingest_records(CORPUS, now=NOW, consolidate=False)
     resp = fake_app.query("requests per minute limit", as_of=NOW, profile="temporal", k=3)
