@@ -37,9 +37,9 @@ from filelock import FileLock
 
 from .clock import ensure_utc
 from .errors import InputError, StoreError
-from .scaleout.indexing import ivf_hnsw_partitions
-from .scaleout.s3lock import S3WriteLock
 from .settings import Settings
+from .store_index import ivf_hnsw_partitions
+from .store_lock import S3WriteLock
 
 os.environ.setdefault("LANCEDB_LOG", "error")
 import lancedb  # noqa: E402

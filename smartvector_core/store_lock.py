@@ -26,8 +26,8 @@ import threading
 import time
 from typing import Any
 
-from ..clock import unix_seconds
-from ..errors import StoreError
+from .clock import unix_seconds
+from .errors import StoreError
 
 LOCK_KEY = "_smartvector/write.lock"
 
