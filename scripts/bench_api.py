@@ -5,10 +5,12 @@
 Builds a store of ``--chunks`` synthetic chunks (embedding-like vectors, the same builder as
 ``perf``), builds its indexes, then:
 
-1. in-process: ``SmartVector.query`` from 1 thread and from ``--clients`` threads (p50, p99);
+1. in-process: ``SmartVector.query`` from 1 thread and from ``--clients`` threads (p50, p99), with
+   the query log written in the background as the server does (the same work);
 2. over HTTP: ``python -m smartvector_core serve`` in a subprocess on a free 127.0.0.1 port, with
    1 client and then ``--clients`` concurrent clients for ``--seconds`` each (throughput, p50,
-   p99, errors). Traffic goes to 127.0.0.1 only; every loop is bounded in count and time.
+   p99, errors), each client on one kept-alive connection. Traffic goes to 127.0.0.1 only; every
+   loop is bounded in count and time.
 
 The questions are the perf questions; each request asks ``k = 5`` of ``default``.
 """
@@ -16,6 +18,7 @@ The questions are the perf questions; each request asks ``k = 5`` of ``default``
 from __future__ import annotations
 
 import argparse
+import http.client
 import json
 import os
 import socket
@@ -98,9 +101,11 @@ def main() -> None:
         moment = perf._now()
         lock = threading.Lock()
 
+        app.write_log_in_background(0.5)   # the same work as the server: answers logged in the background
+
         def local(i: int) -> None:
             with lock:   # the server serialises engine calls the same way
-                app.query(questions[i % len(questions)], as_of=moment, log=False)
+                app.query(questions[i % len(questions)], as_of=moment)
 
         local(0)
         out["in_process_1"] = _drive(local, 1, min(args.seconds, 20))
@@ -120,14 +125,17 @@ def main() -> None:
                 except OSError:
                     time.sleep(0.2)
 
+            connections = threading.local()   # one kept-alive connection per client, as a RAG app pools them
+
             def remote(i: int) -> None:
-                body = json.dumps({"text": questions[i % len(questions)], "as_of": as_of, "k": 5}).encode()
-                req = urllib.request.Request(base + "/query", data=body, method="POST",
-                                             headers={"Content-Type": "application/json"})
-                with urllib.request.urlopen(req, timeout=30) as reply:
-                    if reply.status != 200:
-                        raise RuntimeError(reply.status)
-                    reply.read()
+                if not hasattr(connections, "http"):
+                    connections.http = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+                body = json.dumps({"text": questions[i % len(questions)], "as_of": as_of, "k": 5})
+                connections.http.request("POST", "/query", body=body, headers={"Content-Type": "application/json"})
+                reply = connections.http.getresponse()
+                payload = reply.read()
+                if reply.status != 200 or not payload:
+                    raise RuntimeError(reply.status)
 
             remote(0)
             out["http_1"] = _drive(remote, 1, min(args.seconds, 20))
