@@ -184,13 +184,15 @@ def select_passages(doc_id: np.ndarray, order: np.ndarray, k: int, per_document:
         order = order[first | np.asarray(relevant, dtype=bool)[order]]
     docs = doc_id[order]
     _, inverse = np.unique(docs, return_inverse=True)
-    seen = np.zeros(inverse.max() + 1, dtype=np.int64)
+    inverse = inverse.reshape(-1)
+    # rank of each passage within its document, in ranked order: stable sort by document, then
+    # position minus the position of the document's first passage in that sort
+    by_doc = np.argsort(inverse, kind="stable")
+    starts = np.r_[0, np.flatnonzero(np.diff(inverse[by_doc])) + 1]
     rank_in_doc = np.empty(len(order), dtype=np.int64)
-    for j, d in enumerate(inverse):        # one pass over the ranked pool
-        rank_in_doc[j] = seen[d]
-        seen[d] += 1
+    rank_in_doc[by_doc] = np.arange(len(order)) - np.repeat(starts, np.diff(np.r_[starts, len(order)]))
     chosen = np.flatnonzero(rank_in_doc < max(1, per_document))[:k]
-    first_pos = np.full(len(seen), len(order), dtype=np.int64)
+    first_pos = np.full(int(inverse.max()) + 1, len(order), dtype=np.int64)
     np.minimum.at(first_pos, inverse[chosen], chosen)
     grouped = chosen[np.lexsort((chosen, first_pos[inverse[chosen]]))]
     return order[grouped]

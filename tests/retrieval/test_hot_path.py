@@ -101,3 +101,30 @@ def test_name_matches_read_store_wide_equal_the_search_within_the_pool(fake_app,
         got = pipeline._named_in_pool(store, searches, pool, None)
         assert [ids for ids, _ in got] == [ids for ids, _ in expected]
         assert np.allclose([w for _, w in got], [w for _, w in expected])
+
+
+def _passages_by_loop(doc_id, order, k, per_document):
+    """The former per-row loop of select_passages (the oracle of the vectorised rank)."""
+    order = np.asarray(order, dtype=np.intp)
+    _, inverse = np.unique(doc_id[order], return_inverse=True)
+    seen = np.zeros(inverse.max() + 1, dtype=np.int64)
+    rank = np.empty(len(order), dtype=np.int64)
+    for j, d in enumerate(inverse):
+        rank[j] = seen[d]
+        seen[d] += 1
+    chosen = np.flatnonzero(rank < max(1, per_document))[:k]
+    first = np.full(len(seen), len(order), dtype=np.int64)
+    np.minimum.at(first, inverse[chosen], chosen)
+    return order[chosen[np.lexsort((chosen, first[inverse[chosen]]))]]
+
+
+@settings(max_examples=300, deadline=None)
+@given(ids=st.lists(st.integers(0, 12), min_size=1, max_size=60), k=st.integers(1, 12),
+       per_document=st.integers(1, 4), seed=st.integers(0, 2**16))
+def test_passage_selection_equals_the_loop(ids, k, per_document, seed):
+    from smartvector_core.retrieval.candidates import select_passages
+
+    doc_id = np.array([f"d{i}" for i in ids], dtype=object)
+    order = np.random.default_rng(seed).permutation(len(ids))
+    assert np.array_equal(select_passages(doc_id, order, k, per_document),
+                          _passages_by_loop(doc_id, order, k, per_document))
