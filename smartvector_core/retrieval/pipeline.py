@@ -67,6 +67,7 @@ LEXICAL_POOL = 30       # ours: full-text hits added to the pool (chunks)
 # vector search; run one after another they made the query 1.5-2x the raw search)
 _READS = ThreadPoolExecutor(max_workers=MAX_NAMES + 1, thread_name_prefix="smartvector-read")
 NAME_MATCHES = 1_000    # ours: a name's matches read store-wide at once (more: searched within the pool)
+NAME_CACHE = 512        # ours: names whose store-wide matches a knowledge state keeps
 
 
 @dataclass
@@ -120,7 +121,7 @@ def retrieve(store, query_vector: np.ndarray | Callable[[], np.ndarray], as_of: 
     if fields is not None:
         index = knowledge.doc_index()
         bound = as_of if to_us(as_of) < int(fields["created_us"].max()) else None
-        found = _text_searches(store, text, bound, CHUNK_COLUMNS)
+        found = _text_searches(store, text, bound, CHUNK_COLUMNS, getattr(knowledge, "name_matches", None))
         query_vector = query_vector() if callable(query_vector) else query_vector
         hits = store.search(query_vector, as_of=bound, limit=pool, columns=CHUNK_COLUMNS)
         hits, lexical = _with_lexical(store, hits, found, query_vector, bound, CHUNK_COLUMNS)
@@ -139,18 +140,30 @@ class _TextSearches:
     """The full-text searches of one question, under way in the background (:data:`_READS`)."""
 
     question: Future                      # its best LEXICAL_POOL chunks, with their vectors
-    names: list[tuple[str, Future]]       # per name: the chunks that name it (up to NAME_MATCHES)
+    names: list[tuple[str, tuple, Future]]   # per name: its key and the chunks naming it (up to NAME_MATCHES)
+    known: dict                           # store-wide matches per name key, kept for later questions
 
 
-def _text_searches(store, text: str | None, as_of, columns) -> _TextSearches | None:
+def _text_searches(store, text: str | None, as_of, columns, known: dict | None = None) -> _TextSearches | None:
     """Start the question's full-text searches (None without text). They need neither the
-    question's vector nor the pool, so they run while the question is encoded and searched."""
+    question's vector nor the pool, so they run while the question is encoded and searched.
+    ``known``: the names' store-wide matches found for earlier questions of the same knowledge
+    state (``KnowledgeState.name_matches``: same table versions, so the same answer)."""
     if text is None:
         return None
     question = _READS.submit(store.fts_search, text, as_of=as_of, limit=LEXICAL_POOL, columns=[*columns, "vector"])
-    return _TextSearches(question, [(name, _READS.submit(store.fts_search, name, as_of=as_of, limit=NAME_MATCHES,
-                                                         require_all=True, columns=("chunk_id",)))
-                                    for name in subject_terms(text)[:MAX_NAMES]])
+    known = {} if known is None else known
+    names = []
+    for name in subject_terms(text)[:MAX_NAMES]:
+        key = (name, None if as_of is None else to_us(as_of))
+        if key in known:
+            search: Future = Future()
+            search.set_result(known[key])
+        else:
+            search = _READS.submit(store.fts_search, name, as_of=as_of, limit=NAME_MATCHES, require_all=True,
+                                   columns=("chunk_id",))
+        names.append((name, key, search))
+    return _TextSearches(question, names, known)
 
 
 def _named_in_pool(store, searches: _TextSearches, pool: list[str], as_of) -> list[tuple[set[str], float]]:
@@ -160,8 +173,10 @@ def _named_in_pool(store, searches: _TextSearches, pool: list[str], as_of) -> li
     names); a name with ``NAME_MATCHES`` matches or more is searched again within the pool."""
     in_pool = set(pool)
     out: list[tuple[set[str], float] | Future] = []
-    for name, search in searches.names:
+    for name, key, search in searches.names:
         named = search.result()
+        if len(searches.known) < NAME_CACHE:
+            searches.known.setdefault(key, named)
         if named.num_rows >= NAME_MATCHES:
             out.append(_READS.submit(store.fts_search, name, as_of=as_of, limit=len(pool), require_all=True,
                                      within=pool))

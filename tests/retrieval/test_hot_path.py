@@ -128,3 +128,28 @@ def test_passage_selection_equals_the_loop(ids, k, per_document, seed):
     order = np.random.default_rng(seed).permutation(len(ids))
     assert np.array_equal(select_passages(doc_id, order, k, per_document),
                           _passages_by_loop(doc_id, order, k, per_document))
+
+
+def test_a_names_matches_are_searched_once_per_knowledge_state(fake_app):
+    from smartvector_core.retrieval import pipeline
+
+    from ..conftest import NOW
+
+    fake_app.ingest_records([{"id": f"d{i}", "title": f"Page {i}", "created_at": "2026-01-01T00:00:00Z",
+                              "text": f"The Checkout Service keeps {i} replicas."} for i in range(6)],
+                            now=NOW, consolidate=False)
+    store, known = fake_app.store, {}
+    pool = store.fts_search("replicas", as_of=None, limit=10).column("chunk_id").to_pylist()[::2]
+    question = "How many replicas does the Checkout Service keep?"
+    first = pipeline._named_in_pool(store, pipeline._text_searches(store, question, None, ["chunk_id"], known),
+                                    pool, None)
+    assert list(known) == [("Checkout Service", None)]
+    calls = []
+    original = store.fts_search
+    store.fts_search = lambda text, **kw: calls.append(text) or original(text, **kw)
+    again = pipeline._named_in_pool(store, pipeline._text_searches(store, question, None, ["chunk_id"], known),
+                                    pool, None)
+    assert again == first and "Checkout Service" not in calls   # the name was not searched again
+    other = pipeline._text_searches(store, question, NOW, ["chunk_id"], known)   # another moment: searched
+    pipeline._named_in_pool(store, other, pool, NOW)
+    assert calls.count("Checkout Service") == 1
