@@ -185,6 +185,8 @@ def test_replacing_versions():
     superseded = np.array([200, 300, NO_END, NO_END])
     assert replacing_versions(ids, chain, effective, superseded, 250).tolist() == ["v2", "v3", None, None]
     assert replacing_versions(ids, chain, effective, superseded, 350).tolist() == ["v3", "v3", None, None]
+    # at the very moment v2 takes effect, v1 is replaced by v2 (in force), not by the newest (v3)
+    assert replacing_versions(ids, chain, effective, superseded, 200).tolist() == ["v2", "v3", None, None]
 
 
 def test_report_hand_worked():
