@@ -450,9 +450,10 @@ class Store:
             self._text_indexed = TEXT_INDEX in self.chunk_indexes()
         if not str(text).strip() or not self._text_indexed or (within is not None and not len(within)):
             return empty
-        query: Any = str(text)
-        if require_all:
-            query = MatchQuery(str(text), TEXT_INDEX, operator=FullTextOperator.AND)
+        # always a MatchQuery: the question's words are terms, never query syntax (a plain string
+        # would be parsed, and '"…"' turned into a phrase query that this index cannot answer)
+        query = MatchQuery(str(text), TEXT_INDEX,
+                           operator=FullTextOperator.AND if require_all else FullTextOperator.OR)
         cond = _existing(as_of)
         if within is not None:
             cond = cond & col("chunk_id").isin([str(c) for c in within])

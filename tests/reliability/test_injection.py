@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -50,3 +51,16 @@ def test_query_text_with_sql_never_errors_or_widens(fake_app, text):
         assert {r.id for r in resp.results} <= {f"d{n}" for n in range(5)}
     logged = fake_app.store.queries([resp.query_id])
     assert logged.column("query").to_pylist() == [text.strip()]
+
+
+@pytest.mark.parametrize("text", ['""', '"tea"', "title:tea", "(", "AND", 'tea" OR "1'])
+def test_query_syntax_in_a_question_is_only_words(fake_app, text):
+    """A question's quotes, fields and operators are words to match, never full-text query syntax
+    (a '"…"' phrase query once raised: the index keeps no positions)."""
+    fake_app.ingest_records([{"id": f"d{n}", "text": f"document {n} about tea and coffee",
+                              "created_at": "2024-01-01"} for n in range(3)], now=NOW, consolidate=False)
+    hits = fake_app.store.fts_search(text, as_of=NOW, limit=5)
+    assert set(hits.column("chunk_id").to_pylist()) <= {c for c in fake_app.store.current_chunks(("chunk_id",))[0]
+                                                        .column("chunk_id").to_pylist()}
+    for profile in ("naive", "default"):
+        assert len(fake_app.query(text, as_of=NOW, profile=profile, k=3).results) <= 3
