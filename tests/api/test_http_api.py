@@ -49,11 +49,8 @@ def _call(base: str, method: str, path: str, body: dict | None = None, headers: 
         return exc.code, json.loads(exc.read() or b"null")
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    tmp = tmp_path_factory.mktemp("api")
-    env = _env(tmp, SMARTVECTOR_OPERATOR_TOKEN="s3cret")
-    assert _cli(env, "ingest", str(CORPUS), "--json").returncode == 0
+def _serve(env: dict[str, str]) -> tuple[subprocess.Popen, str]:
+    """``serve`` in a subprocess on a free 127.0.0.1 port, once ``/health`` answers."""
     port = _free_port()
     proc = subprocess.Popen([sys.executable, "-m", "smartvector_core", "serve", "--port", str(port)], cwd=REPO,
                             env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -62,12 +59,19 @@ def server(tmp_path_factory):
     while time.monotonic() < deadline:
         try:
             if _call(base, "GET", "/health")[0] == 200:
-                break
+                return proc, base
         except (urllib.error.URLError, ConnectionError):
             time.sleep(0.3)
-    else:
-        proc.kill()
-        pytest.fail("server did not come up: " + proc.stderr.read())
+    proc.kill()
+    pytest.fail("server did not come up: " + proc.stderr.read())
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("api")
+    env = _env(tmp, SMARTVECTOR_OPERATOR_TOKEN="s3cret")
+    assert _cli(env, "ingest", str(CORPUS), "--json").returncode == 0
+    proc, base = _serve(env)
     yield base, env, proc
     proc.terminate()
     proc.wait(timeout=30)
@@ -161,17 +165,8 @@ def test_query_log_is_flushed_on_shutdown(tmp_path):
     env = _env(tmp_path)
     assert _cli(env, "ingest", str(CORPUS)).returncode == 0
     before = json.loads(_cli(env, "stats", "--json").stdout)["queries"]
-    port = _free_port()
-    proc = subprocess.Popen([sys.executable, "-m", "smartvector_core", "serve", "--port", str(port)], cwd=REPO,
-                            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    base = f"http://127.0.0.1:{port}"
+    proc, base = _serve(env)
     try:
-        for _ in range(600):
-            try:
-                if _call(base, "GET", "/health")[0] == 200:
-                    break
-            except (urllib.error.URLError, ConnectionError):
-                time.sleep(0.2)
         for i in range(5):
             assert _call(base, "POST", "/query", {"text": f"refund window {i}", "as_of": AS_OF})[0] == 200
     finally:
