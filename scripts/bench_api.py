@@ -35,8 +35,8 @@ import numpy as np
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from smartvector_core import perf  # noqa: E402
 from smartvector_core.embedding import get_embedder  # noqa: E402
+from smartvector_core.evaluation import perf  # noqa: E402
 
 MAX_REQUESTS = 200_000   # hard bound on any loop below
 
@@ -91,14 +91,14 @@ def main() -> None:
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     questions = perf.QUESTIONS
-    as_of = perf._now().isoformat()
+    as_of = perf.fixed_now().isoformat()
     out: dict = {"chunks": args.chunks, "clients": args.clients, "seconds": args.seconds}
     with tempfile.TemporaryDirectory() as directory:
         embedder = get_embedder()
-        app = perf._app(directory, embedder)
+        app = perf.open_app(directory, embedder)
         perf.fill(app.store, args.chunks, vectors=perf.embedding_like_vectors(args.chunks, np.random.default_rng(11)))
         app.store.ensure_indexes()
-        moment = perf._now()
+        moment = perf.fixed_now()
         lock = threading.Lock()
 
         app.write_log_in_background(0.5)   # the same work as the server: answers logged in the background

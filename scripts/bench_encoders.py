@@ -66,7 +66,7 @@ def agreement(encoders, texts: list[str], questions: list[str]) -> dict:
 
 
 def speed(encoders, records: list[dict], texts: list[str], repeats: int) -> dict:
-    from smartvector_core import perf
+    from smartvector_core.evaluation import perf
 
     for enc in encoders.values():
         enc.encode(texts[:64])
@@ -79,10 +79,10 @@ def speed(encoders, records: list[dict], texts: list[str], repeats: int) -> dict
             enc.encode(texts)
             runs[label]["encode"].append(len(texts) / (time.perf_counter() - t0))
             with tempfile.TemporaryDirectory() as directory:
-                app = perf._app(directory, enc)
+                app = perf.open_app(directory, enc)
                 app.store.count_chunks()
                 t0 = time.perf_counter()
-                report = app.ingest_records(records, now=perf._now(), consolidate=False)
+                report = app.ingest_records(records, now=perf.fixed_now(), consolidate=False)
                 runs[label]["ingest"].append(report.chunks / (time.perf_counter() - t0))
                 chunks = report.chunks
     out: dict = {"chunks": chunks, "repeats": repeats}

@@ -57,16 +57,16 @@ def perturbed(base: np.ndarray, n: int, rng: np.random.Generator) -> tuple[np.nd
 
 
 def build(directory: Path, rows: int, seed: int = 0) -> dict:
-    from smartvector_core import perf
     from smartvector_core.embedding import get_embedder
+    from smartvector_core.evaluation import perf
 
     embedder = get_embedder()
     real_dir, _ = perf.real_store(embedder)
-    source = perf._app(str(real_dir), embedder).store
+    source = perf.open_app(str(real_dir), embedder).store
     meta, base = source.current_chunks(("chunk_id", "text", "title"))
     texts = np.asarray(meta.column("text").to_pylist(), dtype=object)
     titles = np.asarray(meta.column("title").to_pylist(), dtype=object)
-    app = perf._app(str(directory), embedder)
+    app = perf.open_app(str(directory), embedder)
     rng = np.random.default_rng(seed)
     t0 = time.perf_counter()
     for start in range(0, rows, BATCH):
@@ -93,15 +93,15 @@ def build(directory: Path, rows: int, seed: int = 0) -> dict:
 
 def query_child(directory: str, rounds: int, recall: int) -> None:
     """Fresh process: time the queries, read VmHWM, then recall@20 against brute force."""
-    from smartvector_core import perf
     from smartvector_core.embedding import get_embedder
+    from smartvector_core.evaluation import perf
     from smartvector_core.retrieval.candidates import SEARCH_COLUMNS
 
     embedder = get_embedder()
     _, questions = perf.real_store(embedder)
     texts = [q["text"] for q in questions]
-    as_of = perf._now()
-    app = perf._app(directory, embedder)
+    as_of = perf.fixed_now()
+    app = perf.open_app(directory, embedder)
     t0 = time.perf_counter()
     app.query(texts[0], as_of=as_of, log=False)
     first_s = time.perf_counter() - t0          # opens the store, loads the knowledge state
@@ -117,7 +117,7 @@ def query_child(directory: str, rounds: int, recall: int) -> None:
                     app.store.search(embedder.encode([text])[0], as_of=as_of, limit=60, columns=SEARCH_COLUMNS)
                 (e2e if which else raw).append(time.perf_counter() - t0)
         per_round.append([round(float(np.median(e2e[start[0]:])) * 1000, 2), round(float(np.median(raw[start[1]:])) * 1000, 2)])
-    rss_mb = perf._vm_hwm_kb() / 1024
+    rss_mb = perf.vm_hwm_kb() / 1024
     hits = []
     for vector in embedder.encode(texts[:recall]):
         approx = app.store.search(vector, as_of=as_of, limit=20, columns=["chunk_id"]).column("chunk_id").to_pylist()
@@ -131,7 +131,7 @@ def query_child(directory: str, rounds: int, recall: int) -> None:
         "raw_p50_ms": ms(raw, 50), "raw_p95_ms": ms(raw, 95),
         "query_overhead_ratio": round(float(np.median(e2e) / np.median(raw)), 3),
         "p50_per_round_query_raw_ms": per_round,
-        "peak_rss_mb_queries": round(rss_mb, 1), "peak_rss_mb_with_brute_force": round(perf._vm_hwm_kb() / 1024, 1),
+        "peak_rss_mb_queries": round(rss_mb, 1), "peak_rss_mb_with_brute_force": round(perf.vm_hwm_kb() / 1024, 1),
         "recall_at_20": round(float(np.mean(hits)), 4), "recall_queries": len(hits),
         "recall_min": round(float(np.min(hits)), 3)}))
 

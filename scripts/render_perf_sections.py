@@ -17,7 +17,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 FIGURES = ROOT / "docs" / "perf"
 
-from smartvector_core.perf import KEEP_BELOW  # noqa: E402
+from smartvector_core.evaluation.perf import KEEP_BELOW  # noqa: E402
 
 
 def _json(name: str):

@@ -270,15 +270,13 @@ def cmd_bench(app: SmartVector, args) -> int:
 
 
 def cmd_perf(app: SmartVector, args) -> int:
-    """``perf``: speed figures of this machine in temporary stores (smartvector_core.perf)."""
-    from .perf import format_table, run
+    """``perf``: speed figures of this machine in temporary stores (smartvector_core.evaluation.perf)."""
+    from .evaluation.perf import format_table, perf_markdown, run
 
     out = run(quick=args.quick, log=lambda m: _eprint(f"perf: {m}"))
     target = args.out or (None if args.quick else "docs/perf.json")
     if target:
         from pathlib import Path
-
-        from .perf import perf_markdown
 
         Path(target).parent.mkdir(parents=True, exist_ok=True)
         Path(target).write_text(dumps(out) + "\n", encoding="utf-8")

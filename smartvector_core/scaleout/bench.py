@@ -1,7 +1,7 @@
 """``ingest --engine ray`` against the local engine at size (issue 18 item 4, docs/SCALING.md).
 
 Both engines ingest the same ``--chunks`` chunks (documents of 4 distinct paragraphs of
-English-like text, ``perf._records``: every chunk text unique, so every chunk is encoded) into
+English-like text, ``perf.synthetic_records``: every chunk text unique, so every chunk is encoded) into
 fresh stores, with no consolidation, in one process: the local engine
 (``SmartVector.ingest_records``) and the Ray engine (``scaleout.ray_ingest.ingest_documents_ray``
 on a local Ray cluster of ``--workers`` CPUs: one encoder actor per CPU, one ONNX thread each,
@@ -79,19 +79,19 @@ def main() -> None:
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
 
-    from .. import perf
+    from ..evaluation import perf
     from ..ingest import validate_records
     from .ray_ingest import LazyEmbedder, ensure_ray, ingest_documents_ray
 
     os.environ.setdefault("LANCEDB_LOG", "error")
-    records = perf._records(args.chunks, per_doc=4, prefix="ray")
+    records = perf.synthetic_records(args.chunks, per_doc=4, prefix="ray")
     out: dict = {"cores": os.cpu_count(), "load_avg_1m_at_start": round(os.getloadavg()[0], 2),
                  "model": args.model, "workers": args.workers, "documents": len(records)}
     with tempfile.TemporaryDirectory() as root:
         local = _app(f"{root}/local", args.model, _local_embedder(args.model, args.workers))
         local.embedder.encode(["warm up"])
         t0 = time.perf_counter()
-        report = local.ingest_records(records, now=perf._now(), consolidate=False)
+        report = local.ingest_records(records, now=perf.fixed_now(), consolidate=False)
         out["local_s"] = round(time.perf_counter() - t0, 1)
         out["chunks"] = report.chunks
         os.environ["SMARTVECTOR_EMBED_THREADS"] = "1"            # each Ray encoder actor: one thread
@@ -100,8 +100,8 @@ def main() -> None:
         out["ray_init_s"] = round(time.perf_counter() - t0, 1)
         distributed = _app(f"{root}/ray", args.model, LazyEmbedder(args.model))
         t0 = time.perf_counter()
-        docs = validate_records(records, ingest_time=perf._now())      # as the local engine does
-        ray_report = ingest_documents_ray(distributed.store, docs, model_name=args.model, now=perf._now())
+        docs = validate_records(records, ingest_time=perf.fixed_now())      # as the local engine does
+        ray_report = ingest_documents_ray(distributed.store, docs, model_name=args.model, now=perf.fixed_now())
         out["ray_s"] = round(time.perf_counter() - t0, 1)
         out["reports_equal"] = report.to_dict() == ray_report.to_dict()
         for engine in ("local", "ray"):

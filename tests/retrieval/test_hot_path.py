@@ -11,7 +11,7 @@ import pyarrow as pa
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from smartvector_core.perf import synthetic_candidates
+from smartvector_core.evaluation.perf import synthetic_candidates
 from smartvector_core.retrieval import calibration as cal
 from smartvector_core.retrieval.candidates import first_per_document
 

@@ -9,7 +9,7 @@ import json
 
 import pytest
 
-from smartvector_core import perf
+from smartvector_core.evaluation import perf
 
 TOY = {"query_sizes": (300, 600), "consolidate_sizes": (60, 120), "rss_chunks": 200, "ingest_chunks": 16,
        "rerank_repeats": 3, "query_repeats": 3, "recall_queries": 4, "real_rounds": 1, "real_limit": 6,
