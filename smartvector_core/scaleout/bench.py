@@ -76,6 +76,7 @@ def main() -> None:
     parser.add_argument("--chunks", type=int, default=100_000)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--model", default="all-MiniLM-L6-v2")
+    parser.add_argument("--batch", type=int, default=2048, help="texts per encoder-actor call (ray_ingest.ENCODE_BATCH)")
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
 
@@ -94,6 +95,7 @@ def main() -> None:
         report = local.ingest_records(records, now=perf.fixed_now(), consolidate=False)
         out["local_s"] = round(time.perf_counter() - t0, 1)
         out["chunks"] = report.chunks
+        out["local_encode_s"] = round(report.encode_seconds, 1)
         os.environ["SMARTVECTOR_EMBED_THREADS"] = "1"            # each Ray encoder actor: one thread
         t0 = time.perf_counter()
         ensure_ray(num_cpus=args.workers)
@@ -101,8 +103,11 @@ def main() -> None:
         distributed = _app(f"{root}/ray", args.model, LazyEmbedder(args.model))
         t0 = time.perf_counter()
         docs = validate_records(records, ingest_time=perf.fixed_now())      # as the local engine does
-        ray_report = ingest_documents_ray(distributed.store, docs, model_name=args.model, now=perf.fixed_now())
+        stats: dict = {}
+        ray_report = ingest_documents_ray(distributed.store, docs, model_name=args.model, now=perf.fixed_now(),
+                                          batch=args.batch, stats=stats)
         out["ray_s"] = round(time.perf_counter() - t0, 1)
+        out["ray_stats"] = {k: round(v, 3) if isinstance(v, float) else v for k, v in stats.items()}
         out["reports_equal"] = report.to_dict() == ray_report.to_dict()
         for engine in ("local", "ray"):
             out[f"{engine}_ms_per_chunk"] = round(1000 * out[f"{engine}_s"] / max(1, out["chunks"]), 3)

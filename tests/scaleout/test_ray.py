@@ -13,7 +13,7 @@ import pytest
 from smartvector_core import cli
 from smartvector_core.embedding import HashingEmbedder
 from smartvector_core.ingest import read_records, validate_records
-from smartvector_core.scaleout.ray_ingest import ingest_documents_ray
+from smartvector_core.scaleout.ray_ingest import EncoderPool, ingest_documents_ray
 from smartvector_core.service import SmartVector
 from smartvector_core.settings import DEMO_CORPUS, load_settings
 from tests.conftest import NOW, write_jsonl
@@ -47,9 +47,11 @@ def test_ray_engine_writes_the_same_rows_as_the_local_engine(ray_cluster, tmp_pa
     docs = validate_records(read_records(DEMO_CORPUS), ingest_time=NOW)
     local, distributed = _app(tmp_path / "local"), _app(tmp_path / "ray")
     a = local.ingest_records(read_records(DEMO_CORPUS), now=NOW, consolidate=False)
+    stats: dict = {}
     b = ingest_documents_ray(distributed.store, docs, model_name="hashing", now=NOW,
-                             embedder=_NoEncode(distributed.store.dim))
+                             embedder=_NoEncode(distributed.store.dim), batch=16, stats=stats)
     assert a.to_dict() == b.to_dict()
+    assert stats["texts"] == b.chunks_embedded and stats["batches"] >= b.chunks_embedded / 16
     _assert_same_rows(local, distributed)
 
     # an edit: only the changed chunk is new; content-hash reuse is the local rule
@@ -63,6 +65,20 @@ def test_ray_engine_writes_the_same_rows_as_the_local_engine(ray_cluster, tmp_pa
     assert a2.to_dict() == b2.to_dict()
     assert b2.chunks_embedded >= 1 and b2.updated == [records[0]["id"]]
     _assert_same_rows(local, distributed)
+
+
+def test_encoder_pool_gives_each_text_its_own_vector(ray_cluster):
+    """Many batches, a short last one, results taken in whatever order the actors finish."""
+    texts = [f"text {i} about {'quotas' if i % 3 else 'limits'} and item {i * 7}" for i in range(53)]
+    pool = EncoderPool("hashing", 2, batch=8)
+    for i, text in enumerate(texts):
+        pool.add(f"h{i}", text)
+    vectors = pool.finish()
+    expected = HashingEmbedder().encode(texts)
+    assert sorted(vectors) == sorted(f"h{i}" for i in range(53))
+    for i in range(53):
+        assert np.array_equal(vectors[f"h{i}"], expected[i]), i
+    assert pool.stats["texts"] == 53 and pool.stats["batches"] >= 7 and not pool.actors
 
 
 class _NoEncode:
