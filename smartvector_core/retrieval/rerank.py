@@ -77,6 +77,35 @@ class Ranked:
         return np.flatnonzero(self.reject_code != KEEP)
 
 
+@dataclass(frozen=True)
+class Pool:
+    """One query's candidates and what the reranker has worked out for each of them at ``t_us``
+    (every array has one entry per candidate row). The helpers below read it and return what
+    they decide (rejection codes, scores, notes); :func:`rerank` alone puts the decisions together."""
+
+    cands: Candidates
+    t_us: int
+    states: np.ndarray                   # validity state at t (temporal.validity_states)
+    decay: np.ndarray                    # decay, 1 for an EVENT inside its window
+    recency: np.ndarray                  # in-pool recency
+    half_life: np.ndarray                # days, by doc type and kind (temporal.decay.profile_arrays)
+    type_weight: np.ndarray
+    chain: np.ndarray                    # version chain id (negative: a chain of its own)
+    superseded_us: np.ndarray            # when a newer version took over (NO_END: never)
+    effective_us: np.ndarray             # when the version took effect (created_at when unknown)
+    relational: np.ndarray
+    dependency_stale_us: np.ndarray      # when a document it relies on was superseded
+    trust: np.ndarray                    # the document's trust at t (memory.live_trust)
+
+    def __len__(self) -> int:
+        return len(self.cands)
+
+    @property
+    def until_us(self) -> np.ndarray:
+        """End of each candidate's own validity: its ``valid_until`` or its supersession."""
+        return np.minimum(self.cands.valid_until_us, self.superseded_us)
+
+
 def _norm_version(v: str) -> str:
     return re.sub(r"^v(?=\d)", "", str(v).strip().lower())
 
@@ -95,8 +124,16 @@ def version_matches(cands: Candidates, version: str) -> np.ndarray:
     return out
 
 
-def _reject(codes: np.ndarray, mask: np.ndarray, code: RejectionCode) -> None:
-    codes[mask & (codes == KEEP)] = _CODE_INDEX[code]
+def _reject(codes: np.ndarray, mask: np.ndarray, code: RejectionCode) -> np.ndarray:
+    """``codes`` with ``code`` given to the rows of ``mask`` not yet rejected (first code wins)."""
+    return np.where(mask & (codes == KEEP), codes.dtype.type(_CODE_INDEX[code]), codes)
+
+
+def _with_notes(notes: dict[int, list[str]], more: dict[int, list[str]]) -> dict[int, list[str]]:
+    """``notes`` and then ``more`` (each row's notes in the order they were made)."""
+    for i, lines in more.items():
+        notes.setdefault(i, []).extend(lines)
+    return notes
 
 
 def rerank(cands: Candidates, profile: Profile, *, t_us: int, intent: QueryIntent | None,
@@ -114,14 +151,18 @@ def rerank(cands: Candidates, profile: Profile, *, t_us: int, intent: QueryInten
     index = knowledge.doc_index(with_inferred=profile.consolidated)
     pos = index.lookup(cands.doc_id)
     known = pos >= 0
-    chain = np.where(known, index.chain[np.maximum(pos, 0)], -1 - np.arange(n))
-    superseded_us = np.where(known, index.superseded_us[np.maximum(pos, 0)], NO_END)
-    relational = np.where(known, index.relational[np.maximum(pos, 0)], 0.0)
-    dependency_stale_us = np.where(known, index.dependency_stale_us[np.maximum(pos, 0)], NO_END)
-    # trust (memory.live_trust); with gates, supersession is the gates' business: a superseded
-    # version that survives them is asked about for its own period and is not held to its successor
-    trust = knowledge.trust(cands.doc_id, cands.authority, t_us,
-                            superseded=(superseded_us <= t_us) & (not profile.gates), ripple=profile.ripple)
+    at = np.maximum(pos, 0)
+    superseded_us = np.where(known, index.superseded_us[at], NO_END)
+    pool = Pool(
+        cands=cands, t_us=t_us, states=states, decay=decay, recency=recency, half_life=half_life,
+        type_weight=type_weight, chain=np.where(known, index.chain[at], -1 - np.arange(n)),
+        superseded_us=superseded_us, effective_us=np.where(known, index.effective_us[at], cands.created_us),
+        relational=np.where(known, index.relational[at], 0.0),
+        dependency_stale_us=np.where(known, index.dependency_stale_us[at], NO_END),
+        # trust (memory.live_trust); with gates, supersession is the gates' business: a superseded
+        # version that survives them is asked about for its own period and is not held to its successor
+        trust=knowledge.trust(cands.doc_id, cands.authority, t_us,
+                              superseded=(superseded_us <= t_us) & (not profile.gates), ripple=profile.ripple))
 
     codes = np.full(n, KEEP, dtype=np.int16)
     notes: dict[int, list[str]] = {}
@@ -133,11 +174,10 @@ def rerank(cands: Candidates, profile: Profile, *, t_us: int, intent: QueryInten
     bypass = np.zeros(n, dtype=bool)           # explicitly asked-for versions skip the validity gates
     if profile.gates:
         if intent is not None and profile.use_intent and (intent.version or intent.version_rank):
-            bypass = _target_versions(cands, intent, chain, index, pos, codes, notes)
-        _gate(cands, codes, states, superseded_us, t_us, rng, bypass, profile, scoring)
+            bypass, codes, notes = _target_versions(pool, intent, codes)
+        codes = _gate(pool, codes, rng, bypass, profile, scoring)
 
-    signals = _score(cands, profile, intent, states, decay, recency, trust, relational, type_weight, scoring,
-                     half_life, np.minimum(cands.valid_until_us, superseded_us), temporal)
+    signals = _score(pool, profile, intent, scoring, temporal)
     score = signals.score.copy()
     if rng is not None and profile.gates:   # inside an asked-for period freshness steps aside
         signals = _in_period(cands, profile)
@@ -145,19 +185,19 @@ def rerank(cands: Candidates, profile: Profile, *, t_us: int, intent: QueryInten
 
     severity = np.zeros(n)
     if profile.chains:
-        _one_per_chain(chain, cands.doc_code, codes, score)
-        boosted, severity = _conflict_boost(cands, chain, codes, score, k, temporal.conflict)
+        codes = _one_per_chain(pool, codes, score)
+        boosted, severity = _conflict_boost(pool, codes, score, k, temporal.conflict)
         if profile.conflict_boost:
             score = boosted
     if profile.scorer == "default":
         version_named = intent is not None and bool(intent.version)
-        score = _adjust(cands, profile, codes, score, trust, chain, bypass if version_named else None,
-                        dependency_stale_us <= t_us, k, notes)
+        score, adjusted = _adjust(pool, profile, codes, score, bypass if version_named else None, k)
+        notes = _with_notes(notes, adjusted)
 
     action = np.full(n, "SOLO", dtype=object)
     partner = np.full(n, -1, dtype=np.intp)
     if profile.pairing and rng is None:
-        _pair(cands, decay, score, codes, action, partner, temporal.freshness)
+        codes, action, partner = _pair(pool, codes, temporal.freshness)
     elif rng is None:
         action = np.where(cands.kind == KIND_STATIC, pairing_action(decay, temporal.freshness), "SOLO").astype(object)
 
@@ -165,28 +205,29 @@ def rerank(cands: Candidates, profile: Profile, *, t_us: int, intent: QueryInten
     order = kept[np.argsort(-score[kept], kind="stable")]
     final = np.where(codes == KEEP, score, np.nan)
     return Ranked(order=order, score=final, signals=signals, states=states, decay=decay,
-                  trust=trust, reject_code=codes, chain=chain, partner=partner, action=action, notes=notes,
-                  severity=severity, range_ignored=range_ignored)
+                  trust=pool.trust, reject_code=codes, chain=pool.chain, partner=partner, action=action,
+                  notes=notes, severity=severity, range_ignored=range_ignored)
 
 
-def _gate(cands, codes, states, superseded_us, t_us, rng, bypass, profile, scoring) -> None:
-    """The temporal layer's gates, each rejection with its code (first code wins):
-    not existing yet at ``t``; outside a named period (VERSIONED: in force during it; others:
-    published or, for EVENTs, their window in it) — or, without a period, expired, not yet
-    valid, superseded in its chain at ``t``; and raw cosine under the relevance gate."""
-    exists = cands.created_us <= t_us
-    _reject(codes, ~exists & ~bypass, RejectionCode.NOT_YET_VALID)
+def _gate(pool: Pool, codes: np.ndarray, rng, bypass: np.ndarray, profile: Profile, scoring) -> np.ndarray:
+    """The temporal layer's gates, each rejection with its code (first code wins), returned as
+    the new codes: not existing yet at ``t``; outside a named period (VERSIONED: in force during
+    it; others: published or, for EVENTs, their window in it) — or, without a period, expired,
+    not yet valid, superseded in its chain at ``t``; and raw cosine under the relevance gate."""
+    cands, states = pool.cands, pool.states
+    exists = cands.created_us <= pool.t_us
+    codes = _reject(codes, ~exists & ~bypass, RejectionCode.NOT_YET_VALID)
     if rng is not None:
-        _reject(codes, ~in_range(cands, rng, superseded_us) & ~bypass, RejectionCode.OUT_OF_TIME_RANGE)
+        codes = _reject(codes, ~in_range(cands, rng, pool.superseded_us) & ~bypass, RejectionCode.OUT_OF_TIME_RANGE)
     else:
         expired = (states == STATE_EXPIRED) & ~bypass
-        _reject(codes, expired & (cands.kind == KIND_VERSIONED), RejectionCode.EXPIRED_VERSIONED_DOC)
-        _reject(codes, expired & (cands.kind == KIND_EVENT), RejectionCode.HARD_EXPIRED_EVENT)
-        _reject(codes, expired, RejectionCode.EXPIRED_DOC)
-        _reject(codes, (states == STATE_NOT_YET_VALID) & ~bypass, RejectionCode.NOT_YET_VALID)
+        codes = _reject(codes, expired & (cands.kind == KIND_VERSIONED), RejectionCode.EXPIRED_VERSIONED_DOC)
+        codes = _reject(codes, expired & (cands.kind == KIND_EVENT), RejectionCode.HARD_EXPIRED_EVENT)
+        codes = _reject(codes, expired, RejectionCode.EXPIRED_DOC)
+        codes = _reject(codes, (states == STATE_NOT_YET_VALID) & ~bypass, RejectionCode.NOT_YET_VALID)
         if profile.chains:
-            _reject(codes, (superseded_us <= t_us) & ~bypass, RejectionCode.SUPERSEDED_IN_CHAIN)
-    _reject(codes, cands.raw_cosine < scoring.relevance_gate, RejectionCode.BELOW_RELEVANCE_GATE)
+            codes = _reject(codes, (pool.superseded_us <= pool.t_us) & ~bypass, RejectionCode.SUPERSEDED_IN_CHAIN)
+    return _reject(codes, cands.raw_cosine < scoring.relevance_gate, RejectionCode.BELOW_RELEVANCE_GATE)
 
 
 def in_range(cands, rng, superseded_us) -> np.ndarray:
@@ -202,10 +243,11 @@ def in_range(cands, rng, superseded_us) -> np.ndarray:
     return np.where(cands.kind == KIND_VERSIONED, in_force, published | event_window)
 
 
-def _one_per_chain(chain, doc_id, codes, score) -> None:
+def _one_per_chain(pool: Pool, codes: np.ndarray, score: np.ndarray) -> np.ndarray:
     """Keep one version per chain: the document of the chain's best-scoring surviving passage,
-    with all of its surviving passages; reject the other versions. ``doc_id``: integer codes
-    (:attr:`Candidates.doc_code`)."""
+    with all of its surviving passages; the other versions' rows get SUPERSEDED_IN_CHAIN in the
+    returned codes (documents compared by :attr:`Candidates.doc_code`)."""
+    chain, doc_id = pool.chain, pool.cands.doc_code
     alive = codes == KEEP
     order = np.lexsort((-score, chain))
     survivors = np.flatnonzero(alive[order])
@@ -214,36 +256,43 @@ def _one_per_chain(chain, doc_id, codes, score) -> None:
         c = chain[order][survivors]
         heads = order[survivors[np.r_[True, c[1:] != c[:-1]]]]
         winner = np.isin(doc_id, doc_id[heads])
-    _reject(codes, alive & ~winner, RejectionCode.SUPERSEDED_IN_CHAIN)
+    return _reject(codes, alive & ~winner, RejectionCode.SUPERSEDED_IN_CHAIN)
 
 
-def _adjust(cands, profile, codes, score, trust, chain, version_hit, relies_on_old, k, notes) -> np.ndarray:
-    """The ``default`` profile's demotions, each explained in the result's reasons:
-    candidates not carrying a version the question names (×0.8); candidates that rely on a
-    superseded version (the ripple, at query time); the lower-trust side of a contradiction."""
+def _adjust(pool: Pool, profile: Profile, codes: np.ndarray, score: np.ndarray, version_hit: np.ndarray | None,
+            k: int) -> tuple[np.ndarray, dict[int, list[str]]]:
+    """The ``default`` profile's demotions, returned as (new scores, the notes that explain them
+    in the result's reasons): candidates not carrying a version the question names (×0.8);
+    candidates that rely on a superseded version (the ripple, at query time); the lower-trust
+    side of a contradiction."""
+    notes: dict[int, list[str]] = {}
     kept = codes == KEEP
     if version_hit is not None and (version_hit & kept).any():
         score = np.where(version_hit, score, score * VERSION_NOT_NAMED_FACTOR)
     if profile.stale_dependency_demotion < 1.0:
-        flagged = relies_on_old & kept
+        flagged = (pool.dependency_stale_us <= pool.t_us) & kept
         score = np.where(flagged, score * profile.stale_dependency_demotion, score)
         for i in np.flatnonzero(flagged):
             notes.setdefault(int(i), []).append(
                 "relies on a document that a newer version has replaced: flagged for review, "
                 f"score x{profile.stale_dependency_demotion}")
     if profile.contradiction_demotion < 1.0:
-        score = _demote_contradicted(cands, chain, codes, score, trust, k, profile.contradiction_demotion, notes)
-    return score
+        score, demoted = _demote_contradicted(pool, codes, score, k, profile.contradiction_demotion)
+        notes = _with_notes(notes, demoted)
+    return score, notes
 
 
-def _demote_contradicted(cands, chain, codes, score, trust, k, factor, notes) -> np.ndarray:
+def _demote_contradicted(pool: Pool, codes: np.ndarray, score: np.ndarray, k: int, factor: float
+                         ) -> tuple[np.ndarray, dict[int, list[str]]]:
     """The query-time side of DESIGN.md "Trust model" (the rule of :mod:`smartvector_core.facts`):
     two kept candidates hold at ``t`` (both passed the validity and supersession gates) and are
     not one version chain; when they contradict (:func:`facts.find_contradiction`: same subject,
     disagreement after unit normalisation or in polarity) only the less trusted side
     (:func:`facts.rules.less_trusted_side`: lower by >= ``TRUST_MARGIN``) is demoted, score ×
     ``factor``. Among the 2k best kept candidates, so it works before the consolidation agent
-    has queued the contradiction."""
+    has queued the contradiction. Returns (new scores, a note per demoted row)."""
+    cands, chain, trust = pool.cands, pool.chain, pool.trust
+    notes: dict[int, list[str]] = {}
     kept = np.flatnonzero(codes == KEEP)
     top = kept[np.argsort(-score[kept], kind="stable")][: 2 * k]
     a, b = np.triu_indices(len(top), 1)
@@ -262,14 +311,16 @@ def _demote_contradicted(cands, chain, codes, score, trust, k, factor, notes) ->
             out[low] = score[low] * factor
             notes.setdefault(low, []).append(
                 f"contradicted by higher-trust {cands.doc_id[high]} ({found.evidence}): score x{factor}")
-    return out
+    return out, notes
 
 
-def _conflict_boost(cands, chain, codes, score, k, conflict=DEFAULT_TEMPORAL.conflict
+def _conflict_boost(pool: Pool, codes: np.ndarray, score: np.ndarray, k: int, conflict=DEFAULT_TEMPORAL.conflict
                     ) -> tuple[np.ndarray, np.ndarray]:
     """Numeric conflict with the previous version of the same chain (blog, "When the fact changed
     significantly between versions"): the winner's score rises by 0.2·severity (its confidence
-    falls by 0.1·severity, applied with the tiers). Only the 2k best kept candidates are compared."""
+    falls by 0.1·severity, applied with the tiers). Only the 2k best kept candidates are compared.
+    Returns (boosted scores, severity per candidate)."""
+    cands, chain = pool.cands, pool.chain
     severity = np.zeros(len(score))
     kept = np.flatnonzero(codes == KEEP)
     for i in kept[np.argsort(-score[kept], kind="stable")][: 2 * k]:
@@ -284,43 +335,46 @@ def _conflict_boost(cands, chain, codes, score, k, conflict=DEFAULT_TEMPORAL.con
 VERSION_NOT_NAMED_FACTOR = 0.8   # ours: score factor for candidates not carrying a named version
 
 
-def _target_versions(cands, intent, chain, index, pos, codes, notes) -> np.ndarray:
-    """The version a question names wins in its chain, even when superseded (others rejected)."""
+def _target_versions(pool: Pool, intent: QueryIntent, codes: np.ndarray
+                     ) -> tuple[np.ndarray, np.ndarray, dict[int, list[str]]]:
+    """The version a question names wins in its chain, even when superseded (the chain's other
+    versions get VERSION_MISMATCH). Returns (the targeted rows, the new codes, their notes)."""
+    cands, chain, eff = pool.cands, pool.chain, pool.effective_us
     n = len(cands)
+    notes: dict[int, list[str]] = {}
     if intent.version:
         hit = version_matches(cands, intent.version)
     else:
-        eff = np.where(pos >= 0, index.effective_us[np.maximum(pos, 0)], cands.created_us)
         hit = np.zeros(n, dtype=bool)
         for c in np.unique(chain):
             members = np.flatnonzero(chain == c)
             pick = members[np.argmin(eff[members])] if intent.version_rank == "oldest" else members[np.argmax(eff[members])]
             hit[pick] = True
     if not hit.any():
-        return np.zeros(n, dtype=bool)
+        return np.zeros(n, dtype=bool), codes, notes
     hit = np.isin(cands.doc_id, cands.doc_id[hit])     # every passage of a targeted version
     targeted = np.isin(chain, chain[hit])
-    _reject(codes, targeted & ~hit, RejectionCode.VERSION_MISMATCH)
+    codes = _reject(codes, targeted & ~hit, RejectionCode.VERSION_MISMATCH)
     for i in np.flatnonzero(hit):
         notes.setdefault(int(i), []).append(
             f"question names version {intent.version or intent.version_rank}: judged against this version")
-    return hit
+    return hit, codes, notes
 
 
-def _score(cands, profile: Profile, intent, states, decay, recency, trust, relational, type_weight,
-           scoring, half_life, until_us, temporal=DEFAULT_TEMPORAL) -> SignalSet:
+def _score(pool: Pool, profile: Profile, intent, scoring, temporal=DEFAULT_TEMPORAL) -> SignalSet:
     """The profile's score. The paper's ``confidence`` signal (``smartvector``) is the document's
     trust at ``t`` (memory/confidence.py): the same number as the result's ``trust``, with no age
     term (age is the temporal signal's business, DESIGN.md "Trust model"). ``default`` shows it
     as one ``trust`` signal carrying both the confidence weight and ``trust_weight``."""
+    cands, states, decay, trust = pool.cands, pool.states, pool.decay, pool.trust
     if profile.scorer == "cosine":
         sem = semantic_signal(cands.raw_cosine)
         return SignalSet({"semantic": sem}, {"semantic": np.ones(len(sem))}, sem)
     if profile.scorer == "temporal":
-        weight = type_weight
+        weight = pool.type_weight
         if intent is not None and profile.use_intent and intent.recency_words:
             weight = np.maximum(weight, intent.recency_weight)
-        return temporal_layer_score(cands.raw_cosine, cands.kind, states, decay, recency, weight, scoring,
+        return temporal_layer_score(cands.raw_cosine, cands.kind, states, decay, pool.recency, weight, scoring,
                                     temporal.validity)
     signal = (current_signal(cands.kind, states, decay, cands.raw_cosine, scoring, temporal.validity)
               if profile.scorer == "default" else temporal_signal(cands.kind, states, decay, cands.raw_cosine, scoring))
@@ -328,7 +382,7 @@ def _score(cands, profile: Profile, intent, states, decay, recency, trust, relat
         "semantic": semantic_signal(cands.raw_cosine),
         "temporal": signal,
         "confidence": trust,
-        "relational": relational,
+        "relational": pool.relational,
     }
     weights = dict(profile.weights.as_dict())
     if profile.scorer == "default":
@@ -339,26 +393,27 @@ def _score(cands, profile: Profile, intent, states, decay, recency, trust, relat
         weights["lexical"] = profile.lexical_weight
         soft = intent.soft_range_us if (intent is not None and profile.use_intent) else None
         if soft is not None:
-            values["temporal"] = _soft_window(cands, states, until_us, soft)
-        weights["temporal"] *= _recency_factor(cands, profile, intent, soft, half_life, states, scoring, temporal.intent)
+            values["temporal"] = _soft_window(pool, soft)
+        weights["temporal"] *= _recency_factor(pool, profile, intent, soft, scoring, temporal.intent)
         total = sum(weights.values())          # keep the score in [0, 1] without clipping ties
         weights = {name: w / total for name, w in weights.items()}
     return weighted_sum(values, weights)
 
 
-def _soft_window(cands, states, until_us, window) -> np.ndarray:
+def _soft_window(pool: Pool, window) -> np.ndarray:
     """The temporal signal under a soft window: :func:`scoring.window_signal` (a STATIC
     document by its publication time, an EVENT by its window, a VERSIONED one by the period it
     was in force) × the passage's similarity relative to the best (cos / max cos, as the blog's
     event relevance: being in the window is worth what the passage is worth to the question);
     0 outside its own validity (expired, not yet valid)."""
+    cands, states = pool.cands, pool.states
     begin = np.where(cands.valid_from_us > np.iinfo(np.int64).min, cands.valid_from_us, cands.created_us)
-    end = np.where(cands.kind == KIND_STATIC, begin, np.minimum(until_us, np.int64(window[1])))
+    end = np.where(cands.kind == KIND_STATIC, begin, np.minimum(pool.until_us, np.int64(window[1])))
     inside = (states != STATE_EXPIRED) & (states != STATE_NOT_YET_VALID)
     return np.where(inside, window_signal(begin, end, window) * relative_similarity(cands.raw_cosine), 0.0)
 
 
-def _recency_factor(cands, profile, intent, soft, half_life, states, scoring, cfg=DEFAULT_TEMPORAL.intent) -> float:
+def _recency_factor(pool: Pool, profile: Profile, intent, soft, scoring, cfg=DEFAULT_TEMPORAL.intent) -> float:
     """:func:`scoring.recency_factor` for this question and pool (q also at least the medium
     recency word's when the question names a soft window)."""
     question = 1.0
@@ -366,8 +421,9 @@ def _recency_factor(cands, profile, intent, soft, half_life, states, scoring, cf
         question = intent.recency_weight / profile.recency_baseline
     if soft is not None:
         question = max(question, cfg.medium / profile.recency_baseline)
+    cands = pool.cands
     tau = pool_time_sensitivity(cands.raw_cosine, first_per_document(cands.doc_code, np.arange(len(cands))),
-                                states == STATE_TEMPORAL, half_life, top=scoring.pool_top_documents,
+                                pool.states == STATE_TEMPORAL, pool.half_life, top=scoring.pool_top_documents,
                                 news_half_life_days=scoring.news_half_life_days)
     return recency_factor(question, tau, gain=profile.recency_pool_gain, cap=max(profile.recency_cap, question))
 
@@ -384,18 +440,21 @@ def _in_period(cands, profile) -> SignalSet:
                         {"semantic": 1.0 - share, "lexical": share})
 
 
-def _pair(cands, decay, score, codes, action, partner, freshness=DEFAULT_TEMPORAL.freshness) -> None:
+def _pair(pool: Pool, codes: np.ndarray, freshness=DEFAULT_TEMPORAL.freshness
+          ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """SOLO / PAIR / DROP for STATIC documents (blog): a weak one needs a fresher partner of the
     same doc type among the kept candidates (gain >= 0.10), else it is dropped and logged.
-    The partner rule: :func:`smartvector_core.temporal.freshness.pairing_partners`."""
+    The partner rule: :func:`smartvector_core.temporal.freshness.pairing_partners`. Returns
+    (the new codes, the action per candidate, its partner's index or -1)."""
+    cands, decay = pool.cands, pool.decay
     static = cands.kind == KIND_STATIC
     act = np.where(static, pairing_action(decay, freshness), "SOLO")
-    _reject(codes, static & (act == "DROP"), RejectionCode.STALE_STATIC_DOC)
+    codes = _reject(codes, static & (act == "DROP"), RejectionCode.STALE_STATIC_DOC)
     kept = codes == KEEP
     found, _ = pairing_partners(decay, actions=act, groups=cands.doc_type, eligible=kept, config=freshness)
-    partner[found >= 0] = found[found >= 0]
-    _reject(codes, kept & (act == "PAIR") & (found < 0), RejectionCode.PAIR_PARTNER_NOT_FOUND)
-    action[:] = act
+    partner = np.where(found >= 0, found, -1).astype(np.intp)
+    codes = _reject(codes, kept & (act == "PAIR") & (found < 0), RejectionCode.PAIR_PARTNER_NOT_FOUND)
+    return codes, act.astype(object), partner
 
 
 def age_days(created_us: int, t_us: int) -> float:

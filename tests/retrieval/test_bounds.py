@@ -24,6 +24,7 @@ def test_conflict_boost_never_lifts_a_score_past_one():
     cands = SimpleNamespace(created_us=np.array([1, 2]),
                             text=np.array(["The limit is 100 requests per minute.",
                                            "The limit is 1000 requests per minute."], dtype=object))
-    boosted, severity = _conflict_boost(cands, np.array([7, 7]), np.full(2, KEEP), np.array([0.5, 0.95]), k=5)
+    pool = SimpleNamespace(cands=cands, chain=np.array([7, 7]))          # the fields of rerank.Pool it reads
+    boosted, severity = _conflict_boost(pool, np.full(2, KEEP), np.array([0.5, 0.95]), k=5)
     assert severity[0] == 0 and severity[1] > 0.25          # only the newer version is compared
     assert boosted[1] == 1.0 and boosted[0] == 0.5
