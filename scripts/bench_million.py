@@ -96,6 +96,7 @@ def query_child(directory: str, rounds: int, recall: int) -> None:
     from smartvector_core.embedding import get_embedder
     from smartvector_core.evaluation import perf
     from smartvector_core.retrieval.candidates import SEARCH_COLUMNS
+    from smartvector_core.retrieval.pipeline import search_overfetch
 
     embedder = get_embedder()
     _, questions = perf.real_store(embedder)
@@ -118,12 +119,14 @@ def query_child(directory: str, rounds: int, recall: int) -> None:
                 (e2e if which else raw).append(time.perf_counter() - t0)
         per_round.append([round(float(np.median(e2e[start[0]:])) * 1000, 2), round(float(np.median(raw[start[1]:])) * 1000, 2)])
     rss_mb = perf.vm_hwm_kb() / 1024
-    hits = []
+    hits, hits_unfiltered = [], []
+    overfetch = search_overfetch(app.knowledge.get().existing_share(None))   # the query path's (no time bound here)
     for vector in embedder.encode(texts[:recall]):
-        approx = app.store.search(vector, as_of=as_of, limit=20, columns=["chunk_id"]).column("chunk_id").to_pylist()
         exact = app.store.search(vector, as_of=as_of, limit=20, columns=["chunk_id"], exact=True)
-        exact = exact.column("chunk_id").to_pylist()
-        hits.append(len(set(approx) & set(exact)) / max(1, len(exact)))
+        exact = set(exact.column("chunk_id").to_pylist())
+        for out, kw in ((hits, {}), (hits_unfiltered, {"overfetch": overfetch})):
+            approx = app.store.search(vector, as_of=as_of, limit=20, columns=["chunk_id"], **kw)
+            out.append(len(set(approx.column("chunk_id").to_pylist()) & exact) / max(1, len(exact)))
     ms = lambda xs, q: round(float(np.percentile(xs, q)) * 1000, 2)   # noqa: E731
     print(json.dumps({
         "chunks": app.store.count_chunks(), "questions": len(texts), "rounds": rounds,
@@ -133,7 +136,9 @@ def query_child(directory: str, rounds: int, recall: int) -> None:
         "p50_per_round_query_raw_ms": per_round,
         "peak_rss_mb_queries": round(rss_mb, 1), "peak_rss_mb_with_brute_force": round(perf.vm_hwm_kb() / 1024, 1),
         "recall_at_20": round(float(np.mean(hits)), 4), "recall_queries": len(hits),
-        "recall_min": round(float(np.min(hits)), 3)}))
+        "recall_min": round(float(np.min(hits)), 3),
+        "recall_at_20_unfiltered_search": round(float(np.mean(hits_unfiltered)), 4),
+        "overfetch": overfetch, "load_avg": os.getloadavg()}))
 
 
 def main() -> None:

@@ -55,6 +55,8 @@ class KnowledgeState:
     # valid while this state is (it is replaced when any table's version changes)
     name_matches: dict = field(default_factory=dict)
     calibration: dict[str, tuple[np.ndarray, np.ndarray]] | None = None   # the store's refit (service)
+    current_share: float = 1.0    # current chunks / all chunk rows (the rest: retired versions, kept for restore)
+    _created_sorted: np.ndarray | None = None
 
     def calibration_knots(self, profile: str) -> tuple[np.ndarray, np.ndarray] | None:
         """This store's calibration knots of ``profile`` refitted on operators' verdicts
@@ -89,7 +91,25 @@ class KnowledgeState:
         stored = set(docs.column("doc_id").to_pylist()) if docs.num_rows else set()
         linked = (set(edges["src"]) | set(edges["dst"])) & stored if len(edges) else set()
         graph = KnowledgeGraph.from_edges(edges if len(edges) else None, sorted(linked))
-        return cls(events=_events_frame(store.events()), edges=edges, graph=graph, docs=docs)
+        rows = store.count_rows("chunks")
+        current_share = store.count_chunks() / rows if rows else 1.0
+        return cls(events=_events_frame(store.events()), edges=edges, graph=graph, docs=docs,
+                   current_share=current_share)
+
+    def existing_share(self, as_of_us: int | None) -> float:
+        """The share of the chunk table's rows a search at ``as_of`` may return (current, and
+        created by then; None: no time bound), estimated as ``current_share`` times the share of
+        documents created by ``as_of`` (documents counted alike, whatever their size). Used to
+        size an unfiltered search (``Store.search(overfetch=)``): an estimate, not a result."""
+        fields = self.document_fields()
+        if fields is None:
+            return 0.0
+        if as_of_us is None:
+            return self.current_share
+        if self._created_sorted is None:
+            self._created_sorted = np.sort(fields["created_us"])
+        created = self._created_sorted
+        return self.current_share * float(np.searchsorted(created, as_of_us, side="right")) / len(created)
 
     def trust(self, doc_ids: np.ndarray, authority: np.ndarray, as_of_us: int, *,
               superseded: np.ndarray | None = None, ripple: bool = True) -> np.ndarray:

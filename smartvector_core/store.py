@@ -187,6 +187,31 @@ def _existing(as_of: datetime | None = None):
     return cond if as_of is None else cond & (col("created_at") <= lit(ensure_utc(as_of)))
 
 
+def _postfiltered(search, limit: int, overfetch: float, as_of: datetime | None,
+                  columns: Sequence[str] | None) -> pa.Table | None:
+    """The rows a search prefiltered by :func:`_existing` returns, from ``search(n, columns)``
+    run unfiltered for ``n = ceil(overfetch · limit)`` rows, best first: the existing rows among
+    them, cut to ``limit``. None when that may miss some (fewer than ``limit`` exist among a full
+    ``n``): then the caller searches with the prefilter. Both ways return the best existing rows
+    of the same ranking, so the results are the same (tests/test_store_postfilter.py)."""
+    n = int(np.ceil(limit * overfetch))
+    wanted = list(columns) if columns else None
+    found = search(n, None if wanted is None else list(dict.fromkeys([*wanted, "current", "created_at"])))
+    if "current" not in found.column_names:   # a text with no searchable term
+        return found
+    keep = pc.fill_null(pc.equal(found.column("current"), True), False)
+    if as_of is not None:
+        keep = pc.and_(keep, pc.fill_null(pc.less_equal(found.column("created_at"),
+                                                        pa.scalar(ensure_utc(as_of), TS)), False))
+    existing = found.filter(keep)
+    if existing.num_rows < limit and found.num_rows >= n:
+        return None
+    existing = existing.slice(0, limit)
+    if wanted is not None:
+        existing = existing.select([c for c in existing.column_names if c in wanted or c.startswith("_")])
+    return existing
+
+
 def _lock_path(uri: str) -> Path:
     if "://" not in uri:
         Path(uri).mkdir(parents=True, exist_ok=True)
@@ -410,31 +435,47 @@ class Store:
         return rows.take(pa.array(np.sort(first)))
 
     def search(self, vector: np.ndarray, *, as_of: datetime | None, limit: int,
-               columns: Sequence[str] | None = None, extra: Any = None, exact: bool = False) -> pa.Table:
+               columns: Sequence[str] | None = None, extra: Any = None, exact: bool = False,
+               overfetch: float | None = None) -> pa.Table:
         """Nearest current chunks that existed at ``as_of`` (prefiltered), cosine distance.
 
         ``as_of=None`` drops the existence bound (a caller that knows no chunk is newer than its
         moment saves LanceDB that filter). Uses the vector index when the table has one
         (``SEARCH_NPROBES`` partitions, exact re-ranking of ``SEARCH_REFINE_FACTOR``·limit rows);
         ``exact`` forces brute force.
+
+        ``overfetch`` (a caller that knows most rows pass the existence filter, e.g. ``1 /
+        share``): the same rows, found by an unfiltered search for ``overfetch``·limit rows cut
+        to the existing ones (:func:`_postfiltered`): LanceDB's prefilter evaluates the condition
+        over the whole table on every query (measured at 1M chunks: 12.7 ms unfiltered, 53 ms
+        with ``current`` and the time bound).
         """
+        def build(cond, n: int, cols: Sequence[str] | None):
+            q = self._tables["chunks"].search(np.asarray(vector, dtype=np.float32), vector_column_name="vector")
+            q = q.distance_type("cosine").limit(n)
+            if cond is not None:
+                q = q.where(cond, prefilter=True)
+            if exact:
+                q = q.bypass_vector_index()
+            else:
+                q = (q.nprobes(SEARCH_NPROBES).refine_factor(SEARCH_REFINE_FACTOR)
+                     .ef(max(SEARCH_EF, n * SEARCH_REFINE_FACTOR)))
+            if cols:   # name _distance too: LanceDB warns on every search that leaves it implicit
+                q = q.select(list(dict.fromkeys([*cols, "_distance"])))
+            return q.to_arrow()
+
         cond = _existing(as_of)
         if extra is not None:
             cond = cond & extra
-        q = (self._tables["chunks"].search(np.asarray(vector, dtype=np.float32), vector_column_name="vector")
-             .distance_type("cosine").where(cond, prefilter=True).limit(limit))
-        if exact:
-            q = q.bypass_vector_index()
-        else:
-            q = (q.nprobes(SEARCH_NPROBES).refine_factor(SEARCH_REFINE_FACTOR)
-                 .ef(max(SEARCH_EF, limit * SEARCH_REFINE_FACTOR)))
-        if columns:   # name _distance too: LanceDB warns on every search that leaves it implicit
-            q = q.select(list(dict.fromkeys([*columns, "_distance"])))
-        return q.to_arrow()
+        elif overfetch is not None and overfetch >= 1.0:
+            found = _postfiltered(lambda n, cols: build(None, n, cols), limit, overfetch, as_of, columns)
+            if found is not None:
+                return found
+        return build(cond, limit, columns)
 
     def fts_search(self, text: str, *, as_of: datetime | None, limit: int,
                    columns: Sequence[str] = ("chunk_id", "doc_id"), require_all: bool = False,
-                   within: Sequence[str] | None = None) -> pa.Table:
+                   within: Sequence[str] | None = None, overfetch: float | None = None) -> pa.Table:
         """Full-text (BM25) search over current chunk texts that existed at ``as_of``.
 
         LanceDB's native FTS index on ``text`` (:meth:`ensure_text_index`, built on ingest;
@@ -442,7 +483,8 @@ class Store:
         unindexed (LanceDB), until the next rebuild. ``require_all``: every term of ``text`` must
         occur (a ``MatchQuery`` with the AND operator); ``within``: only these chunk ids. Returns
         ``columns`` and ``_score`` (BM25, higher is better), best first; empty for a text with no
-        searchable term.
+        searchable term. ``overfetch``: as in :meth:`search` (BM25 does not depend on the filter:
+        its statistics are the index's).
         """
         empty = pa.table({**{c: pa.array([], pa.string()) for c in columns}, "_score": pa.array([], pa.float32())})
         if not getattr(self, "_text_indexed", False):
@@ -454,17 +496,26 @@ class Store:
         # would be parsed, and '"…"' turned into a phrase query that this index cannot answer)
         query = MatchQuery(str(text), TEXT_INDEX,
                            operator=FullTextOperator.AND if require_all else FullTextOperator.OR)
+
+        def build(cond, n: int, cols: Sequence[str]):
+            q = self._tables["chunks"].search(query, query_type="fts", fts_columns=TEXT_INDEX)
+            if cond is not None:
+                q = q.where(cond, prefilter=True)
+            try:
+                return q.select([*cols, "_score"]).limit(n).to_arrow()
+            except Exception as exc:  # lance raises on a query that tokenises to nothing
+                if "token" in str(exc).lower() or "empty" in str(exc).lower():
+                    return empty
+                raise
+
+        if within is None and overfetch is not None and overfetch >= 1.0:
+            found = _postfiltered(lambda n, cols: build(None, n, cols), limit, overfetch, as_of, columns)
+            if found is not None:
+                return found
         cond = _existing(as_of)
         if within is not None:
             cond = cond & col("chunk_id").isin([str(c) for c in within])
-        q = (self._tables["chunks"].search(query, query_type="fts", fts_columns=TEXT_INDEX)
-             .where(cond, prefilter=True).select([*columns, "_score"]).limit(limit))
-        try:
-            return q.to_arrow()
-        except Exception as exc:  # lance raises on a query that tokenises to nothing
-            if "token" in str(exc).lower() or "empty" in str(exc).lower():
-                return empty
-            raise
+        return build(cond, limit, columns)
 
     def ensure_text_index(self) -> bool:
         """Build LanceDB's native full-text (BM25) index on chunk ``text`` when it is missing,

@@ -121,9 +121,11 @@ def retrieve(store, query_vector: np.ndarray | Callable[[], np.ndarray], as_of: 
     if fields is not None:
         index = knowledge.doc_index()
         bound = as_of if to_us(as_of) < int(fields["created_us"].max()) else None
-        found = _text_searches(store, text, bound, CHUNK_COLUMNS, getattr(knowledge, "name_matches", None))
+        overfetch = search_overfetch(knowledge.existing_share(None if bound is None else to_us(bound)))
+        found = _text_searches(store, text, bound, CHUNK_COLUMNS, getattr(knowledge, "name_matches", None),
+                               overfetch=overfetch)
         query_vector = query_vector() if callable(query_vector) else query_vector
-        hits = store.search(query_vector, as_of=bound, limit=pool, columns=CHUNK_COLUMNS)
+        hits = store.search(query_vector, as_of=bound, limit=pool, columns=CHUNK_COLUMNS, overfetch=overfetch)
         hits, lexical = _with_lexical(store, hits, found, query_vector, bound, CHUNK_COLUMNS)
         cands = Candidates.from_chunk_hits(hits, fields, index.lookup, lexical)
         if cands is not None:
@@ -135,6 +137,17 @@ def retrieve(store, query_vector: np.ndarray | Callable[[], np.ndarray], as_of: 
     return Candidates.from_search(hits, lexical)
 
 
+POSTFILTER_MIN_SHARE = 0.5   # ours: below this share of existing rows, LanceDB's prefilter is used
+POSTFILTER_MARGIN = 1.25     # ours: rows searched per row wanted, over 1 / share (estimate error)
+
+
+def search_overfetch(share: float) -> float | None:
+    """How many rows an unfiltered search reads per row wanted when a ``share`` of the table's
+    rows exists at the moment asked (:meth:`KnowledgeState.existing_share`): ``margin / share``;
+    None (use the prefilter) when too few exist for an unfiltered search to find enough."""
+    return POSTFILTER_MARGIN / share if share >= POSTFILTER_MIN_SHARE else None
+
+
 @dataclass
 class _TextSearches:
     """The full-text searches of one question, under way in the background (:data:`_READS`)."""
@@ -144,14 +157,16 @@ class _TextSearches:
     known: dict                           # store-wide matches per name key, kept for later questions
 
 
-def _text_searches(store, text: str | None, as_of, columns, known: dict | None = None) -> _TextSearches | None:
+def _text_searches(store, text: str | None, as_of, columns, known: dict | None = None, *,
+                   overfetch: float | None = None) -> _TextSearches | None:
     """Start the question's full-text searches (None without text). They need neither the
     question's vector nor the pool, so they run while the question is encoded and searched.
     ``known``: the names' store-wide matches found for earlier questions of the same knowledge
     state (``KnowledgeState.name_matches``: same table versions, so the same answer)."""
     if text is None:
         return None
-    question = _READS.submit(store.fts_search, text, as_of=as_of, limit=LEXICAL_POOL, columns=[*columns, "vector"])
+    question = _READS.submit(store.fts_search, text, as_of=as_of, limit=LEXICAL_POOL, columns=[*columns, "vector"],
+                             overfetch=overfetch)
     known = {} if known is None else known
     names = []
     for name in subject_terms(text)[:MAX_NAMES]:
@@ -161,7 +176,7 @@ def _text_searches(store, text: str | None, as_of, columns, known: dict | None =
             search.set_result(known[key])
         else:
             search = _READS.submit(store.fts_search, name, as_of=as_of, limit=NAME_MATCHES, require_all=True,
-                                   columns=("chunk_id",))
+                                   columns=("chunk_id",), overfetch=overfetch)
         names.append((name, key, search))
     return _TextSearches(question, names, known)
 
