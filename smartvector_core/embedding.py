@@ -24,6 +24,7 @@ import numpy as np
 
 from .config import DEFAULT_MODEL_NAME, EMBED_BATCH_SIZE, EMBEDDING_DIM
 from .errors import InputError, SmartVectorError
+from .settings import cache_dir, embed_backend_name, embed_threads
 
 
 def _set_offline() -> None:
@@ -137,12 +138,6 @@ def _quantize_int8(fp32_path: Path, target: Path, model_dir: str) -> None:
     finally:
         if partial.is_file():
             partial.unlink()
-
-
-def cache_dir() -> Path:
-    """Where one-time builds are kept: ``$SMARTVECTOR_CACHE_DIR``, default ``~/.cache/smartvector``."""
-    root = os.environ.get("SMARTVECTOR_CACHE_DIR") or os.path.join(os.path.expanduser("~"), ".cache", "smartvector")
-    return Path(root)
 
 
 def _fingerprint(model_dir: str) -> str:
@@ -309,7 +304,7 @@ def _max_seq_length(model_dir: str) -> int:
 
 def embed_backend() -> str:
     """``SMARTVECTOR_EMBED_BACKEND`` (default ``onnx``), checked against :data:`EMBED_BACKENDS`."""
-    backend = os.environ.get("SMARTVECTOR_EMBED_BACKEND", "onnx").strip().lower() or "onnx"
+    backend = embed_backend_name()
     if backend not in EMBED_BACKENDS:
         raise SmartVectorError(f"SMARTVECTOR_EMBED_BACKEND={backend!r}: expected one of {', '.join(EMBED_BACKENDS)}")
     return backend
@@ -356,11 +351,6 @@ def _select(encoder_id: str) -> str:
     model, _, variant = encoder_id.partition("+")
     backend = "onnx-int8" if variant == INT8_SUFFIX[1:] else "onnx (the default) or torch"
     return f"SMARTVECTOR_MODEL={model}, SMARTVECTOR_EMBED_BACKEND={backend}"
-
-
-def embed_threads() -> int | None:
-    """Threads for the encoder (``SMARTVECTOR_EMBED_THREADS``; unset or 0: the library's default)."""
-    return int(os.environ.get("SMARTVECTOR_EMBED_THREADS", "0") or 0) or None
 
 
 @lru_cache(maxsize=4)

@@ -108,3 +108,21 @@ def load_settings(store: str | None = None, *, env: dict[str, str] | None = None
         max_line_bytes=int(env.get("SMARTVECTOR_MAX_LINE_BYTES", 5 * 1024 * 1024)),
         crash_at=env.get("SMARTVECTOR_CRASH_AT") or None,
     )
+
+
+# --- the encoder's process-level switches: read at each call (a benchmark or a Ray actor sets
+# them for its own process), by smartvector_core.embedding
+def embed_backend_name(env: dict[str, str] | None = None) -> str:
+    """``SMARTVECTOR_EMBED_BACKEND`` lower-cased (default ``onnx``); :func:`embedding.embed_backend` checks it."""
+    return (os.environ if env is None else env).get("SMARTVECTOR_EMBED_BACKEND", "onnx").strip().lower() or "onnx"
+
+
+def embed_threads(env: dict[str, str] | None = None) -> int | None:
+    """Threads for the encoder (``SMARTVECTOR_EMBED_THREADS``; unset or 0: the library's default)."""
+    return int((os.environ if env is None else env).get("SMARTVECTOR_EMBED_THREADS", "0") or 0) or None
+
+
+def cache_dir(env: dict[str, str] | None = None) -> Path:
+    """Where one-time builds are kept: ``$SMARTVECTOR_CACHE_DIR``, default ``~/.cache/smartvector``."""
+    root = (os.environ if env is None else env).get("SMARTVECTOR_CACHE_DIR")
+    return Path(root or os.path.join(os.path.expanduser("~"), ".cache", "smartvector"))

@@ -11,8 +11,9 @@ Presets are constants; derive variants with ``dataclasses.replace``, never mutat
 The package holds the engine's configuration in one place: this module (embeddings, chunking,
 decay profiles and floors, the paper's weights, trust constants), :mod:`.temporal` (the temporal
 layer's thresholds, ``DEFAULT_TEMPORAL``), :mod:`.scoring` (the query's gates,
-``DEFAULT_SCORING``) and :mod:`.engine` (:class:`EngineConfig`, all of them in one object handed
-down every query). Environment variables are read only in :mod:`smartvector_core.settings`.
+``DEFAULT_SCORING``), :mod:`.consolidation` (the consolidation agent's constants with ripple and
+lifecycle, ``DEFAULT_CONSOLIDATION``) and :mod:`.engine` (:class:`EngineConfig`, all of them in
+one object handed down every query and every consolidation run). Environment variables are read only in :mod:`smartvector_core.settings`.
 """
 
 from __future__ import annotations

@@ -24,6 +24,7 @@ a query that matches it well still returns it, and that access wakes it (:func:`
 an ACCESS event, then LIFECYCLE DORMANT -> ACTIVE).
 """
 
+from ..config.consolidation import CONSOLIDATE_TAG, DEFAULT_CONSOLIDATION, ConsolidationConfig
 from .documents import Documents
 from .neighbours import (
     ConsolidationPlan,
@@ -34,15 +35,7 @@ from .neighbours import (
     merge_findings,
     top_neighbours,
 )
-from .records import (
-    CONSOLIDATE_TAG,
-    DEFAULT_CONSOLIDATION,
-    ConsolidationConfig,
-    ConsolidationReport,
-    Edge,
-    Event,
-    stable_id,
-)
+from .records import ConsolidationReport, Edge, Event, stable_id
 from .runner import consolidate, wake_accessed, write_moves
 
 __all__ = [

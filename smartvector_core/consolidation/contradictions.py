@@ -27,10 +27,11 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from ..config.consolidation import DEFAULT_CONSOLIDATION, ConsolidationConfig
 from ..facts.rules import NEITHER, concurrent, less_trusted_side
 from ..models import EdgeType, EventType, event_detail
 from .documents import Documents
-from .records import DEFAULT_CONSOLIDATION, ConsolidationConfig, Edge, Event, stable_id
+from .records import Edge, Event, stable_id
 
 OPEN_STATUSES = ("", "open")
 

@@ -13,9 +13,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..config.consolidation import DEFAULT_CONSOLIDATION, ConsolidationConfig
 from ..models import EdgeType
 from .documents import Documents
-from .records import DEFAULT_CONSOLIDATION, ConsolidationConfig, Edge
+from .records import Edge
 
 
 def resolve_citations(hits, titles, created, live, config: ConsolidationConfig = DEFAULT_CONSOLIDATION

@@ -17,10 +17,11 @@ from __future__ import annotations
 import numpy as np
 
 from ..clock import to_us
+from ..config.consolidation import DEFAULT_CONSOLIDATION, ConsolidationConfig
 from ..memory import EventAggregates, Move, memory_strength, plan_lifecycle
 from ..models import EventType, Lifecycle
 from .documents import Documents
-from .records import DEFAULT_CONSOLIDATION, ConsolidationConfig, Event, stable_id
+from .records import Event, stable_id
 
 
 def plan_moves(docs: Documents, aggregates: EventAggregates, superseded_now: np.ndarray, now_us: int,

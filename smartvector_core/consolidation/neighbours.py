@@ -24,9 +24,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..clock import US_PER_DAY
+from ..config.consolidation import ConsolidationConfig
 from ..facts import ParsedText, contradictions_between, parse_text
 from ..models import DocumentKind
-from .records import ConsolidationConfig
 
 _WORDS = re.compile(r"[a-z0-9]+")
 _ID_TOKEN = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.:/-]*")

@@ -1,4 +1,5 @@
-"""What the planners of a consolidation run return, and the run's configuration and report.
+"""What the planners of a consolidation run return, and the run's report (its configuration:
+:mod:`smartvector_core.config.consolidation`).
 
 Each planner is a pure function of arrays (:class:`~.documents.Documents`) that returns plain
 records: :class:`Edge` (an inferred edge to upsert) and :class:`Event` (an event to append).
@@ -13,39 +14,8 @@ from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from typing import Any
 
-from ..memory import DEFAULT_LIFECYCLE, DEFAULT_RIPPLE, LifecycleConfig, RippleConfig
 from ..models import EdgeType, EventType
 from ..store import edge_id
-
-CONSOLIDATE_TAG = "pre-consolidate"
-
-
-@dataclass(frozen=True)
-class ConsolidationConfig:
-    """Constants of the agent (ours; the paper gives none)."""
-
-    neighbours: int = 8                     # m: neighbours per query chunk
-    near_duplicate: float = 0.92            # centroid cosine of a near-duplicate document
-    # implicit same-title versions need content that overlaps (centroid cosine >= this) and changed
-    version_overlap: float = 0.5
-    # same-title documents further apart in authority than this are not versions of each other
-    implicit_authority_gap: float = 0.3
-    contradiction_min_similarity: float = 0.5
-    contradiction_delta: float = -0.05      # CONTRADICTION event on the less trusted side
-    exact_limit: int = 20_000               # numpy top-m up to this many chunks, LanceDB above
-    block_rows: int = 1024
-    min_title_words: int = 2
-    # point-in-time reports: two of them written on different days describe different moments
-    # ("attrition 15% in 2025" vs "21% in 2026"), so they are never taken to contradict each other;
-    # log records (temporal.kinds.is_log_record: release notes, changelogs, minutes, incident
-    # reports) count as such reports too
-    snapshot_doc_types: tuple[str, ...] = ("breaking_news", "news", "report", "release_notes")
-    ripple: RippleConfig = DEFAULT_RIPPLE
-    lifecycle: LifecycleConfig = DEFAULT_LIFECYCLE
-    tag: str = CONSOLIDATE_TAG
-
-
-DEFAULT_CONSOLIDATION = ConsolidationConfig()
 
 
 def stable_id(*parts: str) -> str:

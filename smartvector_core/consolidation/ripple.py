@@ -13,9 +13,10 @@ from collections.abc import Collection, Iterable
 
 import pandas as pd
 
+from ..config.consolidation import DEFAULT_CONSOLIDATION, ConsolidationConfig
 from ..memory import KnowledgeGraph
 from ..models import EdgeType, EventType
-from .records import DEFAULT_CONSOLIDATION, ConsolidationConfig, Event, stable_id
+from .records import Event, stable_id
 
 
 def ripple_graph(edges: pd.DataFrame, known: Collection[str]) -> KnowledgeGraph:

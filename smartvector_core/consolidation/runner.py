@@ -22,6 +22,7 @@ import numpy as np
 import pandas as pd
 
 from ..clock import from_us, to_us
+from ..config.consolidation import DEFAULT_CONSOLIDATION, ConsolidationConfig
 from ..knowledge import _events_frame
 from ..memory import aggregate_events, live_trust, wake_on_access
 from ..memory.chains import NO_END, chain_ids
@@ -31,7 +32,7 @@ from .dependencies import plan_dependencies
 from .documents import Documents, _us
 from .lifecycle import count_moves, move_events, plan_moves
 from .neighbours import ConsolidationPlan, Findings, local_finder
-from .records import DEFAULT_CONSOLIDATION, ConsolidationConfig, ConsolidationReport
+from .records import ConsolidationReport
 from .ripple import plan_ripple, ripple_graph
 from .supersession import apply_supersession, plan_supersession, same_title_versions
 

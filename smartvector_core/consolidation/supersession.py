@@ -34,11 +34,12 @@ import numpy as np
 import pandas as pd
 
 from ..clock import from_us, iso
+from ..config.consolidation import DEFAULT_CONSOLIDATION, ConsolidationConfig
 from ..memory.chains import NO_END, chain_ids, superseded_at
 from ..models import DocumentKind, EdgeType
 from .documents import Documents
 from .neighbours import cosines
-from .records import DEFAULT_CONSOLIDATION, ConsolidationConfig, Edge
+from .records import Edge
 
 
 def _when(us: int) -> str:

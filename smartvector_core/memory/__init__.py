@@ -2,6 +2,7 @@
 lifecycle planning and surgical re-embedding. No store, no UI, no wall clock: every time is
 an argument (``as_of_us``, int64 microseconds since the epoch, UTC)."""
 
+from ..config.consolidation import DEFAULT_LIFECYCLE, DEFAULT_RIPPLE, LifecycleConfig, RippleConfig
 from .confidence import (
     NO_ACCESS_US,
     EventAggregates,
@@ -13,17 +14,13 @@ from .confidence import (
 )
 from .graph import (
     DEFAULT_RELATIONAL,
-    DEFAULT_RIPPLE,
     KnowledgeGraph,
     RelationalConfig,
-    RippleConfig,
     RippleStep,
 )
 from .lifecycle import (
-    DEFAULT_LIFECYCLE,
     TRANSITIONS,
     IllegalTransition,
-    LifecycleConfig,
     Move,
     check_move,
     make_move,

@@ -31,33 +31,9 @@ import networkx as nx
 import numpy as np
 import pandas as pd
 
+from ..config.consolidation import DEFAULT_RIPPLE, RippleConfig
 from ..errors import InputError
 from ..models import EdgeType
-
-
-@dataclass(frozen=True)
-class RippleConfig:
-    """Ripple propagation constants (ours; the paper says only "decaying penalty per hop").
-
-    ``penalty``: confidence removed from a direct dependent (hop 1), same order as the paper's
-    correction delta (0.08) so one correction upstream weighs about one correction on the doc.
-    ``hop_decay``: factor per further hop: penalty at hop h = penalty · hop_decay^(h−1).
-    ``max_hops``: bound of the BFS ("bounded BFS").
-    """
-
-    penalty: float = 0.10
-    hop_decay: float = 0.5
-    max_hops: int = 2
-
-    def __post_init__(self) -> None:
-        if not self.penalty >= 0:
-            raise InputError(f"expected a penalty >= 0, found {self.penalty!r}", field="penalty")
-        if not 0 <= self.hop_decay <= 1:
-            raise InputError(f"expected hop_decay in [0, 1], found {self.hop_decay!r}",
-                             field="hop_decay")
-        if int(self.max_hops) != self.max_hops or self.max_hops < 0:
-            raise InputError(f"expected max_hops an integer >= 0, found {self.max_hops!r}",
-                             field="max_hops")
 
 
 @dataclass(frozen=True)
@@ -68,7 +44,6 @@ class RelationalConfig:
     edge_types: tuple[EdgeType, ...] = (EdgeType.SUPERSEDES, EdgeType.DEPENDS_ON)
 
 
-DEFAULT_RIPPLE = RippleConfig()
 DEFAULT_RELATIONAL = RelationalConfig()
 
 

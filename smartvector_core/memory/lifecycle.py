@@ -31,7 +31,7 @@ from types import MappingProxyType
 import numpy as np
 
 from ..clock import US_PER_DAY
-from ..config import DEFAULT_CONFIDENCE
+from ..config.consolidation import DEFAULT_LIFECYCLE
 from ..errors import SmartVectorError
 from ..models import Lifecycle
 from .confidence import NO_ACCESS_US
@@ -47,15 +47,6 @@ TRANSITIONS: Mapping[Lifecycle, Mapping[Lifecycle, str]] = MappingProxyType({
 })
 
 
-@dataclass(frozen=True)
-class LifecycleConfig:
-    """``dormancy_threshold``: the paper's 0.15; ``idle_days``: ours (30)."""
-
-    dormancy_threshold: float = DEFAULT_CONFIDENCE.dormancy_threshold
-    idle_days: float = 30.0
-
-
-DEFAULT_LIFECYCLE = LifecycleConfig()
 
 
 class IllegalTransition(SmartVectorError, ValueError):

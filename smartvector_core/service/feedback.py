@@ -139,12 +139,14 @@ class FeedbackOps:
         return rows
 
     def ripple_preview(self, doc_id: str) -> list[dict[str, Any]]:
-        """The documents a correction of ``doc_id`` would reach, with hop and penalty."""
+        """The documents a correction of ``doc_id`` would reach, with hop and penalty (the
+        service's ``EngineConfig.consolidation.ripple``, as the consolidation runs ripple)."""
         graph = self.knowledge.get().graph
         if doc_id not in graph.doc_ids:
             return []
+        ripple = self.config.consolidation.ripple
         return [{"doc_id": s.doc_id, "hop": s.hop, "penalty": s.penalty, "via": s.via}
-                for s in graph.ripple_plan(doc_id)]
+                for s in graph.ripple_plan(doc_id, ripple.penalty, ripple.hop_decay, ripple.max_hops)]
 
     def trust_of(self, doc_ids: Sequence[str], *, as_of: datetime) -> dict[str, float]:
         """Trust at ``as_of`` of each document: the value every result's ``trust`` shows

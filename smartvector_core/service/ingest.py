@@ -12,8 +12,8 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..consolidation import DEFAULT_CONSOLIDATION, wake_accessed
 from ..consolidation import consolidate as run_consolidation
+from ..consolidation import wake_accessed
 from ..ingest import IngestReport, ingest_documents, read_records, validate_records
 from ..ingest.pipeline import prepare_documents
 from ..ingest.validate import record_warnings
@@ -98,6 +98,8 @@ class IngestOps:
         Incremental by default: only UNCONSOLIDATED documents (new or edited) are compared with
         their neighbours; ``full`` re-examines everything. Returns the run's counts
         (``supersessions, contradictions, dependencies, archived, dormant`` and more).
+        ``config``: this run's :class:`~smartvector_core.config.consolidation.ConsolidationConfig`
+        (default: the service's ``EngineConfig.consolidation``).
         ``engine="ray"``: the candidate search and per-pair checks run as Ray tasks
         (:mod:`smartvector_core.scaleout.ray_consolidate`); same result, writes from here.
         """
@@ -109,7 +111,7 @@ class IngestOps:
 
             finder = ray_finder()
         # only the events are needed: skip the knowledge cache's full reload (graph, documents)
-        report = run_consolidation(self.store, None, now=now, full=full, config=config or DEFAULT_CONSOLIDATION,
+        report = run_consolidation(self.store, None, now=now, full=full, config=config or self.config.consolidation,
                                    finder=finder)
         return report.to_dict()
 

@@ -19,13 +19,14 @@ from pathlib import Path
 import numpy as np
 
 from ...clock import parse_time
-from ...embedding import HashingEmbedder, SentenceEmbedder, embed_threads, get_embedder
+from ...embedding import HashingEmbedder, SentenceEmbedder, get_embedder
 from ...facts import quantities, statements
 from ...ingest.chunking import chunk_document
 from ...retrieval.candidates import SEARCH_COLUMNS
 from ...retrieval.pipeline import QueryRequest, answer
 from ...retrieval.profiles import get_profile
 from ...service import SmartVector
+from ...settings import embed_threads
 from .stores import (
     DIM,
     QUESTIONS,

@@ -17,7 +17,8 @@ import os
 import time
 from collections.abc import Callable
 
-from ...embedding import embed_threads, get_embedder
+from ...embedding import get_embedder
+from ...settings import embed_threads
 from .benchmarks import (
     bench_consolidate,
     bench_ingest,

@@ -19,12 +19,11 @@ import pandas as pd
 import pyarrow as pa
 
 from ...clock import parse_time, to_us
-from ...embedding import cache_dir
 from ...knowledge import KnowledgeState
 from ...memory import KnowledgeGraph
 from ...retrieval.candidates import KIND_CODE, NO_END, NO_START, Candidates
 from ...service import SmartVector
-from ...settings import load_settings
+from ...settings import cache_dir, load_settings
 from ...store import chunks_schema
 
 DIM = 384
