@@ -16,7 +16,9 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from datetime import datetime
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -34,9 +36,29 @@ from .lifecycle import count_moves, move_events, plan_moves
 from .neighbours import ConsolidationPlan, Findings, local_finder
 from .records import ConsolidationReport
 from .ripple import plan_ripple, ripple_graph
-from .supersession import apply_supersession, plan_supersession, same_title_versions
+from .supersession import Supersession, apply_supersession, plan_supersession, same_title_versions
 
 Finder = Callable[..., Findings]
+
+
+@dataclass
+class _Run:
+    """What one run read from the store (before it writes) and what it plans to write."""
+
+    now: datetime
+    now_us: int
+    table: Any                                # the documents table (Store.documents)
+    docs: Documents
+    query_side: np.ndarray                    # bool: the documents compared with their neighbours
+    events: pd.DataFrame
+    live_edges: pd.DataFrame                  # stored edges that are not rejected
+    stored_edges: pd.DataFrame
+    known_ids: set
+    sup_src: np.ndarray                       # stored SUPERSEDES edges, as document rows
+    sup_dst: np.ndarray
+    new_edges: list = field(default_factory=list)
+    new_events: list = field(default_factory=list)
+    settled_rows: list = field(default_factory=list)
 
 
 def consolidate(store, knowledge_state, *, now: datetime, config: ConsolidationConfig = DEFAULT_CONSOLIDATION,
@@ -50,101 +72,159 @@ def consolidate(store, knowledge_state, *, now: datetime, config: ConsolidationC
 
     ``knowledge_state``: a current :class:`~smartvector_core.knowledge.KnowledgeState` whose
     ``events`` are used; None reads the events table (all that is needed).
+
+    Phases, each timed in ``report.timings``: read -> neighbours -> supersession ->
+    contradictions -> dependencies -> ripple -> writes (edges, then events) -> lifecycle.
     """
     t_start = time.perf_counter()
     report = ConsolidationReport(full=full)
-    timings = report.timings
-    now_us = to_us(now)
     store.tag(config.tag)
     table = store.documents()
     report.documents = table.num_rows
     if table.num_rows == 0:
         report.seconds = time.perf_counter() - t_start
         return report
+    run = _read(store, table, knowledge_state, now=now, full=full)
+    report.query_documents = int(run.query_side.sum())
+    timed = _timer(report.timings)
+    plan, findings = timed("neighbours", _neighbours_phase, store, run, report, config, finder)
+    sup = timed("supersession", _supersession_phase, run, report, plan, findings, config)
+    timed("contradictions", _contradictions_phase, run, report, plan, findings, sup, config)
+    timed("dependencies", _dependencies_phase, run, report, findings, sup, config)
+    timed("ripple", _ripple_phase, store, run, sup, config)
+    written = _write_plan(store, run)
+    report.rippled = sum(r["event_type"] == EventType.RIPPLE.value for r in written)
+    timed("lifecycle", _lifecycle_phase, store, run, report, sup, written, config)
+    report.seconds = time.perf_counter() - t_start
+    return report
+
+
+def _timer(timings: dict[str, float]) -> Callable:
+    """``timed(name, phase, *args)``: run ``phase(*args)``, its seconds into ``timings[name]``."""
+    def timed(name: str, phase: Callable, *args):
+        t0 = time.perf_counter()
+        out = phase(*args)
+        timings[name] = time.perf_counter() - t0
+        return out
+    return timed
+
+
+def _read(store, table, knowledge_state, *, now: datetime, full: bool) -> _Run:
+    """The documents (``table``), the query side (every document when ``full``, else the
+    UNCONSOLIDATED ones), the events and the stored edges, read before the run writes."""
     docs = Documents.from_table(table)
-    ids, position = docs.ids, docs.position
     query_side = np.ones(len(docs), bool) if full else docs.states == Lifecycle.UNCONSOLIDATED.value
-    report.query_documents = int(query_side.sum())
     events = knowledge_state.events if knowledge_state is not None else _stored_events(store)
     edges = store.edges().to_pandas()
     known_ids = set(edges["edge_id"]) if len(edges) else set()
     live_edges = edges[edges["status"].fillna("") != "rejected"] if len(edges) else edges
-    sup_src, sup_dst = _rows(live_edges, EdgeType.SUPERSEDES, position)
+    sup_src, sup_dst = _rows(live_edges, EdgeType.SUPERSEDES, docs.position)
+    return _Run(now, to_us(now), table, docs, query_side, events, live_edges, edges, known_ids, sup_src, sup_dst)
 
-    t0 = time.perf_counter()
-    plan, findings = _findings(store, docs, query_side, chain_ids(ids, sup_src, sup_dst), config, finder)
+
+def _neighbours_phase(store, run: _Run, report: ConsolidationReport, config: ConsolidationConfig,
+                      finder: Finder | None) -> tuple[ConsolidationPlan | None, Findings]:
+    """The finder's plan and findings (neighbour pairs and their checks); counts the chunks and
+    the distinct document pairs examined."""
+    docs = run.docs
+    plan, findings = _findings(store, docs, run.query_side, chain_ids(docs.ids, run.sup_src, run.sup_dst),
+                               config, finder)
     if plan is not None:
         report.chunks = len(plan.chunk_doc)
         doc_a, doc_b = plan.chunk_doc[findings.chunk_a], plan.chunk_doc[findings.chunk_b]
         report.examined_pairs = int(len(np.unique(np.minimum(doc_a, doc_b).astype(np.int64) * len(docs)
                                                   + np.maximum(doc_a, doc_b))))
+    return plan, findings
+
+
+def _supersession_phase(run: _Run, report: ConsolidationReport, plan: ConsolidationPlan | None,
+                        findings: Findings, config: ConsolidationConfig) -> Supersession:
+    """Implicit versions (same title, near duplicates) as new SUPERSEDES edges, then
+    ``superseded_at`` and chains from every live SUPERSEDES edge."""
+    docs = run.docs
     centroids = plan.centroids if plan is not None else np.zeros((0, 0), np.float32)
-    timings["neighbours"] = time.perf_counter() - t0
-
-    t0 = time.perf_counter()
-    new_edges = plan_supersession(docs, same_title_versions(docs, centroids, query_side, config),
-                                  findings.near_duplicates, sup_src, sup_dst, known_ids)
+    new_edges = plan_supersession(docs, same_title_versions(docs, centroids, run.query_side, config),
+                                  findings.near_duplicates, run.sup_src, run.sup_dst, run.known_ids)
     report.inferred_supersedes = len(new_edges)
-    s, d = position.get_indexer([e.src for e in new_edges]), position.get_indexer([e.dst for e in new_edges])
-    sup = apply_supersession(docs, np.r_[sup_src, s], np.r_[sup_dst, d], now_us)
+    run.new_edges += new_edges
+    s = docs.position.get_indexer([e.src for e in new_edges])
+    d = docs.position.get_indexer([e.dst for e in new_edges])
+    sup = apply_supersession(docs, np.r_[run.sup_src, s], np.r_[run.sup_dst, d], run.now_us)
     report.supersessions = len(sup.newly)
-    timings["supersession"] = time.perf_counter() - t0
+    return sup
 
-    t0 = time.perf_counter()
+
+def _contradictions_phase(run: _Run, report: ConsolidationReport, plan: ConsolidationPlan | None,
+                          findings: Findings, sup: Supersession, config: ConsolidationConfig) -> None:
+    """Review-queue edges and penalties for contradictions between live documents of different
+    chains (trust as it was before this run), and the settlements of resolved ones."""
+    docs = run.docs
     live = ~sup.superseded_now & (docs.states != Lifecycle.ARCHIVED.value)
     chunk_doc = plan.chunk_doc if plan is not None else np.zeros(0, np.int64)
     hits = [(int(chunk_doc[ca]), int(chunk_doc[cb]), hit) for ca, cb, hit in findings.contradictions]
-    trust = live_trust(docs.authority, now_us, aggregate_events(events, ids, now_us))   # before this run
-    until = _us(table.column("valid_until"), NO_END) if "valid_until" in table.column_names else None
-    contradiction_edges, new_events = plan_contradictions(docs, hits, sup.chain, live, known_ids, config,
+    trust = live_trust(docs.authority, run.now_us, aggregate_events(run.events, docs.ids, run.now_us))
+    until = _us(run.table.column("valid_until"), NO_END) if "valid_until" in run.table.column_names else None
+    contradiction_edges, new_events = plan_contradictions(docs, hits, sup.chain, live, run.known_ids, config,
                                                           trust=trust, until_us=until)
-    new_edges += contradiction_edges
+    run.new_edges += contradiction_edges
     report.contradictions = len(contradiction_edges)
-    settled_rows, settled_events = plan_settlements(docs, edges, events, sup.chain, live)
-    new_events += settled_events
-    timings["contradictions"] = time.perf_counter() - t0
+    settled_rows, settled_events = plan_settlements(docs, run.stored_edges, run.events, sup.chain, live)
+    run.new_events += new_events + settled_events
+    run.settled_rows += settled_rows
 
-    t0 = time.perf_counter()
-    if query_side.any():
-        dependency_edges = plan_dependencies(docs, findings.citations, sup.chain, live, known_ids, config)
-        new_edges += dependency_edges
-        report.inferred_depends_on = len(dependency_edges)
-        fresh = set(ids[query_side & (docs.states == Lifecycle.UNCONSOLIDATED.value)])
-        declared = (int(((live_edges["edge_type"] == EdgeType.DEPENDS_ON.value) & (live_edges["origin"] == "declared")
-                         & live_edges["src"].isin(fresh) & live_edges["dst"].isin(position)).sum())
-                    if len(live_edges) else 0)
-        report.dependencies = report.inferred_depends_on + declared
-    timings["dependencies"] = time.perf_counter() - t0
 
-    t0 = time.perf_counter()
+def _dependencies_phase(run: _Run, report: ConsolidationReport, findings: Findings, sup: Supersession,
+                        config: ConsolidationConfig) -> None:
+    """DEPENDS_ON edges from the citations of the query documents; counts them with the declared
+    ones of newly consolidated documents."""
+    if not run.query_side.any():
+        return
+    docs, live_edges = run.docs, run.live_edges
+    live = ~sup.superseded_now & (docs.states != Lifecycle.ARCHIVED.value)
+    dependency_edges = plan_dependencies(docs, findings.citations, sup.chain, live, run.known_ids, config)
+    run.new_edges += dependency_edges
+    report.inferred_depends_on = len(dependency_edges)
+    fresh = set(docs.ids[run.query_side & (docs.states == Lifecycle.UNCONSOLIDATED.value)])
+    declared = (int(((live_edges["edge_type"] == EdgeType.DEPENDS_ON.value) & (live_edges["origin"] == "declared")
+                     & live_edges["src"].isin(fresh) & live_edges["dst"].isin(docs.position)).sum())
+                if len(live_edges) else 0)
+    report.dependencies = report.inferred_depends_on + declared
+
+
+def _ripple_phase(store, run: _Run, sup: Supersession, config: ConsolidationConfig) -> None:
+    """Penalties for the dependents of newly superseded or edited documents (over the stored
+    and the new edges)."""
+    docs, ids = run.docs, run.docs.ids
     triggers = [(f"superseded:{ids[i]}", ids[i], "superseded") for i in sup.newly if sup.superseded_now[i]]
-    triggers += [(f"edit:{d}:{h}", d, "edited") for d, h in _edited(store, docs, query_side)]
+    triggers += [(f"edit:{d}:{h}", d, "edited") for d, h in _edited(store, docs, run.query_side)]
     if triggers:
-        frames = [f for f in (live_edges, pd.DataFrame([e.row(now) for e in new_edges])) if len(f)]
+        frames = [f for f in (run.live_edges, pd.DataFrame([e.row(run.now) for e in run.new_edges])) if len(f)]
         graph = ripple_graph(pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(), set(ids))
         archived = set(ids[(docs.states == Lifecycle.ARCHIVED.value) | sup.superseded_now])
-        new_events += plan_ripple(triggers, graph, archived, config)
-    timings["ripple"] = time.perf_counter() - t0
+        run.new_events += plan_ripple(triggers, graph, archived, config)
 
-    # --- writes: edges, then events ---------------------------------------------------------
-    store.upsert_edges([e.row(now) for e in new_edges] + settled_rows)
+
+def _write_plan(store, run: _Run) -> list[dict]:
+    """Edges, then events (crash points between them); returns the event rows written."""
+    store.upsert_edges([e.row(run.now) for e in run.new_edges] + run.settled_rows)
     store.crash_point("consolidate:after:edges")   # test hook (tests/reliability/test_crash_points.py)
-    written = _append_new(store, [e.row(now) for e in new_events])
+    written = _append_new(store, [e.row(run.now) for e in run.new_events])
     store.crash_point("consolidate:after:events")
-    report.rippled = sum(r["event_type"] == EventType.RIPPLE.value for r in written)
+    return written
 
-    t0 = time.perf_counter()
-    if written:
-        events = pd.concat([events, _frame(written)], ignore_index=True)
-    moves = plan_moves(docs, aggregate_events(events, ids, now_us), sup.superseded_now, now_us, config)
-    write_moves(store, events, moves, now=now, actor="consolidation",
+
+def _lifecycle_phase(store, run: _Run, report: ConsolidationReport, sup: Supersession, written: list[dict],
+                     config: ConsolidationConfig) -> None:
+    """Lifecycle moves from memory strength (with this run's events), written with the changed
+    ``superseded_at`` fields."""
+    docs, ids = run.docs, run.docs.ids
+    events = pd.concat([run.events, _frame(written)], ignore_index=True) if written else run.events
+    moves = plan_moves(docs, aggregate_events(events, ids, run.now_us), sup.superseded_now, run.now_us, config)
+    write_moves(store, events, moves, now=run.now, actor="consolidation",
                 superseded={ids[i]: from_us(int(sup.superseded_us[i])) if sup.superseded_us[i] != NO_END else None
                             for i in sup.changed})
     for key, value in count_moves(moves).items():
         setattr(report, key, value)
-    timings["lifecycle"] = time.perf_counter() - t0
-    report.seconds = time.perf_counter() - t_start
-    return report
 
 
 def write_moves(store, events: pd.DataFrame, moves, *, now: datetime, actor: str,
