@@ -182,7 +182,13 @@ _RATE = re.compile(r"\A\s*(?:/\s*|\s(?P<link>per|each|every|an?)\s+)(?P<w>[A-Za-
 _PREV_WORD = re.compile(r"(?P<w>[A-Za-z][A-Za-z.'-]*)(?P<gap>\s*)\Z")
 
 
+_DIGIT = re.compile(r"\d")
+_ANY_NUMBER_WORD = re.compile(r"\b(?:" + "|".join(sorted(_WORD_NUMBERS, key=len, reverse=True)) + r")\b")
+
+
 def _mask(text: str) -> str:
+    if not _DIGIT.search(text):   # every mask needs a digit: nothing to blank (a fast path)
+        return text
     for mask in _MASKS:
         text = mask.sub(lambda m: " " * len(m.group()), text)
     return text
@@ -276,6 +282,8 @@ def extract_quantities(text: str) -> tuple[Quantity, ...]:
     """
     if not isinstance(text, str) or not text:
         return ()
+    if text.isascii() and not _DIGIT.search(text) and not _ANY_NUMBER_WORD.search(text.lower()):
+        return ()   # a fast path: no digit, no number word (in ASCII, lower case is what re.I matches)
     scratch = _mask(text)
     found: list[Quantity] = []
     for m in _NUMBER.finditer(scratch):
