@@ -135,9 +135,9 @@ def shown_errors(action: str) -> Iterator[None]:
 
 
 # ------------------------------------------------------------------------------ rendering
-def show_figure(fig, *, key: str | None = None, **kwargs):
-    """The one place figures are drawn."""
-    return st.plotly_chart(fig, width="stretch", key=key, config={"displaylogo": False}, **kwargs)
+def show_figure(fig, *, key: str | None = None, config: dict | None = None, **kwargs):
+    """The one place figures are drawn (``config``: Plotly options over ``displaylogo: False``)."""
+    return st.plotly_chart(fig, width="stretch", key=key, config={"displaylogo": False, **(config or {})}, **kwargs)
 
 
 WRAPPED_ROW_HEIGHT = 64   # px: three lines of a long reason wrap inside their cell

@@ -1,4 +1,10 @@
-"""Query Lab: one question, two profiles side by side, every score broken into its signals."""
+"""Query Lab: one question, two profiles side by side, every score broken into its signals.
+
+Drawn for a warm round trip of at most half a second: each score's breakdown is a bar in each
+``<signal>_contribution`` cell of the Results table (the Plotly charts are behind a toggle),
+and widget keys stay the same from question to question (side and rank), so the browser
+updates the cards in place instead of building them anew.
+"""
 
 import time
 from datetime import UTC, datetime, timedelta
@@ -79,7 +85,9 @@ def record(verdict: str, doc_id: str, query_id: str) -> None:
 
 
 def feedback_row(result: dict, query_id: str, side: str, verdict: str | None) -> None:
-    key = f"{side}_{query_id}_{result['rank']}_{result['id']}"
+    """Accept and Correct, and Undo where this operator's verdict stands. Keys name the side and
+    rank only (the callback's arguments name the document and query)."""
+    key = f"{side}_{result['rank']}"
     row = st.container(horizontal=True)      # one row of buttons (fewer elements than columns)
     args = (result["id"], query_id)
     row.button("Accept", key=f"accept_{key}", icon=":material/thumb_up:", on_click=record, args=("accept", *args),
@@ -87,8 +95,9 @@ def feedback_row(result: dict, query_id: str, side: str, verdict: str | None) ->
     row.button("Correct", key=f"correct_{key}", icon=":material/report:", on_click=record, args=("correct", *args),
               type="primary" if verdict == "correct" else "secondary",
               help="Marks this version wrong; the penalty ripples to documents that depend on it")
-    row.button("Undo", key=f"undo_{key}", icon=":material/undo:", on_click=record, args=("undo", *args),
-              disabled=verdict is None, help="Appends a reversing event; the verdict stays in the history")
+    if verdict is not None:
+        row.button("Undo", key=f"undo_{key}", icon=":material/undo:", on_click=record, args=("undo", *args),
+                   help="Appends a reversing event; the verdict stays in the history")
     flash = st.session_state.get("lab_flash")
     if flash and flash["doc"] == result["id"] and flash["query_id"] == query_id:
         st.success(flash["text"])
@@ -104,8 +113,9 @@ def show_response(response: dict, side: str) -> None:
     if len(intent):
         with st.expander("Parsed intent (time range, moment judged, recency weight…)", expanded=False):
             st.dataframe(intent, hide_index=True)
-    show_figure(charts.score_breakdown(response["results"], title=f"Score breakdown · {response['profile']}"),
-                key=f"lab_chart_{side}")
+    if st.session_state.get("lab_charts"):
+        show_figure(charts.score_breakdown(response["results"], title=f"Score breakdown · {response['profile']}"),
+                    key=f"lab_chart_{side}", config={"displayModeBar": False})
     verdicts = sv.standing_verdicts(response["query_id"], ACTOR)
     for first, passages in views.passages_by_document(response["results"]):
         with st.container(border=True):
@@ -123,12 +133,20 @@ def show_response(response: dict, side: str) -> None:
     show_table(views.rejections_table(response), key=f"lab_rej_{side}", wrap=("reason",),
                title=f"Rejected ({len(response['rejections'])}) · {response['profile']}",
                file_name=f"rejections_{response['query_id']}.csv")
-    show_table(views.results_frame(response), key=f"lab_res_{side}", wrap=("reasons",),
+    results = views.results_frame(response)
+    signals, low, high = views.contribution_columns(results)
+    bars = {c: st.column_config.ProgressColumn(c, format="%.3f", min_value=low, max_value=high,
+                                               help="this signal's contribution to the score (value × weight)")
+            for c in signals}
+    show_table(results, key=f"lab_res_{side}", wrap=("reasons",), column_config=bars,
                title=f"Results · {response['profile']}", file_name=f"results_{response['query_id']}.csv")
 
 
 responses = st.session_state.get("lab_responses")
 if responses:
+    st.toggle("Score breakdown charts", key="lab_charts",
+              help="One stacked bar per result (hover: value × weight). The Results tables show the same "
+                   "contributions as bars in their `_contribution` columns.")
     for column, response, side in zip(st.columns(2), responses, ("left", "right"), strict=True):
         with column:
             show_response(response, side)

@@ -184,16 +184,29 @@ def results_frame(response: Mapping[str, Any]) -> pd.DataFrame:
     """The results of one CONTRACT.md response as a table. ``confidence`` and ``trust`` are the
     result's own (DESIGN.md "Trust model"); each signal's contribution to the score is a
     column ``<signal>_contribution`` (so the paper's ``confidence`` signal never shadows the
-    answer confidence)."""
+    answer confidence), placed right after ``score``: the score's breakdown reads beside it."""
     rows = []
     for r in response.get("results", []):
-        row = {c: r.get(c) for c in RESULT_COLUMNS}
-        row.update(confidence=share(r.get("confidence")), trust=share(r.get("trust")))
+        row = {c: r.get(c) for c in RESULT_COLUMNS[:4]}
         for name, sig in (r.get("signals") or {}).items():
             row[f"{name}_contribution"] = (sig or {}).get("contribution")
+        row.update({c: r.get(c) for c in RESULT_COLUMNS[4:]})
+        row.update(confidence=share(r.get("confidence")), trust=share(r.get("trust")))
         row["reasons"] = "; ".join(r.get("reasons") or [])
         rows.append(row)
     return pd.DataFrame(rows, columns=None if rows else RESULT_COLUMNS)
+
+
+def contribution_columns(frame: pd.DataFrame) -> tuple[list[str], float, float]:
+    """The ``<signal>_contribution`` columns of :func:`results_frame` and one common scale for
+    their in-cell bars: from min(0, smallest) to the largest contribution (a negative
+    contribution draws from the left end), so bars compare across signals and rows."""
+    columns = [c for c in frame.columns if str(c).endswith("_contribution")]
+    values = frame[columns].apply(pd.to_numeric, errors="coerce").to_numpy(dtype=float) if columns else np.empty(0)
+    finite = values[np.isfinite(values)]
+    low = min(0.0, float(finite.min())) if finite.size else 0.0
+    high = float(finite.max()) if finite.size else 1.0
+    return columns, low, high if high > low else low + 1.0
 
 
 def rejections_table(response: Mapping[str, Any]) -> pd.DataFrame:

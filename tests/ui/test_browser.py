@@ -15,42 +15,15 @@ from __future__ import annotations
 import os
 import re
 import shutil
-import socket
-import subprocess
-import sys
-import time
-import urllib.request
 from pathlib import Path
 
 import pytest
 
 from tests.conftest import REPO
+from tests.servers import CHROMIUM, CHROMIUM_FLAGS, streamlit_app
 from tests.ui.conftest import SCRIPT_TITLE, seed_store
 
-CHROMIUM = Path("/usr/bin/chromium")
-FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-         "--no-first-run", "--disable-sync"]
 pytestmark = pytest.mark.browser
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def _wait_healthy(url: str, proc: subprocess.Popen, timeout: float = 60.0) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise RuntimeError(f"streamlit exited with {proc.returncode}")
-        try:
-            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as resp:
-                if resp.status == 200:
-                    return
-        except OSError:
-            time.sleep(0.3)
-    raise TimeoutError(f"streamlit did not answer {url}/_stcore/health within {timeout:.0f} s")
 
 
 SCREENSHOT_MODEL = os.environ.get("SMARTVECTOR_SCREENSHOT_MODEL", "")
@@ -61,26 +34,8 @@ def server(tmp_path: Path):
     store = tmp_path / "store"
     model = SCREENSHOT_MODEL or "hashing"
     seed_store(store, model)
-    port = _free_port()
-    env = {**os.environ, "SMARTVECTOR_STORE": str(store), "SMARTVECTOR_MODEL": model, "LANCEDB_LOG": "error",
-           "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false"}
-    env.pop("SMARTVECTOR_OPERATOR_TOKEN", None)
-    log = (tmp_path / "streamlit.log").open("wb")
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true", "--server.port", str(port),
-         "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"],
-        cwd=REPO, env=env, stdout=log, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        _wait_healthy(url, proc)
+    with streamlit_app(store, model, tmp_path / "streamlit.log") as url:
         yield url
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-        log.close()
 
 
 SCREENSHOTS = REPO / "docs" / "screenshots"
@@ -125,7 +80,7 @@ def test_every_page_in_chromium(server, tmp_path):
     outside: list[str] = []
     shots: list[Path] = []
     with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=FLAGS)
+        browser = pw.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_FLAGS)
         try:
             context = browser.new_context(viewport={"width": 1440, "height": 900}, accept_downloads=True)
             page = context.new_page()
@@ -146,9 +101,7 @@ def test_every_page_in_chromium(server, tmp_path):
             _open(page, server, "query_lab", "Query Lab")
             _ask(page, "What was the API rate limit as of March 2025?")
             charts = page.locator('[data-testid="stPlotlyChart"]')
-            charts.nth(1).wait_for(timeout=30_000)
-            assert charts.count() == 2
-            page.locator(".js-plotly-plot .barlayer").first.wait_for(timeout=30_000)
+            assert charts.count() == 0          # the score breakdown is in the Results tables' bar columns
             assert page.get_by_text("judged at 2025-03-31").count() >= 1
             shots.append(_shot(page, tmp_path, "query_lab"))
             card = page.locator('[data-testid="stText"]').filter(has_text=re.compile(r"confidence \d\.\d{3} \(")).first
@@ -159,6 +112,12 @@ def test_every_page_in_chromium(server, tmp_path):
             csv = Path(download.value.path()).read_text(encoding="utf-8").splitlines()
             header, first_row = csv[0].split(","), csv[1].split(",")
             assert float(first_row[header.index("confidence")]) == float(confidence)   # the card's number
+            assert header[3:5] == ["score", "semantic_contribution"]        # the breakdown beside the score
+            page.get_by_text("Score breakdown charts").click()             # the charts, on request
+            charts.nth(1).wait_for(timeout=30_000)
+            page.locator(".js-plotly-plot .barlayer").first.wait_for(timeout=30_000)
+            assert charts.count() == 2
+            _settled(page)
 
             # a verdict, the same verdict again (recorded once), then its undo
             page.get_by_role("button", name="Accept").first.click()

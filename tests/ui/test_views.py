@@ -99,6 +99,18 @@ def test_share_is_one_rounding_for_card_table_and_csv():
     assert frame.loc[0, "confidence"] == 0.734 and views.to_csv_bytes(frame).decode().count("0.734") == 1
 
 
+def test_results_frame_puts_the_breakdown_beside_the_score_on_one_bar_scale():
+    signals = {"semantic": {"value": 0.8, "weight": 0.5, "contribution": 0.4},
+               "temporal": {"value": -0.2, "weight": 0.5, "contribution": -0.1}}
+    frame = views.results_frame({"results": [{"rank": 1, "id": "a", "score": 0.3, "confidence": 0.5,
+                                              "signals": signals}]})
+    assert list(frame.columns[:6]) == ["rank", "id", "title", "score", "semantic_contribution",
+                                       "temporal_contribution"]
+    assert list(frame.columns[6:8]) == ["confidence", "confidence_tier"]
+    assert views.contribution_columns(frame) == (["semantic_contribution", "temporal_contribution"], -0.1, 0.4)
+    assert views.contribution_columns(views.results_frame({"results": []})) == ([], 0.0, 1.0)
+
+
 def test_judged_moment_and_ages_count_from_the_moment_the_question_implies():
     response = {"as_of": "2026-11-30T12:00:00Z",
                 "intent": {"judged_at": "2025-03-31T23:59:59Z", "judged_text": "in March 2025"}}
