@@ -51,7 +51,8 @@ class KnowledgeState:
     _event_index: Any = None
     _last_aggregates: Any = None
     _document_fields: dict[str, np.ndarray] | None = None
-    # retrieval: the store-wide full-text matches of a question's name, per (name, existence bound);
+    # retrieval: full-text results per (name or question, existence bound): a name's store-wide
+    # matches, a question's best hits;
     # valid while this state is (it is replaced when any table's version changes)
     name_matches: dict = field(default_factory=dict)
     calibration: dict[str, tuple[np.ndarray, np.ndarray]] | None = None   # the store's refit (service)

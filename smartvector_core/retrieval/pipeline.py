@@ -154,21 +154,28 @@ class _TextSearches:
 
     question: Future                      # its best LEXICAL_POOL chunks, with their vectors
     names: list[tuple[str, tuple, Future]]   # per name: its key and the chunks naming it (up to NAME_MATCHES)
-    known: dict                           # store-wide matches per name key, kept for later questions
+    known: dict                           # full-text results per question and name key, kept for later questions
+    asked: tuple = ()                     # the question's key in ``known``
 
 
 def _text_searches(store, text: str | None, as_of, columns, known: dict | None = None, *,
                    overfetch: float | None = None) -> _TextSearches | None:
     """Start the question's full-text searches (None without text). They need neither the
     question's vector nor the pool, so they run while the question is encoded and searched.
-    ``known``: the names' store-wide matches found for earlier questions of the same knowledge
-    state (``KnowledgeState.name_matches``: same table versions, so the same answer)."""
+    ``known``: the full-text results found for earlier questions of the same knowledge state
+    (``KnowledgeState.name_matches``: same table versions, so the same answer): a name's
+    store-wide matches, and a question asked before at the same existence bound."""
     if text is None:
         return None
-    question = _READS.submit(store.fts_search, text, as_of=as_of, limit=LEXICAL_POOL, columns=[*columns, "vector"],
-                             overfetch=overfetch)
     known = {} if known is None else known
-    names = []
+    asked = ("question", text, None if as_of is None else to_us(as_of), tuple(columns))
+    if asked in known:     # the same question again (a retry, another lexical profile, a batch)
+        question: Future = Future()
+        question.set_result(known[asked])
+    else:
+        question = _READS.submit(store.fts_search, text, as_of=as_of, limit=LEXICAL_POOL,
+                                 columns=[*columns, "vector"], overfetch=overfetch)
+    searches = _TextSearches(question, [], known, asked)
     for name in subject_terms(text)[:MAX_NAMES]:
         key = (name, None if as_of is None else to_us(as_of))
         if key in known:
@@ -177,8 +184,8 @@ def _text_searches(store, text: str | None, as_of, columns, known: dict | None =
         else:
             search = _READS.submit(store.fts_search, name, as_of=as_of, limit=NAME_MATCHES, require_all=True,
                                    columns=("chunk_id",), overfetch=overfetch)
-        names.append((name, key, search))
-    return _TextSearches(question, names, known)
+        searches.names.append((name, key, search))
+    return searches
 
 
 def _named_in_pool(store, searches: _TextSearches, pool: list[str], as_of) -> list[tuple[set[str], float]]:
@@ -216,6 +223,8 @@ def _with_lexical(store, hits: pa.Table, searches: _TextSearches | None, query_v
     if searches is None:
         return hits, None
     found = searches.question.result()
+    if len(searches.known) < NAME_CACHE:
+        searches.known.setdefault(searches.asked, found)
     new = ~pc.is_in(found.column("chunk_id"), value_set=hits.column("chunk_id").combine_chunks()).to_numpy(
         zero_copy_only=False) if found.num_rows else np.zeros(0, dtype=bool)
     if new.any():
@@ -246,8 +255,10 @@ def run_query(store, embedder, request: QueryRequest, *, knowledge, vector: np.n
         return encoded
 
     t1 = time.perf_counter()
+    # the full-text searches feed only the lexical signal: a profile that does not weigh it
+    # (naive, temporal, smartvector) does not pay for them
     cands = retrieve(store, encode if vector is None else vector, request.as_of, request.k, knowledge,
-                     text=request.text)
+                     text=request.text if profile.lexical_weight > 0 else None)
     timings["search"] = (time.perf_counter() - t1) * 1000 - timings["embed"]
     t2 = time.perf_counter()
     response = answer(cands, request, profile, knowledge)

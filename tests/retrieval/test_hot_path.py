@@ -153,3 +153,24 @@ def test_a_names_matches_are_searched_once_per_knowledge_state(fake_app):
     other = pipeline._text_searches(store, question, NOW, ["chunk_id"], known)   # another moment: searched
     pipeline._named_in_pool(store, other, pool, NOW)
     assert calls.count("Checkout Service") == 1
+
+
+def test_a_question_asked_again_reuses_its_full_text_hits_and_profiles_without_lexical_skip_them(fake_app):
+    from ..conftest import NOW
+
+    fake_app.ingest_records([{"id": f"d{i}", "title": f"Page {i}", "created_at": "2026-01-01T00:00:00Z",
+                              "text": f"The Checkout Service keeps {i} replicas."} for i in range(6)],
+                            now=NOW, consolidate=False)
+    question = "How many replicas does the Checkout Service keep?"
+    first = fake_app.query(question, as_of=NOW, profile="default", log=False)
+    calls = []
+    original = fake_app.store.fts_search
+    fake_app.store.fts_search = lambda text, **kw: calls.append(text) or original(text, **kw)
+    again = fake_app.query(question, as_of=NOW, profile="default", log=False)
+    assert calls == []                                         # question and name: both known
+    assert [(r.chunk_id, r.score) for r in again.results] == [(r.chunk_id, r.score) for r in first.results]
+    fake_app.query("Which page lists eleven replicas?", as_of=NOW, profile="naive", log=False)
+    fake_app.query("Which page lists eleven replicas?", as_of=NOW, profile="temporal", log=False)
+    assert calls == []                                         # no lexical weight: no full-text search
+    fake_app.query("Which page lists eleven replicas?", as_of=NOW, profile="default", log=False)
+    assert calls == ["Which page lists eleven replicas?"]
