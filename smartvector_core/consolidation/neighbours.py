@@ -2,12 +2,23 @@
 
 **Candidate pairs, never all pairs.** For each current chunk of a document on the *query side*
 (by default the UNCONSOLIDATED ones: new or edited since the last run; ``full=True``: all),
-its top-``neighbours`` most similar current chunks are found from the stored vectors: a
-vectorised numpy top-m over blocks of rows while the store holds at most ``exact_limit``
-chunks (exact, ~0.25 ms per query row at 10k chunks), LanceDB's batched vector search (which
-uses the table's vector index when one exists) above that. Only these pairs are examined.
+its top-``neighbours`` most similar current chunks are found from the stored vectors (already
+in memory: no store read per query or pair), so a run examines at most
+``chunks x neighbours`` chunk pairs:
+
+- up to ``exact_limit`` chunks, exactly: a vectorised numpy top-m over blocks of rows
+  (:func:`top_neighbours`; ~0.25 ms per query row at 10k chunks, but quadratic in the chunks);
+- above it, from inverted lists (IVF, :func:`build_index` / :func:`ivf_neighbours`): the chunk
+  vectors are cut into ``chunks / ivf_list_size`` lists by spherical k-means, and a query row
+  scores only the members of its ``ivf_probes`` nearest lists (about ``ivf_probes x
+  ivf_list_size`` rows, whatever the store's size), so the search grows linearly with the
+  chunks but for the k-means assignment (``chunks x lists`` dot products, small). Approximate:
+  a true neighbour in a list that is not probed is missed (recall of the exact top-13 at 10k
+  chunks: 0.998 on MiniLM vectors, 0.83 on the benchmark's near-identical hashing vectors;
+  pairs of cosine >= 0.9: >= 0.99 on both; docs/PERF.md "Consolidation at 100k chunks").
+
 Candidates are re-ranked by exact float64 cosine (ties by row), so a query row's neighbours do
-not depend on which rows were searched with it.
+not depend on which rows were searched with it (the lists are built once from every vector).
 
 **Two engines, one writer.** :func:`find_candidates` over a slice of query documents gives the
 neighbour pairs, the near-duplicate test, the contradiction hits (the facts rule) and the
@@ -61,6 +72,100 @@ def top_neighbours(queries: np.ndarray, base: np.ndarray, m: int, block_rows: in
     return np.concatenate(rows), np.concatenate(cols), np.concatenate(sims)
 
 
+@dataclass(frozen=True)
+class NeighbourIndex:
+    """Inverted lists over the chunk vectors: list ``c`` holds ``rows[bounds[c]:bounds[c+1]]``
+    (the rows whose nearest k-means centroid is ``c``); ``probes[r]``: the lists row ``r``
+    searches, nearest centroid first (``probes[r, 0]`` is its own list)."""
+
+    rows: np.ndarray
+    bounds: np.ndarray
+    probes: np.ndarray
+
+
+def _nearest_lists(vectors: np.ndarray, centroids: np.ndarray, p: int, block_rows: int = 4096) -> np.ndarray:
+    """Each row's ``p`` nearest centroids by dot product, nearest first (ties: lower list)."""
+    out = []
+    for start in range(0, len(vectors), block_rows):
+        scores = vectors[start:start + block_rows] @ centroids.T
+        near = np.argpartition(-scores, p - 1, axis=1)[:, :p] if p < len(centroids) \
+            else np.broadcast_to(np.arange(len(centroids)), scores.shape)
+        order = np.lexsort((near, -np.take_along_axis(scores, near, 1)), axis=1)
+        out.append(np.take_along_axis(near, order, 1))
+    return np.concatenate(out) if out else np.zeros((0, p), np.int64)
+
+
+def build_index(vectors: np.ndarray, list_size: int, probes: int, *, iterations: int = 6,
+                sample_per_list: int = 32, seed: int = 0) -> NeighbourIndex:
+    """Inverted lists for :func:`ivf_neighbours` over unit-norm ``vectors``: spherical k-means
+    (Lloyd's algorithm, centroid = normalised mean of its rows) with ``L = ceil(n / list_size)``
+    centroids, trained for ``iterations`` on a seeded sample of ``sample_per_list x L`` rows
+    (initial centroids: a seeded sample of those), then every row assigned to its nearest
+    centroid and given its ``probes`` nearest lists. Deterministic: the same vectors give the
+    same lists in every process (a Ray task rebuilds exactly the driver's).
+
+    Cost: ``iterations x sample x L + n x L`` dot products (~ n² / list_size: 1.5·10^10
+    multiply-adds of 384 dimensions at 100k chunks, a few seconds), against ``n²`` for the exact
+    search."""
+    n = len(vectors)
+    lists = max(1, -(-n // max(1, list_size)))
+    rng = np.random.default_rng(seed)
+    sample = vectors[np.sort(rng.choice(n, min(n, sample_per_list * lists), replace=False))]
+    centroids = sample[np.sort(rng.choice(len(sample), lists, replace=False))].copy()
+    for _ in range(iterations if lists > 1 else 0):
+        assign = _nearest_lists(sample, centroids, 1)[:, 0]
+        counts = np.bincount(assign, minlength=lists)
+        filled = counts > 0
+        sums = np.add.reduceat(sample[np.argsort(assign, kind="stable")], (np.cumsum(counts) - counts)[filled])
+        centroids[filled] = sums / np.maximum(np.linalg.norm(sums, axis=1, keepdims=True), 1e-12)
+    near = _nearest_lists(vectors, centroids, min(probes, lists))
+    counts = np.bincount(near[:, 0], minlength=lists)
+    return NeighbourIndex(np.argsort(near[:, 0], kind="stable"), np.r_[0, np.cumsum(counts)], near)
+
+
+def ivf_neighbours(index: NeighbourIndex, vectors: np.ndarray, query_rows: np.ndarray, m: int,
+                   block_rows: int = 8192) -> tuple[np.ndarray, np.ndarray]:
+    """Approximate top-``m`` rows of ``vectors`` for each of ``query_rows`` (query row index,
+    base row), by dot product over the members of the query row's probed lists only.
+
+    Per block of query rows and per probed list: one matrix product (the block's rows that
+    probe the list against its members) and each row's best ``m`` members; then each row's best
+    ``m`` over its lists. Unordered within a row; ties at the m-th may fall either way (the
+    caller takes a margin and re-ranks exactly)."""
+    query_rows = np.asarray(query_rows, np.int64)
+    p = index.probes.shape[1]
+    rows_out, cols_out = [], []
+    for start in range(0, len(query_rows), block_rows):
+        block = query_rows[start:start + block_rows]
+        probed = index.probes[block].ravel()          # slot s: query s // p, its (s % p)-th list
+        order = np.argsort(probed, kind="stable")
+        cuts = np.searchsorted(probed[order], np.arange(len(index.bounds)))
+        cols = np.full((len(block), p * m), -1, np.int64)
+        scores = np.full((len(block), p * m), -np.inf, np.float32)
+        for c in np.unique(probed):
+            members = index.rows[index.bounds[c]:index.bounds[c + 1]]
+            if not len(members):
+                continue
+            q, j = np.divmod(order[cuts[c]:cuts[c + 1]], p)
+            s = vectors[block[q]] @ vectors[members].T
+            k = min(m, len(members))
+            top = np.argpartition(-s, k - 1, axis=1)[:, :k] if k < len(members) \
+                else np.broadcast_to(np.arange(k), s.shape)
+            at = j[:, None] * m + np.arange(k)
+            cols[q[:, None], at] = members[top]
+            scores[q[:, None], at] = np.take_along_axis(s, top, 1)
+        k = min(m, p * m)
+        best = np.argpartition(-scores, k - 1, axis=1)[:, :k] if k < p * m \
+            else np.broadcast_to(np.arange(k), scores.shape)
+        found = np.take_along_axis(cols, best, 1)
+        qi = np.broadcast_to(np.arange(start, start + len(block))[:, None], found.shape)
+        rows_out.append(qi[found >= 0])
+        cols_out.append(found[found >= 0])
+    if not rows_out:
+        return np.zeros(0, np.int64), np.zeros(0, np.int64)
+    return np.concatenate(rows_out), np.concatenate(cols_out)
+
+
 NEIGHBOUR_MARGIN = 4  # extra candidates per query row before the exact (float64) re-ranking
 
 
@@ -85,6 +190,17 @@ class ConsolidationPlan:
     vectors: np.ndarray      # (chunks, dim) float32, unit-norm
     centroids: np.ndarray    # (n, dim) float32, unit-norm
     config: ConsolidationConfig
+    index: NeighbourIndex | None = None   # inverted lists above exact_limit (neighbour_index)
+
+
+def neighbour_index(plan: ConsolidationPlan) -> NeighbourIndex:
+    """The plan's inverted lists (:func:`build_index` with the config's ``ivf_*`` constants),
+    built on first use and kept in the plan (build it before shipping the plan to Ray tasks,
+    or each task rebuilds the same lists)."""
+    if plan.index is None:
+        config = plan.config
+        plan.index = build_index(plan.vectors, config.ivf_list_size, config.ivf_probes)
+    return plan.index
 
 
 @dataclass
@@ -124,38 +240,32 @@ def cosines(matrix: np.ndarray, a, b, block: int = 4_096) -> np.ndarray:
     return out
 
 
-def _neighbour_pairs(plan: ConsolidationPlan, query_rows: np.ndarray, search
-                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _neighbour_pairs(plan: ConsolidationPlan, query_rows: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Neighbour chunk pairs (row a, row b, exact cosine) of ``query_rows``, a != b.
 
-    Exact search (numpy, or always when ``search`` is None) takes ``m + NEIGHBOUR_MARGIN``
-    candidates per row from the float32 product, then keeps the top ``m`` by (float64 cosine,
-    row): the result of a row does not depend on which other rows were searched with it, so
-    any partition of the query rows finds the same pairs. Above ``exact_limit`` chunks the
-    local engine uses ``search`` (LanceDB, index when present)."""
+    The search (exact up to ``exact_limit`` chunks, inverted lists above) takes ``m +
+    NEIGHBOUR_MARGIN`` candidates per row from the float32 products, then keeps the top ``m``
+    by (float64 cosine, row): the result of a row does not depend on which other rows were
+    searched with it, so any partition of the query rows finds the same pairs."""
     config, vectors = plan.config, plan.vectors
     m = config.neighbours + 1  # a chunk is its own nearest neighbour
     if len(query_rows) == 0:
         return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0)
-    exact = search is None or len(vectors) <= config.exact_limit
-    if exact:
+    if len(vectors) <= config.exact_limit:
         qi, b, _ = top_neighbours(vectors[query_rows], vectors, m + NEIGHBOUR_MARGIN, config.block_rows)
     else:
-        qi, b = search(vectors[query_rows], m)
+        qi, b = ivf_neighbours(neighbour_index(plan), vectors, query_rows, m + NEIGHBOUR_MARGIN)
     a = query_rows[qi]
     sim = cosines(vectors, a, b)
-    if exact:
-        order = np.lexsort((b, -sim, a))
-        a, b, sim = a[order], b[order], sim[order]
-        starts = np.r_[0, np.flatnonzero(np.diff(a)) + 1]
-        rank = np.arange(len(a)) - np.repeat(starts, np.diff(np.r_[starts, len(a)]))
-        keep = rank < m
-        a, b, sim = a[keep], b[keep], sim[keep]
-    keep = a != b
+    order = np.lexsort((b, -sim, a))
+    a, b, sim = a[order], b[order], sim[order]
+    starts = np.r_[0, np.flatnonzero(np.diff(a)) + 1]
+    rank = np.arange(len(a)) - np.repeat(starts, np.diff(np.r_[starts, len(a)]))
+    keep = (rank < m) & (a != b)
     return a[keep], b[keep], sim[keep]
 
 
-def find_candidates(plan: ConsolidationPlan, doc_rows=None, search=None) -> Findings:
+def find_candidates(plan: ConsolidationPlan, doc_rows=None) -> Findings:
     """The pure, expensive part of a run for the query documents among ``doc_rows`` (all: None):
     their chunks' neighbour pairs (against every current chunk), the near-duplicate supersession
     test, ``facts.contradictions_between`` on the pairs, and the citation scan of these documents' texts.
@@ -164,7 +274,7 @@ def find_candidates(plan: ConsolidationPlan, doc_rows=None, search=None) -> Find
     mine = np.ones(n, bool) if doc_rows is None else np.isin(np.arange(n), np.asarray(doc_rows, np.int64))
     in_slice = mine[chunk_doc]
     query_rows = np.flatnonzero(in_slice & plan.query_side[chunk_doc])
-    a, b, sim = _neighbour_pairs(plan, query_rows, search)
+    a, b, sim = _neighbour_pairs(plan, query_rows)
     # unordered, distinct documents, each chunk pair once, by (-similarity, a, b)
     da, db = chunk_doc[a], chunk_doc[b]
     keep = da != db
@@ -252,9 +362,9 @@ def merge_findings(parts, plan: ConsolidationPlan) -> Findings:
     return Findings(a, b, sim, [(x, y, c) for (x, y), c in near], contradictions, citations)
 
 
-def local_finder(plan: ConsolidationPlan, search=None) -> Findings:
+def local_finder(plan: ConsolidationPlan) -> Findings:
     """The local engine: every query document in this process, one part."""
-    return merge_findings([find_candidates(plan, None, search)], plan)
+    return merge_findings([find_candidates(plan, None)], plan)
 
 
 def _title_keys(titles, min_words: int) -> set[tuple[str, ...]]:

@@ -65,7 +65,7 @@ def consolidate(store, knowledge_state, *, now: datetime, config: ConsolidationC
                 full: bool = False, finder: Finder | None = None) -> ConsolidationReport:
     """Run the agent once at ``now`` (see the package docstring); returns what it did.
 
-    ``finder``: ``(plan, search) -> Findings`` computes the pure, expensive part (neighbour
+    ``finder``: ``(plan) -> Findings`` computes the pure, expensive part (neighbour
     pairs and the per-pair checks) for every query document; None runs it in this process
     (:func:`~.neighbours.local_finder`), :func:`smartvector_core.scaleout.ray_consolidate.ray_finder`
     as Ray tasks. The planners and writes below are the same for both.
@@ -272,14 +272,7 @@ def _findings(store, docs: Documents, query_side: np.ndarray, old_chain: np.ndar
         log=docs.log, old_chain=old_chain, query_side=query_side,
         chunk_doc=chunk_doc, texts=np.asarray(chunks.column("text").to_pylist(), dtype=object), vectors=vectors,
         centroids=centroids, config=config)
-    chunk_index = pd.Index(chunks.column("chunk_id").to_pylist())
-
-    def search(queries: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
-        qi, found_ids, _ = store.nearest_chunks(queries, k)
-        b = chunk_index.get_indexer(found_ids)
-        return qi[b >= 0], b[b >= 0]
-
-    return plan, (finder or local_finder)(plan, search)
+    return plan, (finder or local_finder)(plan)
 
 
 def _rows(edges: pd.DataFrame, edge_type: EdgeType, position: pd.Index) -> tuple[np.ndarray, np.ndarray]:

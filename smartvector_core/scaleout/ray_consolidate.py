@@ -14,9 +14,9 @@ reads the whole vector matrix (and all chunk texts) from the object store means 
 local engine examines can fall between partitions: each query chunk's neighbours are searched
 exactly over all chunks, and the per-pair results are canonical (exact float64 cosine, ties by
 row), so the merged findings equal the local engine's and the writes (same code, one writer)
-are identical. Above ``ConsolidationConfig.exact_limit`` chunks the local engine switches to
-LanceDB's (approximate, indexed) search while the Ray tasks stay exact: results then differ
-only where the index missed a neighbour.
+are identical. Above ``ConsolidationConfig.exact_limit`` chunks both engines search the same
+inverted lists (:func:`~smartvector_core.consolidation.neighbours.neighbour_index`, built once in
+the driver and shipped with the plan), so they still agree.
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..consolidation import ConsolidationPlan, Findings, find_candidates, merge_findings
+from ..consolidation.neighbours import neighbour_index
 from .ray_ingest import ensure_ray
 
 TITLE_PREFIX = 4       # characters of the normalised title in the partition key
@@ -58,10 +59,12 @@ def ray_finder(tasks: int | None = None):
     """A ``finder`` for :func:`smartvector_core.consolidation.consolidate` that runs
     :func:`find_candidates` over the partitions as Ray tasks and merges the results."""
 
-    def finder(plan: ConsolidationPlan, search=None) -> Findings:
+    def finder(plan: ConsolidationPlan) -> Findings:
         import ray
 
         ensure_ray()
+        if len(plan.vectors) > plan.config.exact_limit:
+            neighbour_index(plan)   # once, here: every task reads the same lists
         cpus = max(1, int(ray.cluster_resources().get("CPU", 1)))
         parts = partition_documents(plan, tasks or TASKS_PER_CPU * cpus)
         # only partitions with query documents have work; the others still scan their texts for

@@ -87,9 +87,9 @@ def test_any_partition_of_the_query_side_merges_to_the_local_findings(tmp_path):
     app.ingest_records(_bench_corpus(300), now=NOW, consolidate=False)
     captured = {}
 
-    def finder(plan, search=None):
+    def finder(plan):
         captured["plan"] = plan
-        return c.local_finder(plan, search)
+        return c.local_finder(plan)
 
     c.consolidate(app.store, None, now=NOW, finder=finder)
     plan = captured["plan"]
