@@ -10,6 +10,11 @@ row: every column of every chunk row equal (``ingested_at`` too: both run with t
 ``now``), vectors equal to 1e-5 (ONNX Runtime batches the texts differently in the two engines,
 which moves float32 results by ~1e-7).
 
+The Ray engine's phases come with it (``ray_stats``: driver validation, preparation overlapped
+with encoding, the wait for the last vectors, the actors' summed encode time, the driver's
+writes), and ``probe``: one encoder actor's start-up and Ray's cost of moving a batch of texts
+out and its vectors back (:func:`actor_probe`): the terms of the model in docs/SCALING.md.
+
 ``--model hashing`` uses the hashing embedder: what remains is the engines' own cost (chunking,
 orchestration, row building, writes) without the encoder.
 
@@ -19,7 +24,6 @@ orchestration, row building, writes) without the encoder.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import tempfile
 import time
@@ -43,9 +47,25 @@ def _local_embedder(model: str, threads: int):
 
 
 def _table(app) -> pa.Table:
-    rows = app.store.table("chunks").to_arrow()
+    rows = app.store.all_rows("chunks")
     return rows.take(pa.array(np.lexsort((rows.column("current").to_numpy(zero_copy_only=False),
                                           np.asarray(rows.column("chunk_id").to_pylist(), dtype=object)))))
+
+
+def time_indexes(app, out: dict, key: str) -> None:
+    """Add the seconds of every ``ensure_indexes`` call of ``app``'s store to ``out[key]`` (the
+    index build at the end of an ingest: the same serial cost in both engines)."""
+    original = app.store.ensure_indexes
+    out[key] = 0.0
+
+    def timed(*args, **kwargs):
+        t0 = time.perf_counter()
+        try:
+            return original(*args, **kwargs)
+        finally:
+            out[key] = round(out[key] + time.perf_counter() - t0, 1)
+
+    app.store.ensure_indexes = timed
 
 
 def same_contents(a, b) -> dict:
@@ -71,6 +91,36 @@ def same_contents(a, b) -> dict:
     return out
 
 
+def actor_probe(model: str, batch: int, texts: list[str], rounds: int = 5) -> dict:
+    """Ray's own costs, apart from the encoder: the start of one encoder actor of ``model``
+    (worker process, imports, model load: until its first reply), and the round trip of one
+    call of ``batch`` texts minus the actor's own encode time (pickled texts out, one float32
+    array back; measured with the hashing encoder at the same 384 dimensions, median of
+    ``rounds``)."""
+    import ray
+
+    from .ray_ingest import EncoderPool
+
+    t0 = time.perf_counter()
+    started = EncoderPool(model, 1, batch=batch)
+    ray.get(started.actors[0].encoder_id.remote())
+    start_s = time.perf_counter() - t0
+    started.close()
+    pool = EncoderPool("hashing", 1, batch=batch)
+    actor = pool.actors[0]
+    ray.get(actor.encoder_id.remote())
+    sample = (texts * (batch // max(1, len(texts)) + 1))[:batch]
+    overheads = []
+    for _ in range(rounds):
+        t0 = time.perf_counter()
+        _, seconds = ray.get(actor.encode.remote(sample))
+        overheads.append(time.perf_counter() - t0 - seconds)
+    pool.close()
+    call = float(np.median(overheads))
+    return {"actor_start_s": round(start_s, 2), "batch": batch, "call_overhead_ms": round(1000 * call, 2),
+            "transfer_us_per_chunk": round(1e6 * call / batch, 2)}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--chunks", type=int, default=100_000)
@@ -91,6 +141,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as root:
         local = _app(f"{root}/local", args.model, _local_embedder(args.model, args.workers))
         local.embedder.encode(["warm up"])
+        time_indexes(local, out, "local_index_s")
         t0 = time.perf_counter()
         report = local.ingest_records(records, now=perf.fixed_now(), consolidate=False)
         out["local_s"] = round(time.perf_counter() - t0, 1)
@@ -101,9 +152,10 @@ def main() -> None:
         ensure_ray(num_cpus=args.workers)
         out["ray_init_s"] = round(time.perf_counter() - t0, 1)
         distributed = _app(f"{root}/ray", args.model, LazyEmbedder(args.model))
+        time_indexes(distributed, out, "ray_index_s")
         t0 = time.perf_counter()
         docs = validate_records(records, ingest_time=perf.fixed_now())      # as the local engine does
-        stats: dict = {}
+        stats: dict = {"validate_s": round(time.perf_counter() - t0, 3)}
         ray_report = ingest_documents_ray(distributed.store, docs, model_name=args.model, now=perf.fixed_now(),
                                           batch=args.batch, stats=stats)
         out["ray_s"] = round(time.perf_counter() - t0, 1)
@@ -114,10 +166,8 @@ def main() -> None:
         out["ray_speedup"] = round(out["local_s"] / out["ray_s"], 3)
         out["ray_speedup_with_init"] = round(out["local_s"] / (out["ray_s"] + out["ray_init_s"]), 3)
         out["same_contents"] = same_contents(local, distributed)
-    out["load_avg_1m_at_end"] = round(os.getloadavg()[0], 2)
-    print(json.dumps(out))
-    if args.json:
-        args.json.write_text(json.dumps(out, indent=1) + "\n")
+        out["probe"] = actor_probe(args.model, args.batch, [t for r in records[:64] for t in r["text"].split("\n\n")])
+    perf.emit_figures(out, args.json)
 
 
 if __name__ == "__main__":
