@@ -4,6 +4,7 @@ the grade is how urgently an editor should review a document, see :func:`freshne
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime
 
 import numpy as np
@@ -181,80 +182,133 @@ def freshness_report(docs: pd.DataFrame, as_of: datetime,
     in force and not ARCHIVED; ``decay`` and ``action`` (SOLO/PAIR/DROP) are retrieval's view.
     """
     out = docs.copy()
-    n = len(out)
     as_of_us = to_us(ensure_utc(as_of))
-    kinds = encode_kinds(out["kind"].to_numpy(dtype=object)) if n else np.zeros(0, dtype=np.int8)
-    doc_types = out["doc_type"].to_numpy(dtype=object)
-    created = _times_us(out["created_at"], 0)
-    dated = out["dated"].fillna(False).to_numpy(dtype=bool) if "dated" in out else np.ones(n, dtype=bool)
-    dated = dated & ~out["created_at"].isna().to_numpy()
-    start = _times_us(out["valid_from"], NO_START)
-    end = _times_us(out["valid_until"], NO_END)
-    missing = _MISSING
-    confirmed, ingested = _optional_times(out, "confirmed_at"), _optional_times(out, "ingested_at")
-    superseded_us = _optional_times(out, "superseded_at")
-    superseded_us = np.where(superseded_us == missing, NO_END, superseded_us)
-    known_created = np.where(out["created_at"].isna().to_numpy(), missing, created)
-    lifecycle = out["lifecycle"].fillna("").astype(str).str.upper().to_numpy() if "lifecycle" in out \
-        else np.full(n, "", dtype=object)
-
-    half_life = half_lives_for(doc_types)
-    floors = floors_for(doc_types, kinds)
-    decay = decay_scores(created, as_of_us, half_life, floors, dated)
-    states = validity_states(kinds, start, end, as_of_us)
-    hours = remaining_window_hours(end, as_of_us)
-    actions = np.where(np.isin(states, (2, 3)), "DROP", pairing_action(decay, config))
-
-    # the clocks: review (VERSIONED) from ingest/update/accept/created; decay (STATIC) from created/accept
-    review_start = np.minimum(np.maximum.reduce([confirmed, ingested, known_created]), as_of_us)
-    decay_start = np.where(dated, np.minimum(np.maximum(created, confirmed), as_of_us), created)
-    interval = config.review_intervals(doc_types)
-    superseded = superseded_us <= as_of_us
-    expired = states == 2
-    in_force = ~superseded & ~expired
-    basis = np.where(~in_force, BY_ARCHIVE, np.where(kinds == 1, BY_REVIEW, np.where(
-        (kinds == 2) & (end != NO_END), BY_WINDOW, BY_DECAY)))
-    review_days = np.maximum(as_of_us - review_start, 0) / US_PER_DAY
-    review_score = 0.5 ** (review_days / interval)
-    soon = hours <= config.closing_soon_hours
-    window_score = np.where((states == 1) & soon, 0.75, 1.0)
-    held = (floors > 0) & dated
-    decay_now = decay_scores(decay_start, as_of_us, half_life, floors, dated)
-    decay_score = np.where(held, np.maximum(decay_now, config.grade_thresholds[-1]), decay_now)
-    score = np.select([basis == BY_ARCHIVE, basis == BY_REVIEW, basis == BY_WINDOW],
-                      [0.0, review_score, window_score], decay_score)
-    grades = freshness_grades(score, config)
-
-    names = state_names(states)
-    out["age_days"] = np.where(dated, np.maximum(as_of_us - created, 0) / US_PER_DAY, np.nan)
-    out["half_life_days"] = half_life
-    out["decay"] = decay
-    out["validity_state"] = names
-    out["hours_left"] = hours
-    out["action"] = actions
-    out["in_force"] = in_force
-    out["live"] = in_force & (lifecycle != "ARCHIVED")
-    out["graded_by"] = basis
-    is_review = basis == BY_REVIEW
-    out["reviewed_at"] = _stamps(np.where(is_review, review_start, missing), missing)
-    out["review_interval_days"] = np.where(is_review, interval, np.nan)
-    due_us = np.where(is_review, review_start + (interval * US_PER_DAY).astype(np.int64), missing)
-    out["review_due"] = _stamps(due_us, missing)
-    out["freshness"] = score
-    out["grade"] = grades
-    by = out["superseded_by"].to_numpy(dtype=object) if "superseded_by" in out else np.full(n, None, dtype=object)
-    out["superseded_by"] = by
-    review_by = np.where(np.isfinite(half_life), decay_start + np.nan_to_num(half_life * US_PER_DAY), NO_END)
-    age = np.maximum(as_of_us - decay_start, 0) / US_PER_DAY
-    columns = (basis, grades, kinds, names, lifecycle, by, superseded_us <= as_of_us, superseded_us != NO_END,
-               _days(superseded_us), _days(start), _minutes(start), _days(end), _minutes(end), hours,
-               _days(due_us), doc_types, dated, _days(review_by.astype(np.int64)), age, floors, held)
-    context = zip(*(np.asarray(c).tolist() for c in columns), strict=True)   # plain values: a fast loop
-    out["advice"] = [_advice(*row, config=config) for row in context]
+    x = _report_inputs(out)
+    r = _retrieval_view(x, as_of_us, config)
+    g = _grading(x, r, as_of_us, config)
+    is_review = g.basis == BY_REVIEW
+    due_us = np.where(is_review, g.review_start + (g.interval * US_PER_DAY).astype(np.int64), _MISSING)
+    out["age_days"] = np.where(x.dated, np.maximum(as_of_us - x.created, 0) / US_PER_DAY, np.nan)
+    out["half_life_days"] = r.half_life
+    out["decay"] = r.decay
+    out["validity_state"] = r.names
+    out["hours_left"] = r.hours
+    out["action"] = r.actions
+    out["in_force"] = g.in_force
+    out["live"] = g.in_force & (x.lifecycle != "ARCHIVED")
+    out["graded_by"] = g.basis
+    out["reviewed_at"] = _stamps(np.where(is_review, g.review_start, _MISSING), _MISSING)
+    out["review_interval_days"] = np.where(is_review, g.interval, np.nan)
+    out["review_due"] = _stamps(due_us, _MISSING)
+    out["freshness"] = g.score
+    out["grade"] = g.grades
+    out["superseded_by"] = x.superseded_by
+    out["advice"] = _advice_texts(x, r, g, due_us, as_of_us, config).tolist()
     return out
 
 
 _MISSING = np.int64(-(2 ** 62))   # "no such time" inside this module's int64 µs arrays
+
+
+@dataclass(frozen=True)
+class _Inputs:
+    """The report's input columns as arrays: times as int64 µs (``created`` 0, ``start``
+    NO_START, ``end`` and ``superseded_us`` NO_END, the others :data:`_MISSING` where absent)."""
+
+    kinds: np.ndarray          # int8 codes: 0 STATIC, 1 VERSIONED, 2 EVENT
+    doc_types: np.ndarray
+    created: np.ndarray
+    known_created: np.ndarray  # created, _MISSING where created_at is absent
+    dated: np.ndarray          # a usable created_at
+    start: np.ndarray
+    end: np.ndarray
+    confirmed: np.ndarray
+    ingested: np.ndarray
+    superseded_us: np.ndarray
+    lifecycle: np.ndarray      # upper case, "" where absent
+    superseded_by: np.ndarray  # object: the replacing version's id or None
+
+
+@dataclass(frozen=True)
+class _Retrieval:
+    """What retrieval sees at ``as_of``: decay, validity state, hours left, SOLO/PAIR/DROP."""
+
+    half_life: np.ndarray
+    floors: np.ndarray
+    decay: np.ndarray
+    states: np.ndarray         # int8 validity codes
+    names: np.ndarray          # their names
+    hours: np.ndarray
+    actions: np.ndarray
+
+
+@dataclass(frozen=True)
+class _Grading:
+    """The review urgency: which rule grades each document, its clocks, score and grade."""
+
+    review_start: np.ndarray
+    decay_start: np.ndarray
+    interval: np.ndarray       # review interval, days
+    in_force: np.ndarray
+    basis: np.ndarray          # BY_ARCHIVE / BY_REVIEW / BY_WINDOW / BY_DECAY
+    held: np.ndarray           # kept at a positive decay floor
+    score: np.ndarray          # the report's ``freshness``
+    grades: np.ndarray
+
+
+def _report_inputs(docs: pd.DataFrame) -> _Inputs:
+    """Step 1 of :func:`freshness_report`: read the columns it needs."""
+    n = len(docs)
+    created = _times_us(docs["created_at"], 0)
+    no_created = docs["created_at"].isna().to_numpy()
+    dated = docs["dated"].fillna(False).to_numpy(dtype=bool) if "dated" in docs else np.ones(n, dtype=bool)
+    superseded_us = _optional_times(docs, "superseded_at")
+    lifecycle = docs["lifecycle"].fillna("").astype(str).str.upper().to_numpy() if "lifecycle" in docs \
+        else np.full(n, "", dtype=object)
+    by = docs["superseded_by"].to_numpy(dtype=object) if "superseded_by" in docs else np.full(n, None, dtype=object)
+    return _Inputs(
+        kinds=encode_kinds(docs["kind"].to_numpy(dtype=object)) if n else np.zeros(0, dtype=np.int8),
+        doc_types=docs["doc_type"].to_numpy(dtype=object), created=created,
+        known_created=np.where(no_created, _MISSING, created), dated=dated & ~no_created,
+        start=_times_us(docs["valid_from"], NO_START), end=_times_us(docs["valid_until"], NO_END),
+        confirmed=_optional_times(docs, "confirmed_at"), ingested=_optional_times(docs, "ingested_at"),
+        superseded_us=np.where(superseded_us == _MISSING, NO_END, superseded_us), lifecycle=lifecycle,
+        superseded_by=by)
+
+
+def _retrieval_view(x: _Inputs, as_of_us: int, config: FreshnessConfig) -> _Retrieval:
+    """Step 2: decay from ``created_at`` (:mod:`.decay`), validity state and hours left
+    (:mod:`.validity`), and the pairing action (DROP when expired or not yet valid)."""
+    half_life = half_lives_for(x.doc_types)
+    floors = floors_for(x.doc_types, x.kinds)
+    decay = decay_scores(x.created, as_of_us, half_life, floors, x.dated)
+    states = validity_states(x.kinds, x.start, x.end, as_of_us)
+    actions = np.where(np.isin(states, (2, 3)), "DROP", pairing_action(decay, config))
+    return _Retrieval(half_life=half_life, floors=floors, decay=decay, states=states, names=state_names(states),
+                      hours=remaining_window_hours(x.end, as_of_us), actions=actions)
+
+
+def _grading(x: _Inputs, r: _Retrieval, as_of_us: int, config: FreshnessConfig) -> _Grading:
+    """Step 3: the rules of :func:`freshness_report` (archive, review, window, decay), each
+    document's clocks, its freshness score and grade."""
+    # the clocks: review (VERSIONED) from ingest/update/accept/created; decay (STATIC) from created/accept
+    review_start = np.minimum(np.maximum.reduce([x.confirmed, x.ingested, x.known_created]), as_of_us)
+    decay_start = np.where(x.dated, np.minimum(np.maximum(x.created, x.confirmed), as_of_us), x.created)
+    type_codes, types = pd.factorize(pd.Series(x.doc_types, dtype=object), use_na_sentinel=False)
+    interval = config.review_intervals(np.asarray(types, dtype=object))[type_codes]   # once per doc type
+    in_force = ~(x.superseded_us <= as_of_us) & ~(r.states == 2)
+    basis = np.where(~in_force, BY_ARCHIVE, np.where(x.kinds == 1, BY_REVIEW, np.where(
+        (x.kinds == 2) & (x.end != NO_END), BY_WINDOW, BY_DECAY)))
+    review_days = np.maximum(as_of_us - review_start, 0) / US_PER_DAY
+    review_score = 0.5 ** (review_days / interval)
+    window_score = np.where((r.states == 1) & (r.hours <= config.closing_soon_hours), 0.75, 1.0)
+    held = (r.floors > 0) & x.dated
+    decay_now = decay_scores(decay_start, as_of_us, r.half_life, r.floors, x.dated)
+    decay_score = np.where(held, np.maximum(decay_now, config.grade_thresholds[-1]), decay_now)
+    score = np.select([basis == BY_ARCHIVE, basis == BY_REVIEW, basis == BY_WINDOW],
+                      [0.0, review_score, window_score], decay_score)
+    return _Grading(review_start=review_start, decay_start=decay_start, interval=interval, in_force=in_force,
+                    basis=basis, held=held, score=score, grades=freshness_grades(score, config))
 
 
 def _optional_times(frame: pd.DataFrame, name: str) -> np.ndarray:
@@ -268,63 +322,106 @@ def _stamps(values_us: np.ndarray, missing: int) -> pd.Series:
     return values.where(np.asarray(values_us) != missing)
 
 
-def _days(values_us: np.ndarray) -> np.ndarray:
-    """int64 µs -> "YYYY-MM-DD" strings (vectorised; meaningless where the value is a sentinel)."""
+def _as_text(values_us: np.ndarray, unit_us: int, unit: str) -> np.ndarray:
+    """int64 µs -> ``np.datetime_as_string`` at ``unit``, formatted once per distinct ``unit_us``
+    step (floored, as numpy floors), so 50,000 rows cost a few hundred conversions."""
     safe = np.clip(np.asarray(values_us, dtype=np.int64), -(2 ** 52), 2 ** 52)
-    return np.datetime_as_string(safe.astype("datetime64[us]"), unit="D")
+    steps, inverse = np.unique(np.floor_divide(safe, unit_us), return_inverse=True)
+    return np.datetime_as_string((steps * unit_us).astype("datetime64[us]"), unit=unit).astype(object)[inverse]
+
+
+def _days(values_us: np.ndarray) -> np.ndarray:
+    """int64 µs -> "YYYY-MM-DD" strings (meaningless where the value is a sentinel)."""
+    return _as_text(values_us, US_PER_DAY, "D")
 
 
 def _minutes(values_us: np.ndarray) -> np.ndarray:
-    """int64 µs -> "YYYY-MM-DD HH:MM UTC" strings (vectorised)."""
-    safe = np.clip(np.asarray(values_us, dtype=np.int64), -(2 ** 52), 2 ** 52)
-    text = np.datetime_as_string(safe.astype("datetime64[us]"), unit="m")
-    return np.char.add(np.char.replace(text, "T", " "), " UTC")
+    """int64 µs -> "YYYY-MM-DD HH:MM UTC" strings."""
+    text = _as_text(values_us, 60_000_000, "m")
+    return np.array([t.replace("T", " ") + " UTC" for t in text], dtype=object)
 
 
-def _advice(basis, grade, kind, state, lifecycle, by, superseded, has_successor, superseded_day, start_day,
-            start_minute, end_day, end_minute, hours, due_day, doc_type, dated, review_day, age, floor, held, *,
-            config: FreshnessConfig) -> str:
-    """One actionable sentence per document (rules of :func:`freshness_report`)."""
-    kind_name = ("STATIC", "VERSIONED", "EVENT")[int(kind)]
-    type_name = doc_type if isinstance(doc_type, str) and doc_type.strip() else "general"
-    if basis == BY_ARCHIVE:
-        if superseded:
-            why = f"superseded by {by or 'a newer version'} on {superseded_day}"
-        elif kind_name == "EVENT":
-            why = f"its window closed on {end_minute}"
-        else:
-            why = f"no longer valid since {end_day}"
-        return f"Archived ({why}): nothing to do" if lifecycle == "ARCHIVED" else f"Archive it: {why}"
-    if basis == BY_REVIEW:
-        if has_successor:
-            return f"In force until {by or 'its successor'} takes effect on {superseded_day}: archive it then"
-        if state == "NOT_YET_VALID":
-            return f"Takes effect on {start_day}: check it before then (next review by {due_day})"
-        if grade in ("A", "B"):
-            return f"Current version: serve (next review by {due_day})"
-        if grade == "C":
-            return f"Review due by {due_day}: confirm it is still right (accept) or update it"
-        return f"Review overdue since {due_day}: confirm it is still right (accept) or update it"
-    if basis == BY_WINDOW:
-        if state == "NOT_YET_VALID":
-            return f"Upcoming, from {start_minute}: confirm the schedule still holds before it starts"
-        if grade != "A":
-            return f"Window closes {end_minute} (in {hours:.0f} h): confirm it ends then, or extend valid_until"
-        return f"Active until {end_minute}: serve with its window"
-    if not dated:
-        return "Undated: add created_at so its age can be judged"
-    if kind_name == "EVENT" and grade in ("D", "F"):
-        return "Event without an end: set valid_until, or archive it if it is over"
-    if grade in ("A", "B", "C"):
-        if floor >= config.pair_below:
-            return "Timeless for its type: serve"
-        return f"Fresh for a {type_name} document: serve (review by {review_day})"
-    if held:
-        return (f"Held at the {type_name} floor ({age:.0f} days old): check for newer {type_name} work, "
-                "then confirm it (accept) or archive it")
-    if grade == "D":
-        return f"Ageing {type_name} document ({age:.0f} days old): confirm it is still accurate (accept) or update it"
-    return f"Stale for a {type_name} document ({age:.0f} days old): update it, or archive it if it only records its moment"
+def _advice_texts(x: _Inputs, r: _Retrieval, g: _Grading, due_us: np.ndarray, as_of_us: int,
+                  config: FreshnessConfig) -> np.ndarray:
+    """Step 4: one actionable sentence per document (rules of :func:`freshness_report`).
+
+    The rules are tried in order; each takes the rows no earlier rule took and fills its
+    sentence for those rows at once (the dates and numbers formatted only for them).
+    """
+    n = len(g.basis)
+    out = np.full(n, "", dtype=object)
+    todo = np.ones(n, dtype=bool)
+
+    def rule(when: np.ndarray, *parts) -> None:
+        nonlocal todo
+        rows = np.flatnonzero(todo & when)
+        todo = todo & ~when
+        if rows.size:
+            text = np.full(rows.size, "", dtype=object)
+            for part in parts:
+                text = text + (part if isinstance(part, str) else part(rows))
+            out[rows] = text
+
+    def day(values_us):
+        return lambda rows: _days(values_us[rows])
+
+    def minute(values_us):
+        return lambda rows: _minutes(values_us[rows])
+
+    def whole(values):
+        return lambda rows: np.array([f"{v:.0f}" for v in values[rows]], dtype=object)
+
+    def named_or(default: str):
+        return lambda rows: np.array([v or default for v in x.superseded_by[rows]], dtype=object)
+
+    def type_name(rows):
+        return np.array([t if isinstance(t, str) and t.strip() else "general" for t in x.doc_types[rows]],
+                        dtype=object)
+
+    grade, not_yet = g.grades, r.names == "NOT_YET_VALID"
+    event = x.kinds == 2
+    superseded, successor = x.superseded_us <= as_of_us, x.superseded_us != NO_END
+    review_by = np.where(np.isfinite(r.half_life), g.decay_start + np.nan_to_num(r.half_life * US_PER_DAY),
+                         NO_END).astype(np.int64)
+    age = np.maximum(as_of_us - g.decay_start, 0) / US_PER_DAY
+
+    archive = g.basis == BY_ARCHIVE
+    archived = x.lifecycle == "ARCHIVED"
+    for mine, head, tail in ((archived, "Archived (", "): nothing to do"), (~archived, "Archive it: ", "")):
+        rule(archive & mine & superseded, head, "superseded by ", named_or("a newer version"), " on ",
+             day(x.superseded_us), tail)
+        rule(archive & mine & event, head, "its window closed on ", minute(x.end), tail)
+        rule(archive & mine, head, "no longer valid since ", day(x.end), tail)
+
+    review = g.basis == BY_REVIEW
+    rule(review & successor, "In force until ", named_or("its successor"), " takes effect on ",
+         day(x.superseded_us), ": archive it then")
+    rule(review & not_yet, "Takes effect on ", day(x.start), ": check it before then (next review by ",
+         day(due_us), ")")
+    rule(review & np.isin(grade, ("A", "B")), "Current version: serve (next review by ", day(due_us), ")")
+    rule(review & (grade == "C"), "Review due by ", day(due_us),
+         ": confirm it is still right (accept) or update it")
+    rule(review, "Review overdue since ", day(due_us), ": confirm it is still right (accept) or update it")
+
+    window = g.basis == BY_WINDOW
+    rule(window & not_yet, "Upcoming, from ", minute(x.start),
+         ": confirm the schedule still holds before it starts")
+    rule(window & (grade != "A"), "Window closes ", minute(x.end), " (in ", whole(r.hours),
+         " h): confirm it ends then, or extend valid_until")
+    rule(window, "Active until ", minute(x.end), ": serve with its window")
+
+    rule(~x.dated, "Undated: add created_at so its age can be judged")
+    rule(event & np.isin(grade, ("D", "F")), "Event without an end: set valid_until, or archive it if it is over")
+    fresh = np.isin(grade, ("A", "B", "C"))
+    rule(fresh & (r.floors >= config.pair_below), "Timeless for its type: serve")
+    rule(fresh, "Fresh for a ", type_name, " document: serve (review by ", day(review_by), ")")
+    rule(g.held, "Held at the ", type_name, " floor (", whole(age), " days old): check for newer ", type_name,
+         " work, then confirm it (accept) or archive it")
+    rule(grade == "D", "Ageing ", type_name, " document (", whole(age),
+         " days old): confirm it is still accurate (accept) or update it")
+    rule(todo, "Stale for a ", type_name, " document (", whole(age),
+         " days old): update it, or archive it if it only records its moment")
+    return out
 
 
 def live_f_share(report: pd.DataFrame) -> float:
