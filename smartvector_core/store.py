@@ -19,9 +19,7 @@ keys at once would otherwise create duplicate rows, see FACTS.md). Filters are b
 from __future__ import annotations
 
 import hashlib
-import json
 import os
-import re
 import tempfile
 import time
 from collections.abc import Iterable, Sequence
@@ -36,32 +34,39 @@ import pyarrow.compute as pc
 from filelock import FileLock
 
 from .clock import ensure_utc
-from .errors import InputError, StoreError
+from .errors import StoreError
 from .settings import Settings
-from .store_index import ivf_hnsw_partitions
 from .store_lock import S3WriteLock
 
 os.environ.setdefault("LANCEDB_LOG", "error")
 import lancedb  # noqa: E402
 from lancedb.expr import col, lit  # noqa: E402
-from lancedb.index import FTS, Bitmap, BTree, IvfHnswSq  # noqa: E402
 from lancedb.query import FullTextOperator, MatchQuery  # noqa: E402
 
-SCHEMA_VERSION = "1"
-ENCODER_KEY = b"smartvector.encoder"   # vector field metadata: the encoder that made the vectors
-COMPACT_EVERY_WRITES = 50
+from .store_logs import COMPACT_EVERY_WRITES, LogTables  # noqa: E402  (after LanceDB's log level)
+from .store_schema import (  # noqa: E402
+    DOC_COLUMNS,
+    EDGES_SCHEMA,
+    ENCODER_KEY,
+    EVENTS_SCHEMA,
+    QUERIES_SCHEMA,
+    RESTORABLE_TABLES,
+    SCHEMA_VERSION,
+    TS,
+    check_tag_label,
+    chunks_schema,
+    cosine_distance,
+    cosine_similarity,
+    edge_id,
+)
+from .store_upkeep import TEXT_INDEX, Indexes, Versions  # noqa: E402
 
-# Index policy (measured, see docs/PERF.md): under SCALAR_INDEX_MIN_ROWS a scan is as fast as
-# any index. Brute-force top-k grows linearly while IVF_HNSW_SQ stays near 10 ms: searches of the
-# chunk columns on 2 cores, brute force / indexed: 8.9 / 9.7 ms at 5k rows, 12.9 / 8.4 ms at 10k
-# (index built in 2.6 s, recall@20 0.997), 19.4 / 11.2 ms at 20k; so the vector index is built
-# from VECTOR_INDEX_MIN_ROWS.
-SCALAR_INDEX_MIN_ROWS = 5_000
-VECTOR_INDEX_MIN_ROWS = 10_000
-REINDEX_FRACTION = 0.10
-TEXT_INDEX = "text"          # the column of the full-text (BM25) index
-SCALAR_INDEXES = {"chunk_id": "btree", "doc_id": "btree", "content_hash": "btree", "created_at": "btree",
-                  "current": "bitmap", "kind": "bitmap", "doc_type": "bitmap", "lifecycle": "bitmap"}
+# the store's public names, wherever their code lives (store_schema, store_logs, store_upkeep)
+__all__ = [
+    "COMPACT_EVERY_WRITES", "DOC_COLUMNS", "EDGES_SCHEMA", "EVENTS_SCHEMA", "QUERIES_SCHEMA", "RESTORABLE_TABLES",
+    "TS", "Store", "check_tag_label", "chunks_schema", "cosine_distance", "cosine_similarity", "edge_id",
+]
+
 # Measured at 100k rows of embedding-like vectors (2,000 topics) against brute force with the
 # prefilter, for questions whose nearest passage has cosine 0.86 / 0.72 / 0.54: recall@20 1.000
 # at refine factors 1-5; recall of the whole 60-row pool 0.978/0.959/0.942 at 1, 0.995/0.987/
@@ -70,115 +75,6 @@ SCALAR_INDEXES = {"chunk_id": "btree", "doc_id": "btree", "content_hash": "btree
 SEARCH_NPROBES = 20        # IVF partitions probed per query
 SEARCH_REFINE_FACTOR = 3   # re-rank 3·k candidates by exact distance
 SEARCH_EF = 300            # HNSW beam (raised to refine·k when that is larger: LanceDB needs ef >= it)
-TS = pa.timestamp("us", tz="UTC")
-_META = {b"smartvector.schema_version": SCHEMA_VERSION.encode()}
-
-
-def chunks_schema(dim: int) -> pa.Schema:
-    return pa.schema([
-        pa.field("chunk_id", pa.string(), nullable=False),
-        pa.field("doc_id", pa.string(), nullable=False),
-        pa.field("ordinal", pa.int32()),
-        pa.field("text", pa.string()),
-        pa.field("char_start", pa.int32()),
-        pa.field("char_end", pa.int32()),
-        pa.field("content_hash", pa.string()),
-        pa.field("vector", pa.list_(pa.float32(), dim)),
-        pa.field("title", pa.string()),
-        pa.field("source", pa.string()),
-        pa.field("created_at", TS),
-        pa.field("dated", pa.bool_()),
-        pa.field("valid_from", TS),
-        pa.field("valid_until", TS),
-        pa.field("kind", pa.string()),
-        pa.field("kind_reason", pa.string()),
-        pa.field("doc_type", pa.string()),
-        pa.field("doc_type_reason", pa.string()),
-        pa.field("version", pa.string()),
-        pa.field("supersedes", pa.list_(pa.string())),
-        pa.field("depends_on", pa.list_(pa.string())),
-        pa.field("authority", pa.float32()),
-        pa.field("metadata", pa.string()),
-        pa.field("lifecycle", pa.string()),
-        pa.field("superseded_at", TS),
-        pa.field("current", pa.bool_()),
-        pa.field("ingested_at", TS),
-        pa.field("retired_at", TS),
-        pa.field("doc_hash", pa.string()),
-    ], metadata=_META)
-
-
-EDGES_SCHEMA = pa.schema([
-    pa.field("edge_id", pa.string(), nullable=False),
-    pa.field("src", pa.string()),
-    pa.field("dst", pa.string()),
-    pa.field("edge_type", pa.string()),
-    pa.field("origin", pa.string()),
-    pa.field("evidence", pa.string()),
-    pa.field("status", pa.string()),
-    pa.field("created_at", TS),
-], metadata=_META)
-
-EVENTS_SCHEMA = pa.schema([
-    pa.field("event_id", pa.string(), nullable=False),
-    pa.field("doc_id", pa.string()),
-    pa.field("event_type", pa.string()),
-    pa.field("at", TS),
-    pa.field("delta", pa.float64()),
-    pa.field("query_id", pa.string()),
-    pa.field("actor", pa.string()),
-    pa.field("detail", pa.string()),
-], metadata=_META)
-
-QUERIES_SCHEMA = pa.schema([
-    pa.field("query_id", pa.string(), nullable=False),
-    pa.field("query", pa.string()),
-    pa.field("profile", pa.string()),
-    pa.field("as_of", TS),
-    pa.field("asked_at", TS),
-    pa.field("result_ids", pa.list_(pa.string())),
-    pa.field("rejection_ids", pa.list_(pa.string())),
-    pa.field("rejection_codes", pa.list_(pa.string())),
-    pa.field("response", pa.string()),
-], metadata=_META)
-
-DOC_COLUMNS = ["doc_id", "title", "source", "created_at", "dated", "valid_from", "valid_until",
-               "kind", "kind_reason", "doc_type", "doc_type_reason", "version", "supersedes",
-               "depends_on", "authority", "metadata", "lifecycle", "superseded_at", "ingested_at",
-               "doc_hash"]
-
-
-# Tag labels LanceDB accepts, made stricter up front (ASCII; no "..", no leading dot, no ".lock"
-# ending): a label that LanceDB would refuse half-way through tagging the four tables is an
-# input error before the first one is tagged.
-_TAG_LABEL = re.compile(r"[A-Za-z0-9_-](?:[A-Za-z0-9_-]|\.(?!\.))*")
-MAX_TAG_CHARS = 100
-RESTORABLE_TABLES = ("chunks", "edges")   # knowledge; events and queries are append-only history
-
-
-def check_tag_label(label: object) -> str:
-    """``label`` stripped, or :class:`InputError` (field ``LABEL``) when LanceDB could not store it."""
-    text = label.strip() if isinstance(label, str) else ""
-    if (not _TAG_LABEL.fullmatch(text) or len(text) > MAX_TAG_CHARS or text.endswith((".", ".lock"))):
-        raise InputError(f"expected a tag label without spaces, of letters, digits, '.', '-' and '_' (at most {MAX_TAG_CHARS}, "
-                         f"no leading '.', no '..', not ending in '.' or '.lock'), found {label!r}", field="LABEL")
-    return text
-
-
-def edge_id(src: str, edge_type: str, dst: str) -> str:
-    return hashlib.blake2b(f"{src}\x1f{edge_type}\x1f{dst}".encode(), digest_size=12).hexdigest()
-
-
-def cosine_similarity(hits: pa.Table) -> np.ndarray:
-    """Cosine similarity of vector-search hits: 1 − LanceDB's cosine ``_distance`` (every search
-    here runs with ``distance_type("cosine")``); float64."""
-    return 1.0 - hits.column("_distance").to_numpy().astype(np.float64)
-
-
-def cosine_distance(similarity: np.ndarray) -> pa.Array:
-    """The ``_distance`` column (float32) of hits whose cosine similarity is known: the inverse
-    of :func:`cosine_similarity`, for hits that did not come from a vector search."""
-    return pa.array(1.0 - np.asarray(similarity, dtype=np.float64), pa.float32())
 
 
 def _existing(as_of: datetime | None = None):
@@ -220,7 +116,7 @@ def _lock_path(uri: str) -> Path:
     return Path(tempfile.gettempdir()) / f"smartvector-{digest}.lock"
 
 
-class Store:
+class Store(LogTables, Versions, Indexes):
     """A SmartVector store over one LanceDB database."""
 
     def __init__(self, settings: Settings, dim: int, *, read_consistency_s: float | None = 0.0) -> None:
@@ -289,15 +185,20 @@ class Store:
         if self.settings.crash_at == point:
             os._exit(137)
 
-    def table(self, name: str):
-        """The raw LanceDB table ``name``: for tests and benchmark harnesses only. The engine
-        asks :meth:`count_rows`, :meth:`version` and the read/write methods below, so LanceDB
-        stays behind this one module."""
-        return self._tables[name]
+    def count_rows(self, name: str, *, at: int | str | None = None) -> int:
+        """Rows of table ``name`` (chunks, edges, events, queries), all versions of a document
+        included; ``at``: in that table version or tag instead of the current one (read from a
+        handle of its own: this store's tables stay current)."""
+        if at is None:
+            return int(self._tables[name].count_rows())
+        table = self.db.open_table(name)
+        table.checkout(at)
+        return int(table.count_rows())
 
-    def count_rows(self, name: str) -> int:
-        """Rows of table ``name`` (chunks, edges, events, queries), all versions of a document included."""
-        return int(self._tables[name].count_rows())
+    def all_rows(self, name: str) -> pa.Table:
+        """Every row of table ``name`` as stored (retired chunks, rejected edges included), for
+        comparing two stores or two moments of one; the engine reads through the methods below."""
+        return self._tables[name].to_arrow()
 
     def version(self, name: str) -> int:
         """The current version of table ``name`` (changes with every commit, ours or another process's)."""
@@ -517,23 +418,6 @@ class Store:
             cond = cond & col("chunk_id").isin([str(c) for c in within])
         return build(cond, limit, columns)
 
-    def ensure_text_index(self) -> bool:
-        """Build LanceDB's native full-text (BM25) index on chunk ``text`` when it is missing,
-        or rebuild it when more than ``REINDEX_FRACTION`` of the rows are unindexed (stemmed,
-        English stop words removed: ``lancedb.index.FTS`` defaults). Called on every ingest
-        (through :meth:`ensure_indexes`); cheap when there is nothing to do. True if built."""
-        tbl = self._tables["chunks"]
-        rows = tbl.count_rows()
-        if rows == 0:
-            return False
-        if TEXT_INDEX in self.chunk_indexes():
-            stats = tbl.index_stats(f"{TEXT_INDEX}_idx")
-            if stats is None or stats.num_unindexed_rows <= REINDEX_FRACTION * rows:
-                return False
-        with self.write_lock():
-            self._retry(lambda: tbl.create_index(TEXT_INDEX, config=FTS(), replace=True))
-        return True
-
     def current_chunks(self, columns: Sequence[str] = ("chunk_id", "doc_id", "text")
                        ) -> tuple[pa.Table, np.ndarray]:
         """Every current chunk (``columns``) and its vectors as an (n, dim) float32 array, in
@@ -599,180 +483,3 @@ class Store:
         tbl = self._tables["edges"]
         return tbl.search().limit(max(1, tbl.count_rows())).to_arrow()
 
-    # ----------------------------------------------------------------------------- events
-    def append_events(self, rows: Iterable[dict[str, Any]]) -> int:
-        rows = list(rows)
-        if not rows:
-            return 0
-        for r in rows:
-            r.setdefault("event_id", os.urandom(12).hex())
-            r.setdefault("delta", 0.0)
-            r.setdefault("query_id", "")
-            r.setdefault("actor", "")
-            r.setdefault("detail", "")
-            if isinstance(r["detail"], dict):
-                r["detail"] = json.dumps(r["detail"], sort_keys=True, default=str)
-        return self._append("events", rows, EVENTS_SCHEMA)
-
-    def events(self, doc_ids: Sequence[str] | None = None) -> pa.Table:
-        return self._read_log("events", "doc_id", doc_ids)
-
-    def existing_event_ids(self, event_ids: Sequence[str]) -> set[str]:
-        """Which of ``event_ids`` are already in the events table (for idempotent writers)."""
-        found: set[str] = set()
-        unique = list(dict.fromkeys(event_ids))
-        for start in range(0, len(unique), 5000):
-            part = unique[start:start + 5000]
-            rows = (self._tables["events"].search().where(col("event_id").isin(part))
-                    .select(["event_id"]).limit(len(part) + 1).to_arrow())
-            found.update(rows.column("event_id").to_pylist())
-        return found
-
-    # ---------------------------------------------------------------------------- queries
-    def log_queries(self, rows: Iterable[dict[str, Any]]) -> int:
-        return self._append("queries", list(rows), QUERIES_SCHEMA)
-
-    def _append(self, name: str, rows: list[dict[str, Any]], schema: pa.Schema) -> int:
-        """Append ``rows`` to the append-only table ``name`` (events, queries) under the write
-        lock, compacting every ``COMPACT_EVERY_WRITES`` writes; returns how many."""
-        if not rows:
-            return 0
-        table = pa.Table.from_pylist(rows, schema=schema)
-        tbl = self._tables[name]
-        with self.write_lock():
-            self._retry(lambda: tbl.add(table))
-            self._compact_every(name)
-        return len(rows)
-
-    def _read_log(self, name: str, key: str, values: Sequence[str] | None) -> pa.Table:
-        """Every row of the append-only table ``name``, or those whose ``key`` is in ``values``."""
-        tbl = self._tables[name]
-        q = tbl.search()
-        if values is not None:
-            q = q.where(col(key).isin(list(values)))
-        return q.limit(max(1, tbl.count_rows())).to_arrow()
-
-    def _compact_every(self, name: str) -> None:
-        """Compact an append-only table every ``COMPACT_EVERY_WRITES`` small writes of this process
-        (feedback clicks and query logs would otherwise leave one tiny data file per write).
-        Called under the write lock; old versions stay until ``maintain`` cleans them up."""
-        self._writes[name] = self._writes.get(name, 0) + 1
-        if self._writes[name] % COMPACT_EVERY_WRITES == 0:
-            self._tables[name].optimize()
-
-    def queries(self, query_ids: Sequence[str] | None = None) -> pa.Table:
-        return self._read_log("queries", "query_id", query_ids)
-
-    # -------------------------------------------------------------------- versions & upkeep
-    def table_versions(self) -> dict[str, int]:
-        return {name: int(t.version) for name, t in self._tables.items()}
-
-    def tag(self, label: str) -> dict[str, int]:
-        """Tag the current version of every table with ``label`` (kept by cleanup)."""
-        label = check_tag_label(label)
-        versions = {}
-        with self.write_lock():
-            for name, t in self._tables.items():
-                if label in t.tags.list():
-                    t.tags.update(label, t.version)
-                else:
-                    t.tags.create(label, t.version)
-                versions[name] = int(t.version)
-        return versions
-
-    def tags(self) -> dict[str, dict[str, Any]]:
-        return {name: t.tags.list() for name, t in self._tables.items()}
-
-    def restore(self, *, tag: str | None = None, versions: dict[str, int] | None = None) -> dict[str, int]:
-        """Make an earlier version of the knowledge tables current again (a new version: history
-        is kept).
-
-        Only ``RESTORABLE_TABLES`` (chunks, edges: what the store knows) roll back. ``events`` and
-        ``queries`` are append-only history (the audit and the query log): a restore never removes
-        what operators did, it is recorded there as one more event by the caller
-        (docs/RELIABILITY.md, "Restore"). Asking for another table is an :class:`InputError`.
-        Crash points ``restore:after:<table>``: a re-run of the same restore converges.
-        """
-        for name in (versions or {}):
-            if name not in RESTORABLE_TABLES:
-                raise InputError(f"expected a table of {', '.join(RESTORABLE_TABLES)} (events and queries are "
-                                 f"append-only history), found {name!r}", field="--version")
-        restored = {}
-        with self.write_lock():
-            for name in RESTORABLE_TABLES:
-                t = self._tables[name]
-                target: int | str | None = tag if tag is not None else (versions or {}).get(name)
-                if target is None:
-                    continue
-                t.checkout(target)
-                t.restore()
-                restored[name] = int(t.version)
-                self.crash_point(f"restore:after:{name}")
-        return restored
-
-    def optimize(self, *, cleanup_older_than_days: float | None = None, now: datetime | None = None) -> None:
-        """Compact, and (with ``cleanup_older_than_days`` and ``now``) drop versions older than
-        that age at ``now``.
-
-        Tagged versions are kept: LanceDB 0.40 refuses a cleanup whose cut-off passes a tagged
-        version, so the cut-off stops just before each table's oldest tagged version (rolling
-        tags move forward, so old versions still go; a pinned operator tag pins what follows it).
-        """
-        if cleanup_older_than_days is not None and now is None:
-            raise ValueError("optimize: a cleanup needs the moment it is measured from (now)")
-        with self.write_lock():
-            for t in self._tables.values():
-                t.optimize()  # compaction; the cleanup follows with a cut-off computed after it
-                if cleanup_older_than_days is None:
-                    continue
-                local_now = now.astimezone().replace(tzinfo=None)   # LanceDB stamps versions in naive local time
-                age = timedelta(days=cleanup_older_than_days)
-                tagged = {v["version"] for v in t.tags.list().values()}
-                stamps = [v["timestamp"] for v in t.list_versions() if v["version"] in tagged]
-                if stamps:  # one second of slack for the time between here and LanceDB's clock
-                    age = max(age, local_now - min(stamps) + timedelta(seconds=1))
-                t.optimize(cleanup_older_than=age)  # compacted already: this is the cleanup
-
-    # ----------------------------------------------------------------------------- indexes
-    def chunk_indexes(self) -> dict[str, str]:
-        """Indexed columns of the chunks table and their index type."""
-        return {idx.columns[0]: str(idx.index_type) for idx in self._tables["chunks"].list_indices()}
-
-    def ensure_indexes(self, *, vector_min_rows: int | None = None) -> dict[str, Any]:
-        """Index the chunks table once it is large enough; cheap when there is nothing to do.
-
-        - from ``SCALAR_INDEX_MIN_ROWS`` rows: BTree on ids, hashes and times, Bitmap on the
-          low-cardinality filter columns (the prefilter of every search reads ``current`` and
-          ``created_at``; ``merge_insert`` joins on ``chunk_id``);
-        - from ``VECTOR_INDEX_MIN_ROWS`` rows: an IVF_HNSW_SQ cosine index on ``vector``
-          (FACTS.md: IVF_PQ with defaults found ~10% of the true top-20);
-        - when more than ``REINDEX_FRACTION`` of the rows are not yet in the vector index (or
-          a scalar one), ``optimize()`` compacts and merges the new rows into the indexes.
-        Returns what was done (``created``, ``optimized``, seconds).
-        """
-        tbl = self._tables["chunks"]
-        rows = tbl.count_rows()
-        done: dict[str, Any] = {"rows": rows, "created": [], "optimized": False}
-        if self.ensure_text_index():
-            done["created"].append(TEXT_INDEX)
-        if rows < SCALAR_INDEX_MIN_ROWS:
-            return done
-        t0 = time.perf_counter()
-        have = self.chunk_indexes()
-        with self.write_lock():
-            for column, kind in SCALAR_INDEXES.items():
-                if column not in have:
-                    tbl.create_index(column, config=Bitmap() if kind == "bitmap" else BTree())
-                    done["created"].append(column)
-            if "vector" not in have and rows >= (vector_min_rows or VECTOR_INDEX_MIN_ROWS):
-                tbl.create_index("vector", config=IvfHnswSq(distance_type="cosine",
-                                                            num_partitions=ivf_hnsw_partitions(rows)))
-                done["created"].append("vector")
-            elif have:
-                stale = max((s.num_unindexed_rows for s in
-                             (tbl.index_stats(f"{c}_idx") for c in have) if s is not None), default=0)
-                if stale > REINDEX_FRACTION * rows:
-                    tbl.optimize()
-                    done["optimized"] = True
-        done["seconds"] = round(time.perf_counter() - t0, 3)
-        return done

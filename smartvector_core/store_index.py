@@ -1,4 +1,4 @@
-"""Vector-index sizing for large stores (pure functions; the store module builds the index).
+"""Vector-index sizing for large stores (pure functions; store_upkeep.Indexes builds the index).
 
 IVF_HNSW_SQ builds one HNSW graph per IVF partition. LanceDB's own advice is few partitions
 (one works for most tables) and more only when one graph would not fit in memory while it is

@@ -27,7 +27,7 @@ class OtherEncoder(HashingEmbedder):
 
 
 def _versions(app):
-    return {name: app.store.table(name).version for name in ("chunks", "edges", "events", "queries")}
+    return {name: app.store.version(name) for name in ("chunks", "edges", "events", "queries")}
 
 
 def test_first_write_records_the_encoder_and_another_one_is_refused(store_dir):

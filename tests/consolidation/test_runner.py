@@ -31,7 +31,7 @@ def lifecycle(app, doc_id: str) -> str:
 
 
 def counts(app) -> tuple[int, int]:
-    return app.store.table("events").count_rows(), app.store.table("edges").count_rows()
+    return app.store.count_rows("events"), app.store.count_rows("edges")
 
 
 # --- feedback and ripple ----------------------------------------------------------------------

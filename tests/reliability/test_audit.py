@@ -70,24 +70,24 @@ def test_operator_tag_and_restore_by_version(cli, store_dir, tmp_path):
 def test_retention_keeps_tagged_versions(fake_app, cli, store_dir):
     for n in range(2):  # history: each ingest and consolidation adds versions
         fake_app.ingest_records(_docs(f"x{n}", 3), now=NOW)
-    old = {v["version"] for v in fake_app.store.table("chunks").list_versions()}
+    old = set(fake_app.store.versions_of("chunks"))
     time.sleep(1.5)  # maintain keeps a second of slack before the oldest tag
     fake_app.ingest_records(_docs("x2", 3), now=NOW)
     fake_app.tag("keep-me")
     kept = fake_app.store.table_versions()["chunks"]
-    rows_kept = fake_app.store.table("chunks").count_rows()
+    rows_kept = fake_app.store.count_rows("chunks")
     fake_app.ingest_records(_docs("a", 5), now=NOW)  # the rolling pre-consolidate tag moves past keep-me
-    before = [v["version"] for v in fake_app.store.table("chunks").list_versions()]
+    before = fake_app.store.versions_of("chunks")
     code, out, err = cli("maintain", "--older-than-days", "0", "--json")
     assert code == 0, err
     out = json.loads(out)
     assert "keep-me" in out["tags"]
     app = _app(store_dir)
-    left = [v["version"] for v in app.store.table("chunks").list_versions()]
+    left = app.store.versions_of("chunks")
     assert old <= set(before) and not old & set(left)  # versions well before the oldest tag are gone
     assert kept in left
-    app.store.table("chunks").checkout("keep-me")  # the tagged version is still readable
-    assert app.store.table("chunks").count_rows() == rows_kept
+    assert app.store.count_rows("chunks", at="keep-me") == rows_kept  # the tagged version is still readable
+    assert app.store.count_rows("chunks") > rows_kept
     code, _, err = cli("maintain", "--older-than-days", "-1")
     assert code == 2 and "--older-than-days" in err
 

@@ -183,7 +183,7 @@ def test_crash_in_restore_then_rerun_converges_and_keeps_history(references, tmp
     after = audit(store)
     assert after - before == Counter({("RESTORE", "", None): 1})  # nothing lost, the restore recorded once
     assert after[("FEEDBACK_ACCEPT", "extra", "accept")] == 1  # feedback given after the tag survives
-    assert open_app(store).store.table("queries").count_rows() == 1  # so does the query log
+    assert open_app(store).store.count_rows("queries") == 1  # so does the query log
 
 
 def test_every_crash_point_is_swept():

@@ -157,12 +157,11 @@ def fingerprint(store: Path) -> dict[str, tuple[int, str]]:
     app = SmartVector(load_settings(str(store), env={}), embedder=HashingEmbedder())
     out = {}
     for name in ("chunks", "edges", "events", "queries"):
-        table = app.store.table(name)
-        rows = table.to_arrow()
+        rows = app.store.all_rows(name)
         sink = io.BytesIO()
         with pa.ipc.new_stream(sink, rows.schema) as writer:
             writer.write_table(rows)
-        out[name] = (int(table.version), hashlib.sha256(sink.getvalue()).hexdigest())
+        out[name] = (app.store.version(name), hashlib.sha256(sink.getvalue()).hexdigest())
     return out
 
 

@@ -127,13 +127,12 @@ def test_many_feedback_clicks_do_not_pile_up_small_files(fake_app):
     from tests.conftest import NOW
 
     fake_app.ingest_records(CORPUS, now=NOW, consolidate=False)
-    before = fake_app.store.table("events").count_rows()
+    before = fake_app.store.count_rows("events")
     clicks = COMPACT_EVERY_WRITES + 10
     for i in range(clicks):
         fake_app.feedback("limits_v2", "accept" if i % 2 else "correct", now=NOW, query_id=f"q{i}")
-    events = fake_app.store.table("events")
-    assert events.count_rows() >= before + clicks          # every click recorded (plus ripples)
-    assert events.stats()["fragment_stats"]["num_fragments"] <= 12   # compacted after 50 writes
+    assert fake_app.store.count_rows("events") >= before + clicks          # every click recorded (plus ripples)
+    assert fake_app.store.fragments("events") <= 12   # compacted after 50 writes
 
 
 def test_feedback_reliability_pairs_verdicts_with_reported_confidence(fake_app):
