@@ -158,8 +158,10 @@ class FeedbackOps:
         self._settle()
         state = self.knowledge.get()
         docs = state.docs if state.docs is not None else self.store.documents()
-        frame = docs.to_pandas().set_index("doc_id") if docs.num_rows else pd.DataFrame()
-        ids = [d for d in dict.fromkeys(doc_ids) if d in frame.index]
+        frame = docs.select(["doc_id", "authority"]).to_pandas().set_index("doc_id") if docs.num_rows \
+            else pd.DataFrame()
+        unique = list(dict.fromkeys(doc_ids))
+        ids = [d for d, known in zip(unique, pd.Index(unique, dtype=object).isin(frame.index), strict=True) if known]
         if not ids:
             return [{} for _ in times_us]
         authority = frame.loc[ids, "authority"].to_numpy(float)

@@ -54,20 +54,36 @@ class FramesOps:
     # ------------------------------------------------------------------------------ frames
     def documents_frame(self, *, as_of: datetime) -> pd.DataFrame:
         """One row per document version with its ``trust`` at ``as_of`` (the same value as a
-        result's ``trust``)."""
-        docs = self.store.documents()
+        result's ``trust``). The documents come from the knowledge state (read once per table
+        version), not from a new store read."""
+        state = self.knowledge.get()
+        docs = state.docs if state.docs is not None else self.store.documents()
         if not docs.num_rows:
             return pd.DataFrame(columns=["id", "title", "kind", "doc_type", "lifecycle", "trust"])
         frame = docs.to_pandas().rename(columns={"doc_id": "id"}).drop(columns=["ordinal", "chunk_id"])
         trust = self.trust_of(frame["id"].tolist(), as_of=as_of)
-        frame["trust"] = frame["id"].map(trust)
+        frame["trust"] = _per_id(frame["id"], trust)
         return frame
 
     def freshness(self, *, as_of: datetime) -> pd.DataFrame:
         """The freshness report at ``as_of``: one row per document version with its grade (review
         urgency) and advice (:func:`temporal.freshness.freshness_report`). What ``freshness --json``
         prints and the Freshness page shows. Supersession comes from the knowledge index's version
-        chains; the review clock from INGEST / UPDATE events and accepts not undone, up to ``as_of``."""
+        chains; the review clock from INGEST / UPDATE events and accepts not undone, up to ``as_of``.
+
+        Kept for the last (table versions, ``as_of``) asked: a page shown again, or by another
+        session at the same moment, costs no new report until a table changes (any write, an
+        accept or an access event included). Callers get a shallow copy (copy-on-write)."""
+        self._settle()
+        key = (tuple(self.store.version(t) for t in ("chunks", "edges", "events")), to_us(as_of))
+        memo = getattr(self, "_freshness_memo", None)
+        if memo is not None and memo[0] == key:
+            return memo[1].copy(deep=False)
+        report = self._freshness_report(as_of)
+        self._freshness_memo = (key, report)
+        return report.copy(deep=False)
+
+    def _freshness_report(self, as_of: datetime) -> pd.DataFrame:
         docs = self.documents_frame(as_of=as_of)
         if not len(docs):
             return freshness_report(docs.assign(created_at=pd.NaT, dated=False, valid_from=pd.NaT,
@@ -86,10 +102,10 @@ class FramesOps:
                                           index=docs.index).where(~never)
         docs["superseded_by"] = replacing_versions(docs["id"].to_numpy(dtype=object), chain, effective,
                                                    superseded_us, as_of_us)
-        written = pd.to_datetime(docs["id"].map(last_confirmations(state.events, as_of_us, WRITE_EVENTS)),
+        written = pd.to_datetime(_per_id(docs["id"], last_confirmations(state.events, as_of_us, WRITE_EVENTS)),
                                  unit="us", utc=True)
         docs["ingested_at"] = written.fillna(pd.to_datetime(docs["ingested_at"], utc=True))
-        docs["confirmed_at"] = pd.to_datetime(docs["id"].map(last_confirmations(state.events, as_of_us)),
+        docs["confirmed_at"] = pd.to_datetime(_per_id(docs["id"], last_confirmations(state.events, as_of_us)),
                                               unit="us", utc=True)
         return freshness_report(docs, as_of)
 
@@ -148,3 +164,10 @@ class FramesOps:
         ordered = sorted(times)
         values = self._trust_at([doc_id], ordered)
         return pd.DataFrame({"at": [from_us(t) for t in ordered], "trust": [v[doc_id] for v in values]})
+
+
+def _per_id(ids: pd.Series, values: dict) -> pd.Series:
+    """``ids.map(values)`` (NaN where absent; an empty mapping gives float64, as ``map`` does) as
+    one hash lookup: ``map`` walks an Arrow string column in Python, one ``dict.get`` a row."""
+    mapper = pd.Series(values, dtype=None if values else np.float64)
+    return pd.Series(mapper.reindex(ids.to_numpy(dtype=object)).to_numpy(), index=ids.index)

@@ -110,7 +110,8 @@ def last_confirmations(events: pd.DataFrame, as_of_us: int,
         ok = ok[~np.isin(ids, list(undone))]
     if not len(ok):
         return {}
-    return {str(k): int(v) for k, v in ok.groupby("doc_id")["at_us"].max().items()}
+    latest = ok.groupby("doc_id")["at_us"].max()
+    return dict(zip(map(str, latest.index), latest.to_numpy().tolist(), strict=True))
 
 
 

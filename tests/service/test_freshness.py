@@ -48,6 +48,22 @@ def test_an_accept_restarts_the_review_clock(demo):
     assert demo.freshness(as_of=later - timedelta(days=2)).set_index("id").loc["policy_v3", "grade"] == "F"
 
 
+def test_the_report_is_kept_per_table_version_and_moment(demo, monkeypatch):
+    import smartvector_core.service.frames as frames
+
+    built = []
+    real = frames.freshness_report
+    monkeypatch.setattr(frames, "freshness_report", lambda docs, as_of: built.append(as_of) or real(docs, as_of))
+    first = demo.freshness(as_of=DEMO_NOW)
+    first["grade"] = "X"                                     # a caller's edit stays in its copy
+    again = demo.freshness(as_of=DEMO_NOW)
+    assert len(built) == 1 and "X" not in set(again["grade"])
+    demo.freshness(as_of=DEMO_NOW + timedelta(minutes=1))   # another moment: a new report
+    demo.feedback("policy_v3", "accept", now=DEMO_NOW)       # a write: a new report at the same moment
+    demo.freshness(as_of=DEMO_NOW)
+    assert len(built) == 3
+
+
 def test_cli_freshness_json_is_the_service_report(cli, tmp_path):
     corpus = tmp_path / "c.jsonl"
     corpus.write_text("".join(json.dumps(r) + "\n" for r in [
