@@ -21,13 +21,11 @@ import argparse
 import http.client
 import json
 import os
-import socket
 import subprocess
 import sys
 import tempfile
 import threading
 import time
-import urllib.request
 from pathlib import Path
 
 import numpy as np
@@ -37,14 +35,9 @@ sys.path.insert(0, str(REPO))
 
 from smartvector_core.embedding import get_embedder  # noqa: E402
 from smartvector_core.evaluation import perf  # noqa: E402
+from tests.servers import free_port, wait_healthy  # noqa: E402
 
 MAX_REQUESTS = 200_000   # hard bound on any loop below
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def _summary(latencies: list[float], seconds: float, errors: int) -> dict:
@@ -112,18 +105,13 @@ def main() -> None:
         out[f"in_process_{args.clients}"] = _drive(local, args.clients, min(args.seconds, 20))
         app.flush()
 
-        port = _free_port()
+        port = free_port()
         env = {**os.environ, "SMARTVECTOR_STORE": directory, "LANCEDB_LOG": "error"}
         server = subprocess.Popen([sys.executable, "-m", "smartvector_core", "serve", "--port", str(port)],
                                   cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         base = f"http://127.0.0.1:{port}"
         try:
-            for _ in range(600):
-                try:
-                    urllib.request.urlopen(base + "/health", timeout=2).read()
-                    break
-                except OSError:
-                    time.sleep(0.2)
+            wait_healthy(base + "/health", server, timeout=120, what="serve")
 
             connections = threading.local()   # one kept-alive connection per client, as a RAG app pools them
 

@@ -140,6 +140,8 @@ def verdict(out: dict) -> dict:
 
 
 def main() -> None:
+    from smartvector_core.evaluation import perf
+
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--parts", default="agreement,speed,quality")
     parser.add_argument("--repeats", type=int, default=3)
@@ -164,10 +166,7 @@ def main() -> None:
         sys.path.insert(0, str(ROOT / "scripts"))
         out["quality"] = quality()
     out["verdict"] = verdict(out)
-    out["load_avg_1m_at_end"] = round(os.getloadavg()[0], 2)
-    print(json.dumps(out))
-    if args.json:
-        args.json.write_text(json.dumps(out, indent=1) + "\n")
+    perf.emit_figures(out, args.json)
 
 
 if __name__ == "__main__":

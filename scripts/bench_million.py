@@ -142,6 +142,8 @@ def query_child(directory: str, rounds: int, recall: int) -> None:
 
 
 def main() -> None:
+    from smartvector_core.evaluation import perf
+
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=int, default=1_000_000)
     parser.add_argument("--dir", type=Path, default=Path("/tmp/smartvector-million"))
@@ -174,10 +176,7 @@ def main() -> None:
         out["query_error"] = done.stderr.strip().splitlines()[-3:]
     else:
         out["query"] = json.loads(done.stdout.strip().splitlines()[-1])
-    out["load_avg_1m_at_end"] = round(os.getloadavg()[0], 2)
-    print(json.dumps(out))
-    if args.json:
-        args.json.write_text(json.dumps(out, indent=1) + "\n")
+    perf.emit_figures(out, args.json)
 
 
 if __name__ == "__main__":

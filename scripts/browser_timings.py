@@ -19,18 +19,16 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import socket
 import statistics
-import subprocess
 import sys
 import time
-import urllib.request
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
-CHROMIUM = "/usr/bin/chromium"
-FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-         "--no-first-run", "--disable-sync"]
+sys.path.insert(0, str(REPO))
+
+from tests.servers import CHROMIUM, CHROMIUM_FLAGS, streamlit_app  # noqa: E402
+
 QUESTIONS = ["What is the rate limit policy for an api key?", "refund window for billing plans",
              "incident outage in a region", "security retention policy", "gateway webhook release version",
              "support plan scale cluster", "legal research model", "api key request per minute",
@@ -40,38 +38,6 @@ PAGES = {"": ("SmartVector Studio", "Recent events"), "ingest": ("Ingest", "Uplo
          "query_lab": ("Query Lab", "Profile: default"), "knowledge_graph": ("Knowledge Graph", "Relations"),
          "freshness": ("Freshness", "documents"), "rejection_log": ("Rejection Log", "Counts by code"),
          "feedback_audit": ("Feedback & Audit", "Review queue"), "evaluation": ("Evaluation", "Run benchmark")}
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def serve(store: str, model: str, log_path: Path) -> tuple[subprocess.Popen, str]:
-    """Start ``streamlit run app.py`` on a free port; returns (process, url) once healthy."""
-    port = free_port()
-    env = {**os.environ, "SMARTVECTOR_STORE": store, "SMARTVECTOR_MODEL": model, "LANCEDB_LOG": "error",
-           "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false"}
-    env.pop("SMARTVECTOR_OPERATOR_TOKEN", None)
-    log = log_path.open("wb")
-    proc = subprocess.Popen([sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
-                             "--server.port", str(port), "--server.address", "127.0.0.1",
-                             "--server.fileWatcherType", "none"], cwd=REPO, env=env, stdout=log,
-                            stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 90
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise RuntimeError(f"streamlit exited with {proc.returncode}; see {log_path}")
-        try:
-            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as resp:
-                if resp.status == 200:
-                    return proc, url
-        except OSError:
-            time.sleep(0.3)
-    proc.kill()
-    raise TimeoutError("streamlit did not become healthy")
 
 
 def settled(page, timeout_ms: int = 60_000) -> None:
@@ -84,8 +50,10 @@ def settled(page, timeout_ms: int = 60_000) -> None:
 
 def ask(page, question: str) -> float:
     """Seconds from the click to both profiles' new cards being on screen, run finished."""
-    old = page.evaluate("() => [...document.querySelectorAll('body *')].map(e => e.textContent)"
-                        ".filter(t => /^query id /.test(t)).join('|')")
+    # the same elements as the wait below reads ('body *' also matched their wrappers, so the
+    # old string never equalled the new one and a click could be timed before its run began)
+    old = page.evaluate("() => [...document.querySelectorAll('[data-testid=\"stText\"]')].map(e => e.textContent)"
+                        ".filter(t => t.startsWith('query id ')).join('|')")
     page.get_by_label("Question").fill(question)
     start = time.perf_counter()
     page.get_by_role("button", name="Run side by side").click()
@@ -116,59 +84,51 @@ def run(store: str, model: str, repeat: int, shots: Path | None) -> dict:
     from playwright.sync_api import sync_playwright
 
     log_path = Path(os.environ.get("TMPDIR", "/tmp")) / "sv_browser_timings.log"
-    proc, url = serve(store, model, log_path)
     out: dict = {"store": store, "model": model}
-    try:
-        with sync_playwright() as pw:
-            browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=FLAGS)
-            page = browser.new_page(viewport={"width": 1440, "height": 900})
-            outside: list[str] = []
-            page.on("request", lambda r: None if r.url.startswith(("http://127.0.0.1", "data:", "blob:"))
-                    else outside.append(r.url))
-            page.goto(f"{url}/query_lab", wait_until="domcontentloaded")
-            page.get_by_role("heading", name="Query Lab").wait_for(timeout=120_000)
+    with streamlit_app(store, model, log_path, timeout=90) as url, sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_FLAGS)
+        page = browser.new_page(viewport={"width": 1440, "height": 900})
+        outside: list[str] = []
+        page.on("request", lambda r: None if r.url.startswith(("http://127.0.0.1", "data:", "blob:"))
+                else outside.append(r.url))
+        page.goto(f"{url}/query_lab", wait_until="domcontentloaded")
+        page.get_by_role("heading", name="Query Lab").wait_for(timeout=120_000)
+        settled(page, 120_000)
+        out["query_lab_cold_s"] = ask(page, QUESTIONS[0])
+        cdp = page.context.new_cdp_session(page)
+        cdp.send("Performance.enable")
+        warm, server, cpu, browser_cpu = [], [], [], []
+        for i in range(repeat):
+            busy = renderer_busy_s(cdp)
+            warm.append(ask(page, QUESTIONS[1 + i % (len(QUESTIONS) - 1)]))
+            browser_cpu.append(renderer_busy_s(cdp) - busy)
+            wall_ms, cpu_ms = page_run_ms(page)
+            server.append(wall_ms)
+            cpu.append(cpu_ms)
+        out["query_lab_warm_s"] = statistics.median(warm)
+        out["query_lab_page_run_ms"] = statistics.median(server)
+        out["query_lab_page_cpu_ms"] = statistics.median(cpu)
+        out["query_lab_renderer_busy_ms"] = round(statistics.median(browser_cpu) * 1000, 1)
+        out["query_lab_work_ms"] = round(out["query_lab_page_cpu_ms"] + out["query_lab_renderer_busy_ms"], 1)
+        out["load_average"] = os.getloadavg()[0]
+        out["query_lab_warm_all_s"] = [round(w, 3) for w in warm]
+        loads = {}
+        for path, (title, marker) in PAGES.items():
+            start = time.perf_counter()
+            page.goto(f"{url}/{path}", wait_until="domcontentloaded")
+            page.get_by_role("heading", name=title).first.wait_for(timeout=120_000)
+            if path == "query_lab":
+                ask(page, QUESTIONS[0])
+            page.get_by_text(marker).first.wait_for(timeout=120_000)
             settled(page, 120_000)
-            out["query_lab_cold_s"] = ask(page, QUESTIONS[0])
-            cdp = page.context.new_cdp_session(page)
-            cdp.send("Performance.enable")
-            warm, server, cpu, browser_cpu = [], [], [], []
-            for i in range(repeat):
-                busy = renderer_busy_s(cdp)
-                warm.append(ask(page, QUESTIONS[1 + i % (len(QUESTIONS) - 1)]))
-                browser_cpu.append(renderer_busy_s(cdp) - busy)
-                wall_ms, cpu_ms = page_run_ms(page)
-                server.append(wall_ms)
-                cpu.append(cpu_ms)
-            out["query_lab_warm_s"] = statistics.median(warm)
-            out["query_lab_page_run_ms"] = statistics.median(server)
-            out["query_lab_page_cpu_ms"] = statistics.median(cpu)
-            out["query_lab_renderer_busy_ms"] = round(statistics.median(browser_cpu) * 1000, 1)
-            out["query_lab_work_ms"] = round(out["query_lab_page_cpu_ms"] + out["query_lab_renderer_busy_ms"], 1)
-            out["load_average"] = os.getloadavg()[0]
-            out["query_lab_warm_all_s"] = [round(w, 3) for w in warm]
-            loads = {}
-            for path, (title, marker) in PAGES.items():
-                start = time.perf_counter()
-                page.goto(f"{url}/{path}", wait_until="domcontentloaded")
-                page.get_by_role("heading", name=title).first.wait_for(timeout=120_000)
-                if path == "query_lab":
-                    ask(page, QUESTIONS[0])
-                page.get_by_text(marker).first.wait_for(timeout=120_000)
-                settled(page, 120_000)
-                loads[title] = round(time.perf_counter() - start, 3)
-                if shots is not None:
-                    shots.mkdir(parents=True, exist_ok=True)
-                    page.wait_for_timeout(600)
-                    page.screenshot(path=str(shots / f"{path or 'overview'}.png"), full_page=False)
-            out["page_load_s"] = loads
-            out["requests_outside_127.0.0.1"] = sorted(set(outside))
-            browser.close()
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+            loads[title] = round(time.perf_counter() - start, 3)
+            if shots is not None:
+                shots.mkdir(parents=True, exist_ok=True)
+                page.wait_for_timeout(600)
+                page.screenshot(path=str(shots / f"{path or 'overview'}.png"), full_page=False)
+        out["page_load_s"] = loads
+        out["requests_outside_127.0.0.1"] = sorted(set(outside))
+        browser.close()
     return out
 
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import subprocess
 import sys
 import time
@@ -15,15 +14,10 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import REPO
+from tests.servers import free_port, wait_healthy
 
 AS_OF = "2026-06-01T12:00:00Z"
 CORPUS = REPO / "data" / "demo_corpus.jsonl"
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def _env(tmp: Path, **extra: str) -> dict[str, str]:
@@ -51,19 +45,16 @@ def _call(base: str, method: str, path: str, body: dict | None = None, headers: 
 
 def _serve(env: dict[str, str]) -> tuple[subprocess.Popen, str]:
     """``serve`` in a subprocess on a free 127.0.0.1 port, once ``/health`` answers."""
-    port = _free_port()
+    port = free_port()
     proc = subprocess.Popen([sys.executable, "-m", "smartvector_core", "serve", "--port", str(port)], cwd=REPO,
                             env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     base = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline:
-        try:
-            if _call(base, "GET", "/health")[0] == 200:
-                return proc, base
-        except (urllib.error.URLError, ConnectionError):
-            time.sleep(0.3)
-    proc.kill()
-    pytest.fail("server did not come up: " + proc.stderr.read())
+    try:
+        wait_healthy(base + "/health", proc, timeout=120, what="serve")
+    except (TimeoutError, RuntimeError) as exc:
+        proc.kill()
+        pytest.fail(f"server did not come up ({exc}): " + proc.stderr.read())
+    return proc, base
 
 
 @pytest.fixture(scope="module")

@@ -16,6 +16,7 @@ import math
 import os
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 from ...embedding import get_embedder
 from ...settings import embed_threads
@@ -106,6 +107,16 @@ def run(*, quick: bool = False, log: Callable[[str], None] | None = None, sizes:
     out["targets_met"] = check_targets(out)
     out["seconds"] = round(time.perf_counter() - started, 1)
     return out
+
+
+def emit_figures(out: dict, path: Path | None = None) -> None:
+    """The end of every benchmark script: ``load_avg_1m_at_end`` (the machine is shared: the
+    load at the start and at the end say how fair the run was), the figures as one JSON line on
+    stdout, and with ``path`` the same figures indented into that file."""
+    out["load_avg_1m_at_end"] = round(os.getloadavg()[0], 2)
+    print(json.dumps(out))
+    if path:
+        Path(path).write_text(json.dumps(out, indent=1) + "\n")
 
 
 def check_targets(out: dict) -> dict[str, bool | None]:
