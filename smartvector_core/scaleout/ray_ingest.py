@@ -146,10 +146,11 @@ class EncoderPool:
 
     def finish(self) -> dict[str, np.ndarray]:
         """Every buffered text's vector, by content hash."""
-        # what is left goes out in equal parts, one per actor at least (a small call leaves none idle)
-        size = max(1, min(self.batch, math.ceil(len(self._texts) / len(self.actors))))
         try:
             while self._texts or self._inflight:
+                # the tail in equal parts, one per actor (a small call leaves none idle, and
+                # no actor is left with a whole batch while the others are done)
+                size = max(1, min(self.batch, math.ceil(len(self._texts) / len(self.actors))))
                 self._dispatch(size, final=True)
                 self._collect(block=True)
             ids = set(self._ray.get(self._ids))
