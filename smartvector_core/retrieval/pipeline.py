@@ -68,6 +68,8 @@ LEXICAL_POOL = 30       # ours: full-text hits added to the pool (chunks)
 _READS = ThreadPoolExecutor(max_workers=MAX_NAMES + 1, thread_name_prefix="smartvector-read")
 NAME_MATCHES = 1_000    # ours: a name's matches read store-wide at once (more: searched within the pool)
 NAME_CACHE = 512        # ours: names whose store-wide matches a knowledge state keeps
+COMMON_NAME = object()  # kept for a name with NAME_MATCHES matches or more: later questions skip its
+#                         store-wide search (it would be cut off anyway) and search the pool only
 
 
 @dataclass
@@ -153,7 +155,8 @@ class _TextSearches:
     """The full-text searches of one question, under way in the background (:data:`_READS`)."""
 
     question: Future                      # its best LEXICAL_POOL chunks, with their vectors
-    names: list[tuple[str, tuple, Future]]   # per name: its key and the chunks naming it (up to NAME_MATCHES)
+    names: list[tuple[str, tuple, Future | None]]   # per name: its key and the chunks naming it (up to
+    #                                     NAME_MATCHES; None: a COMMON_NAME, searched within the pool only)
     known: dict                           # full-text results per question and name key, kept for later questions
     asked: tuple = ()                     # the question's key in ``known``
 
@@ -178,8 +181,10 @@ def _text_searches(store, text: str | None, as_of, columns, known: dict | None =
     searches = _TextSearches(question, [], known, asked)
     for name in subject_terms(text)[:MAX_NAMES]:
         key = (name, None if as_of is None else to_us(as_of))
-        if key in known:
-            search: Future = Future()
+        if known.get(key) is COMMON_NAME:     # too many matches to read store-wide: searched in the pool
+            search = None
+        elif key in known:
+            search = Future()
             search.set_result(known[key])
         else:
             search = _READS.submit(store.fts_search, name, as_of=as_of, limit=NAME_MATCHES, require_all=True,
@@ -192,14 +197,15 @@ def _named_in_pool(store, searches: _TextSearches, pool: list[str], as_of) -> li
     """Per name of the question, the pool's chunks that name it and its weight, the best BM25
     among them (:func:`lexical.lexical_signal`). Read from the store-wide search where it
     returned every match (BM25 does not depend on the prefilter: checked on the real sets, 301
-    names); a name with ``NAME_MATCHES`` matches or more is searched again within the pool."""
+    names); a name with ``NAME_MATCHES`` matches or more is searched again within the pool, and
+    remembered as a :data:`COMMON_NAME`, so that later questions search only the pool for it."""
     in_pool = set(pool)
     out: list[tuple[set[str], float] | Future] = []
     for name, key, search in searches.names:
-        named = search.result()
-        if len(searches.known) < NAME_CACHE:
-            searches.known.setdefault(key, named)
-        if named.num_rows >= NAME_MATCHES:
+        named = search.result() if search is not None else None
+        if named is not None and len(searches.known) < NAME_CACHE:
+            searches.known.setdefault(key, COMMON_NAME if named.num_rows >= NAME_MATCHES else named)
+        if named is None or named.num_rows >= NAME_MATCHES:
             out.append(_READS.submit(store.fts_search, name, as_of=as_of, limit=len(pool), require_all=True,
                                      within=pool))
             continue

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 import pyarrow as pa
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -174,3 +175,28 @@ def test_a_question_asked_again_reuses_its_full_text_hits_and_profiles_without_l
     assert calls == []                                         # no lexical weight: no full-text search
     fake_app.query("Which page lists eleven replicas?", as_of=NOW, profile="default", log=False)
     assert calls == ["Which page lists eleven replicas?"]
+
+
+def test_a_common_name_is_searched_store_wide_once_then_only_within_the_pool(fake_app, monkeypatch):
+    from smartvector_core.retrieval import pipeline
+
+    from ..conftest import NOW
+
+    monkeypatch.setattr(pipeline, "NAME_MATCHES", 3)       # "Checkout Service" is in 6 chunks: common
+    fake_app.ingest_records([{"id": f"d{i}", "title": f"Page {i}", "created_at": "2026-01-01T00:00:00Z",
+                              "text": f"The Checkout Service keeps {i} replicas."} for i in range(6)],
+                            now=NOW, consolidate=False)
+    store, known = fake_app.store, {}
+    pool = store.fts_search("replicas", as_of=None, limit=10).column("chunk_id").to_pylist()[::2]
+    question = "How many replicas does the Checkout Service keep?"
+    first = pipeline._named_in_pool(store, pipeline._text_searches(store, question, None, ["chunk_id"], known),
+                                    pool, None)
+    assert known[("Checkout Service", None)] is pipeline.COMMON_NAME
+    assert first == [(set(pool), pytest.approx(first[0][1]))] and first[0][1] > 0   # every pool chunk names it
+    calls = []
+    original = store.fts_search
+    store.fts_search = lambda text, **kw: calls.append((text, kw.get("within") is not None)) or original(text, **kw)
+    again = pipeline._named_in_pool(store, pipeline._text_searches(store, "Which Checkout Service page?", None,
+                                                                   ["chunk_id"], known), pool, None)
+    assert again == first
+    assert ("Checkout Service", False) not in calls and ("Checkout Service", True) in calls
