@@ -131,14 +131,19 @@ def test_passage_selection_equals_the_loop(ids, k, per_document, seed):
                           _passages_by_loop(doc_id, order, k, per_document))
 
 
+def _checkout_pages(app, now) -> None:
+    """Six pages that all name the Checkout Service (each with its own replica count)."""
+    app.ingest_records([{"id": f"d{i}", "title": f"Page {i}", "created_at": "2026-01-01T00:00:00Z",
+                         "text": f"The Checkout Service keeps {i} replicas."} for i in range(6)],
+                       now=now, consolidate=False)
+
+
 def test_a_names_matches_are_searched_once_per_knowledge_state(fake_app):
     from smartvector_core.retrieval import pipeline
 
     from ..conftest import NOW
 
-    fake_app.ingest_records([{"id": f"d{i}", "title": f"Page {i}", "created_at": "2026-01-01T00:00:00Z",
-                              "text": f"The Checkout Service keeps {i} replicas."} for i in range(6)],
-                            now=NOW, consolidate=False)
+    _checkout_pages(fake_app, NOW)
     store, known = fake_app.store, {}
     pool = store.fts_search("replicas", as_of=None, limit=10).column("chunk_id").to_pylist()[::2]
     question = "How many replicas does the Checkout Service keep?"
@@ -159,9 +164,7 @@ def test_a_names_matches_are_searched_once_per_knowledge_state(fake_app):
 def test_a_question_asked_again_reuses_its_full_text_hits_and_profiles_without_lexical_skip_them(fake_app):
     from ..conftest import NOW
 
-    fake_app.ingest_records([{"id": f"d{i}", "title": f"Page {i}", "created_at": "2026-01-01T00:00:00Z",
-                              "text": f"The Checkout Service keeps {i} replicas."} for i in range(6)],
-                            now=NOW, consolidate=False)
+    _checkout_pages(fake_app, NOW)
     question = "How many replicas does the Checkout Service keep?"
     first = fake_app.query(question, as_of=NOW, profile="default", log=False)
     calls = []
@@ -183,9 +186,7 @@ def test_a_common_name_is_searched_store_wide_once_then_only_within_the_pool(fak
     from ..conftest import NOW
 
     monkeypatch.setattr(pipeline, "NAME_MATCHES", 3)       # "Checkout Service" is in 6 chunks: common
-    fake_app.ingest_records([{"id": f"d{i}", "title": f"Page {i}", "created_at": "2026-01-01T00:00:00Z",
-                              "text": f"The Checkout Service keeps {i} replicas."} for i in range(6)],
-                            now=NOW, consolidate=False)
+    _checkout_pages(fake_app, NOW)
     store, known = fake_app.store, {}
     pool = store.fts_search("replicas", as_of=None, limit=10).column("chunk_id").to_pylist()[::2]
     question = "How many replicas does the Checkout Service keep?"
