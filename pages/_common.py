@@ -141,6 +141,9 @@ def show_figure(fig, *, key: str | None = None, config: dict | None = None, **kw
 
 
 WRAPPED_ROW_HEIGHT = 64   # px: three lines of a long reason wrap inside their cell
+#: Above this many rows a table is sent to the browser in pages, as the operator scrolls or
+#: sorts (``st.dataframe(lazy=True)``), and its CSV is built when the button is clicked.
+EAGER_ROWS = 2_000
 
 
 def show_table(frame: pd.DataFrame, *, key: str, file_name: str, title: str, height: int | str = "auto",
@@ -148,7 +151,8 @@ def show_table(frame: pd.DataFrame, *, key: str, file_name: str, title: str, hei
     """A titled table (cells as plain text, never HTML) and its CSV download button.
 
     ``wrap``: long-text columns (reasons) drawn wide with rows tall enough for their text to
-    wrap; the full text also shows when a cell is opened (double click) and in the CSV.
+    wrap; the full text also shows when a cell is opened (double click) and in the CSV. A table
+    of more than :data:`EAGER_ROWS` rows loads lazily and builds its CSV on the click.
     """
     safe = table_safe(frame)
     st.markdown(f"**{escape_markdown(title)}**")
@@ -156,10 +160,12 @@ def show_table(frame: pd.DataFrame, *, key: str, file_name: str, title: str, hei
     wrapped = [c for c in wrap if c in safe.columns]
     for column in wrapped:
         config.setdefault(column, st.column_config.TextColumn(column, width="large"))
+    large = len(safe) > EAGER_ROWS
     st.dataframe(safe, hide_index=True, height=height, column_config=config or None,
-                 row_height=WRAPPED_ROW_HEIGHT if wrapped else None)
-    st.download_button("Download CSV", data=to_csv_bytes(safe), file_name=file_name, mime="text/csv",
-                       key=f"{key}_csv", on_click="ignore", disabled=frame.empty)
+                 row_height=WRAPPED_ROW_HEIGHT if wrapped else None, lazy=True if large else None)
+    st.download_button("Download CSV", data=(lambda: to_csv_bytes(safe)) if large else to_csv_bytes(safe),
+                       file_name=file_name, mime="text/csv", key=f"{key}_csv", on_click="ignore",
+                       disabled=frame.empty)
 
 
 def text_block(text: object) -> None:

@@ -17,7 +17,8 @@ from .codes import NO_END, NO_START, encode_kinds, state_names
 from .decay import decay_scores, floors_for, half_lives_for
 from .validity import remaining_window_hours, validity_states
 
-_GRADES = np.array(list("ABCDF"))
+GRADES = ("A", "B", "C", "D", "F")   # best to worst: how urgently to review, least to most
+_GRADES = np.array(GRADES)
 
 
 def freshness_grades(decay: np.ndarray, config: FreshnessConfig = DEFAULT_TEMPORAL.freshness) -> np.ndarray:

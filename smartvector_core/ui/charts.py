@@ -29,8 +29,6 @@ EDGE_STYLES = {  # edge type -> (colour, dash, width)
     "DEPENDS_ON": ("#54A24B", "dash", 1.5),
     "CONTRADICTS": ("#E45756", "dot", 2.0),
 }
-GRADE_ORDER = ("A", "B", "C", "D", "F")
-GRADE_COLORS = {"A": "#2E7D32", "B": "#7CB342", "C": "#FBC02D", "D": "#FB8C00", "F": "#C62828"}
 PALETTE = ("#4C78A8", "#F58518", "#54A24B", "#E45756", "#72B7B2", "#B279A2", "#FF9DA6", "#9D755D",
            "#BAB0AC", "#EECA3B")
 DISTINCT = ("#1F77B4", "#FF7F0E", "#2CA02C", "#D62728", "#9467BD", "#8C564B", "#E377C2", "#7F7F7F", "#BCBD22",
@@ -248,35 +246,23 @@ def knowledge_graph(nodes: pd.DataFrame, edges: pd.DataFrame, positions: Mapping
 
 
 # --------------------------------------------------------------------------------- freshness
-def grade_histogram(grades: Sequence[str], title: str = "Freshness grades") -> go.Figure:
-    """Documents per grade, always the five grades A, B, C, D, F in that order."""
-    values = pd.Series(list(grades), dtype=object).value_counts()
-    fig = go.Figure(go.Bar(x=list(GRADE_ORDER), y=[int(values.get(g, 0)) for g in GRADE_ORDER],
-                           marker_color=[GRADE_COLORS[g] for g in GRADE_ORDER]))
-    fig.update_layout(title=title, height=280, **LAYOUT)
-    fig.update_xaxes(title="grade")
-    fig.update_yaxes(title="documents")
-    return fig
-
-
 def decay_curves(half_lives: Mapping[str, float], *, horizon_days: float = 730.0, points: int = 120,
                  floors: Mapping[str, float] | None = None, title: str = "Decay by doc type") -> go.Figure:
     """``max(floor, 0.5 ** (age / half_life))`` over ``[0, horizon_days]``, one line per doc type."""
     if not half_lives:
         return _empty(title)
     age = np.linspace(0.0, float(horizon_days), int(points))
-    fig = go.Figure()
     dashes = ("solid", "dash", "dot", "dashdot")
+    traces = []
     for k, (name, half) in enumerate(sorted(half_lives.items(), key=lambda kv: kv[1])):
         floor = float((floors or {}).get(name, 0.0))
-        fig.add_trace(go.Scatter(x=age, y=np.maximum(floor, np.exp2(-age / float(half))), mode="lines",
-                                 name=f"{plain(name)} ({half:g} d)",
-                                 line={"color": DISTINCT[k % len(DISTINCT)],
-                                       "dash": dashes[(k // len(DISTINCT)) % len(dashes)]}))
-    fig.update_layout(title=title, height=320, **LAYOUT)
-    fig.update_xaxes(title="age (days)")
-    fig.update_yaxes(title="decay", range=[0, 1.02])
-    return fig
+        traces.append({"type": "scatter", "x": age, "y": np.maximum(floor, np.exp2(-age / float(half))),
+                       "mode": "lines", "name": f"{plain(name)} ({half:g} d)",
+                       "line": {"color": DISTINCT[k % len(DISTINCT)],
+                                "dash": dashes[(k // len(DISTINCT)) % len(dashes)]}})
+    return go.Figure(data=traces, layout={
+        "title": {"text": title}, "height": 320, "xaxis": {"title": {"text": "age (days)"}},
+        "yaxis": {"title": {"text": "decay"}, "range": [0, 1.02]}, **LAYOUT})
 
 
 # ---------------------------------------------------------------------------- rejections

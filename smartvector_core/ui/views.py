@@ -26,6 +26,7 @@ from ..ingest.parse import JSONL_SUFFIXES, parse_jsonl
 from ..ingest.validate import validate_record
 from ..retrieval.calibration import reliability_bins  # noqa: F401  (re-exported for the pages)
 from ..settings import DEMO_CORPUS, DEMO_QUERIES
+from ..temporal.freshness import GRADES
 
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>&~$=:\"'])")
 _SAFE_NAME = re.compile(r"[^A-Za-z0-9._-]+")
@@ -448,6 +449,14 @@ def node_options(nodes: pd.DataFrame, *, text: str = "", limit: int | None = Non
 FRESHNESS_COLUMNS = ["id", "title", "kind", "doc_type", "grade", "graded_by", "freshness", "advice", "review_due",
                      "superseded_by", "decay", "age_days", "half_life_days", "validity_state", "hours_left", "action",
                      "trust", "lifecycle"]
+
+
+def grade_counts(grades: Iterable[str]) -> pd.DataFrame:
+    """Documents per freshness grade, always the five grades A, B, C, D, F in that order
+    (columns ``grade``, ``documents``)."""
+    values = np.asarray(list(grades), dtype=object)
+    return pd.DataFrame({"grade": list(GRADES),
+                         "documents": [int(np.count_nonzero(values == g)) for g in GRADES]})
 
 
 def freshness_table(report: pd.DataFrame, *, grades: Iterable[str] = (), kinds: Iterable[str] = (),

@@ -210,6 +210,19 @@ def test_tables_export_as_csv(seeded_store, monkeypatch):
     assert len(table) and set(table["grade"]) <= {"A", "B"}
 
 
+def test_freshness_counts_grades_and_draws_decay_curves_on_request(seeded_store):
+    at = _page("pages/freshness.py")
+    _ok(at)
+    counts, documents = _table(at, "grade"), _table(at, "advice")
+    assert list(counts["grade"]) == ["A", "B", "C", "D", "F"]
+    assert counts["documents"].sum() == len(documents) == 58
+    assert list(counts["documents"]) == [int((documents["grade"] == g).sum()) for g in "ABCDF"]
+    assert not at.get("plotly_chart")
+    at.toggle(key="fresh_curves_on").set_value(True).run()
+    _ok(at)
+    assert len(at.get("plotly_chart")) == 1
+
+
 def test_rejection_log_drilldown(seeded_store):
     at = _query(_app(), "rate limit policy")
     at.switch_page("pages/rejection_log.py").run()

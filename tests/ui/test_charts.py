@@ -124,12 +124,6 @@ def test_knowledge_graph_stays_quick_and_labelled_with_400_nodes():
     assert 420 <= fig.layout.height <= 2600
 
 
-def test_grade_histogram_always_has_five_grades_in_order():
-    fig = charts.grade_histogram(["A", "A", "F", "C"])
-    assert list(fig.data[0].x) == ["A", "B", "C", "D", "F"]
-    assert list(fig.data[0].y) == [2, 0, 1, 0, 1]
-
-
 def test_decay_curves_halve_at_the_half_life():
     fig = charts.decay_curves({"news": 7.0, "policy": 90.0}, horizon_days=90, points=91)
     news, policy = fig.data                               # sorted by half-life

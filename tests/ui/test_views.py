@@ -187,6 +187,12 @@ def test_parse_upload_names_the_upload_not_the_temp_file():
     assert records[0]["_origin"].startswith("notes.md")
 
 
+def test_grade_counts_always_have_five_grades_in_order():
+    counts = views.grade_counts(["A", "A", "F", "C"])
+    assert list(counts["grade"]) == ["A", "B", "C", "D", "F"] and list(counts["documents"]) == [2, 0, 1, 0, 1]
+    assert list(views.grade_counts(pd.Series([], dtype=object))["documents"]) == [0] * 5
+
+
 def test_freshness_table_filters_and_sorts_freshest_first():
     report = pd.DataFrame({"id": ["a", "b", "c"], "title": ["A", "B", "C"], "kind": ["STATIC"] * 3,
                            "doc_type": ["news", "policy", "news"], "grade": ["F", "A", "B"], "decay": [0.1, 0.9, 0.7]})
