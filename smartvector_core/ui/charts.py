@@ -159,11 +159,27 @@ def knowledge_graph(nodes: pd.DataFrame, edges: pd.DataFrame, positions: Mapping
         return _empty(title, "no documents match")
     labels = dict(labels or {})
     focus_ids = set(focus)
-    traces: list[dict] = []      # plain dicts, one go.Figure call at the end (validated once)
-    legend_titled = False
+    # plain dicts, one go.Figure call at the end (validated once)
+    traces = _edge_traces(edges, positions, labels, focus_ids)
+    traces += _node_traces(nodes, positions, labels, focus_ids, color_by)
+    if selected is not None and selected in positions:
+        traces.append(_selection_ring(positions[selected]))
+    return go.Figure(data=traces, layout=_graph_frame(positions, title))
+
+
+def _edge_name(etype: object) -> str:
+    return f"{EDGE_LABELS.get(str(etype), str(etype).lower())} →"
+
+
+def _edge_traces(edges: pd.DataFrame, positions: Mapping[str, tuple[float, float]], labels: Mapping[str, str],
+                 focus_ids: set[str]) -> list[dict]:
+    """Edges: per edge type (sorted) its arrows (in focus, then faded), its legend entry (the
+    first titled "Relations") and its hover points; edges with an end out of ``positions`` are
+    not drawn."""
+    traces: list[dict] = []
     drawn = edges[edges["src"].isin(list(positions)) & edges["dst"].isin(list(positions))] if len(edges) else edges
-    for etype, group in (drawn.groupby("edge_type", sort=True) if len(drawn) else []):
-        colour, dash, width = EDGE_STYLES.get(str(etype), ("#999999", "solid", 1.0))
+    for k, (etype, group) in enumerate(drawn.groupby("edge_type", sort=True) if len(drawn) else []):
+        style = EDGE_STYLES.get(str(etype), ("#999999", "solid", 1.0))
         for faded in (False, True):
             part = group
             if focus_ids:
@@ -171,78 +187,114 @@ def knowledge_graph(nodes: pd.DataFrame, edges: pd.DataFrame, positions: Mapping
                 part = group[~touches] if faded else group[touches]
             elif faded:
                 continue
-            if not len(part):
-                continue
-            xs: list[float | None] = []
-            ys: list[float | None] = []
-            sizes: list[float] = []
-            for src, dst in zip(part["src"], part["dst"], strict=True):
-                (x0, y0), (x1, y1) = positions[src], positions[dst]
-                length = float(np.hypot(x1 - x0, y1 - y0)) or 1.0
-                stop = max(0.0, 1.0 - 0.42 / length)          # the arrow's tip stops short of the node
-                xs += [x0, x0 + (x1 - x0) * stop, None]
-                ys += [y0, y0 + (y1 - y0) * stop, None]
-                sizes += [0.0, 0.0 if faded else 11.0, 0.0]
-            name = f"{EDGE_LABELS.get(str(etype), str(etype).lower())} →"
-            traces.append(dict(type="scatter",
-                x=xs, y=ys, mode="lines+markers", name=name, hoverinfo="skip", showlegend=False,
+            if len(part):
+                traces.append(_arrows(part, positions, etype, style, faded=faded))
+        traces.append(_edge_legend_entry(etype, style, titled=k == 0))
+        traces.append(_edge_hover_points(group, positions, labels, etype))
+    return traces
+
+
+def _arrows(part: pd.DataFrame, positions: Mapping[str, tuple[float, float]], etype: object,
+            style: tuple[str, str, float], *, faded: bool) -> dict:
+    """One line trace for ``part``'s edges, each ``src -> dst`` ending in an arrowhead (marker
+    ``arrow`` turned along the edge) whose tip stops short of the ``dst`` node."""
+    colour, dash, width = style
+    xs: list[float | None] = []
+    ys: list[float | None] = []
+    sizes: list[float] = []
+    for src, dst in zip(part["src"], part["dst"], strict=True):
+        (x0, y0), (x1, y1) = positions[src], positions[dst]
+        length = float(np.hypot(x1 - x0, y1 - y0)) or 1.0
+        stop = max(0.0, 1.0 - 0.42 / length)          # the arrow's tip stops short of the node
+        xs += [x0, x0 + (x1 - x0) * stop, None]
+        ys += [y0, y0 + (y1 - y0) * stop, None]
+        sizes += [0.0, 0.0 if faded else 11.0, 0.0]
+    return dict(type="scatter",
+                x=xs, y=ys, mode="lines+markers", name=_edge_name(etype), hoverinfo="skip", showlegend=False,
                 legendgroup=f"edge_{etype}", opacity=0.18 if faded else 1.0,
                 line={"color": colour, "dash": dash, "width": width},
-                marker={"symbol": "arrow", "angleref": "previous", "size": sizes, "color": colour}))
-        traces.append(dict(type="scatter",    # the legend entry, whatever is faded
-            x=[None], y=[None], mode="lines+markers", legendgroup=f"edge_{etype}",
-            name=f"{EDGE_LABELS.get(str(etype), str(etype).lower())} →",
-            legendgrouptitle={"text": "Relations"} if not legend_titled else None,
-            line={"color": colour, "dash": dash, "width": width},
-            marker={"symbol": "arrow", "angleref": "previous", "size": [0, 11], "color": colour}))
-        legend_titled = True
-        mid = group.assign(
-            _x=[(positions[s][0] + positions[d][0]) / 2 for s, d in zip(group["src"], group["dst"], strict=True)],
-            _y=[(positions[s][1] + positions[d][1]) / 2 for s, d in zip(group["src"], group["dst"], strict=True)])
-        traces.append(dict(type="scatter",
-            x=mid["_x"], y=mid["_y"], mode="markers", name=f"{str(etype).lower()} details", showlegend=False,
-            legendgroup=f"edge_{etype}", marker={"size": 12, "color": "rgba(0,0,0,0)"}, hoverinfo="text",
-            hovertext=[_edge_hover(row, labels) for row in mid.to_dict("records")]))
+                marker={"symbol": "arrow", "angleref": "previous", "size": sizes, "color": colour})
+
+
+def _edge_legend_entry(etype: object, style: tuple[str, str, float], *, titled: bool) -> dict:
+    """The legend entry of an edge type (drawn whatever is faded)."""
+    colour, dash, width = style
+    return dict(type="scatter",
+                x=[None], y=[None], mode="lines+markers", legendgroup=f"edge_{etype}", name=_edge_name(etype),
+                legendgrouptitle={"text": "Relations"} if titled else None,
+                line={"color": colour, "dash": dash, "width": width},
+                marker={"symbol": "arrow", "angleref": "previous", "size": [0, 11], "color": colour})
+
+
+def _edge_hover_points(group: pd.DataFrame, positions: Mapping[str, tuple[float, float]],
+                       labels: Mapping[str, str], etype: object) -> dict:
+    """One invisible marker per edge midpoint carrying its hover (:func:`_edge_hover`)."""
+    pairs = list(zip(group["src"], group["dst"], strict=True))
+    mid = group.assign(_x=[(positions[s][0] + positions[d][0]) / 2 for s, d in pairs],
+                       _y=[(positions[s][1] + positions[d][1]) / 2 for s, d in pairs])
+    return dict(type="scatter",
+                x=mid["_x"], y=mid["_y"], mode="markers", name=f"{str(etype).lower()} details", showlegend=False,
+                legendgroup=f"edge_{etype}", marker={"size": 12, "color": "rgba(0,0,0,0)"}, hoverinfo="text",
+                hovertext=[_edge_hover(row, labels) for row in mid.to_dict("records")])
+
+
+def _node_traces(nodes: pd.DataFrame, positions: Mapping[str, tuple[float, float]], labels: Mapping[str, str],
+                 focus_ids: set[str], color_by: str) -> list[dict]:
+    """Nodes: per ``color_by`` category (sorted, missing last) its legend entry (the first
+    titled "Lifecycle"/"Kind") and its nodes, sized by trust; out of ``focus_ids`` faded and
+    unlabelled."""
+    traces: list[dict] = []
     placed = nodes[nodes["id"].isin(list(positions))]
     weight = placed["trust"] if "trust" in placed else placed.get("confidence", pd.Series(0.0, index=placed.index))
     placed = placed.assign(_size=8.0 + 14.0 * weight.fillna(0.0).clip(0.0, 1.0).to_numpy(dtype=float),
                            _trust=weight.fillna(0.0).to_numpy(dtype=float))
     group_title = {"lifecycle": "Lifecycle", "kind": "Kind"}.get(color_by, color_by)
     for k, (category, group) in enumerate(placed.groupby(color_by, sort=True, dropna=False)):
-        xy = np.array([positions[i] for i in group["id"]], dtype=float).reshape(-1, 2)
-        lit = [not focus_ids or i in focus_ids for i in group["id"]]
-        created = group["created_at"] if "created_at" in group else pd.Series([None] * len(group))
-        hover = [f"<b>{plain(t, 80)}</b><br>id {plain(i)}<br>{plain(color_by)}: {plain(category)}"
-                 f"<br>created {plain(str(c)[:10]) if c is not None and not pd.isna(c) else '?'}<br>trust {w:.3f}"
-                 for i, t, c, w in zip(group["id"], group["title"].fillna(""), created, group["_trust"], strict=True)]
         colour = _category_colour(color_by, category, k)
         traces.append(dict(type="scatter", x=[None], y=[None], mode="markers", name=plain(category),   # legend entry
-                                 legendgroup=f"node_{category}", marker={"size": 12, "color": colour},
-                                 legendgrouptitle={"text": group_title} if k == 0 else None))
-        column = np.rint(xy[:, 0] / 3.0).astype(int)      # neighbours in a row put labels above / below
-        traces.append(dict(type="scatter",
-            x=xy[:, 0], y=xy[:, 1], mode="markers+text", name=plain(category), legendgroup=f"node_{category}",
-            showlegend=False,
-            text=[plain(labels.get(i, i)) if on else "" for i, on in zip(group["id"], lit, strict=True)],
-            textposition=["bottom center" if c % 2 == 0 else "top center" for c in column],
-            textfont={"size": 10, "color": "#222222"},
-            marker={"size": group["_size"].to_numpy(), "color": colour,
-                    "opacity": [1.0 if on else 0.2 for on in lit], "line": {"width": 0.6, "color": "#333333"}},
-            customdata=group["id"].to_numpy(dtype=object), hovertext=hover, hoverinfo="text",
-        ))
-    if selected is not None and selected in positions:
-        x, y = positions[selected]
-        traces.append(dict(type="scatter", x=[x], y=[y], mode="markers", name="selected", hoverinfo="skip",
-                                 marker={"size": 30, "color": "rgba(0,0,0,0)",
-                                         "line": {"width": 3, "color": "#000000"}}))
+                           legendgroup=f"node_{category}", marker={"size": 12, "color": colour},
+                           legendgrouptitle={"text": group_title} if k == 0 else None))
+        traces.append(_nodes(group, positions, labels, focus_ids, color_by, category, colour))
+    return traces
+
+
+def _nodes(group: pd.DataFrame, positions: Mapping[str, tuple[float, float]], labels: Mapping[str, str],
+           focus_ids: set[str], color_by: str, category: object, colour: str) -> dict:
+    """One category's nodes: labelled (above / below by column, so neighbours in a row do not
+    collide), hover with title, id, category, created day and trust; the id in ``customdata``."""
+    xy = np.array([positions[i] for i in group["id"]], dtype=float).reshape(-1, 2)
+    lit = [not focus_ids or i in focus_ids for i in group["id"]]
+    created = group["created_at"] if "created_at" in group else pd.Series([None] * len(group))
+    hover = [f"<b>{plain(t, 80)}</b><br>id {plain(i)}<br>{plain(color_by)}: {plain(category)}"
+             f"<br>created {plain(str(c)[:10]) if c is not None and not pd.isna(c) else '?'}<br>trust {w:.3f}"
+             for i, t, c, w in zip(group["id"], group["title"].fillna(""), created, group["_trust"], strict=True)]
+    column = np.rint(xy[:, 0] / 3.0).astype(int)      # neighbours in a row put labels above / below
+    return dict(type="scatter",
+                x=xy[:, 0], y=xy[:, 1], mode="markers+text", name=plain(category), legendgroup=f"node_{category}",
+                showlegend=False,
+                text=[plain(labels.get(i, i)) if on else "" for i, on in zip(group["id"], lit, strict=True)],
+                textposition=["bottom center" if c % 2 == 0 else "top center" for c in column],
+                textfont={"size": 10, "color": "#222222"},
+                marker={"size": group["_size"].to_numpy(), "color": colour,
+                        "opacity": [1.0 if on else 0.2 for on in lit], "line": {"width": 0.6, "color": "#333333"}},
+                customdata=group["id"].to_numpy(dtype=object), hovertext=hover, hoverinfo="text")
+
+
+def _selection_ring(at: tuple[float, float]) -> dict:
+    return dict(type="scatter", x=[at[0]], y=[at[1]], mode="markers", name="selected", hoverinfo="skip",
+                marker={"size": 30, "color": "rgba(0,0,0,0)", "line": {"width": 3, "color": "#000000"}})
+
+
+def _graph_frame(positions: Mapping[str, tuple[float, float]], title: str) -> dict:
+    """The layout: height from the rows the positions span, axes hidden with room for the end
+    labels, pan by default, legend groups toggled together."""
     xs = [p[0] for p in positions.values()] or [0.0]
     ys = [p[1] for p in positions.values()] or [0.0]
     rows = max(ys) - min(ys) + 1
-    return go.Figure(data=traces, layout={
-        "title": {"text": title}, "height": int(min(2600, max(420, 150 + 52 * rows))), "showlegend": True,
-        "dragmode": "pan", "hoverlabel": {"align": "left"}, "legend": {"groupclick": "togglegroup"},
-        "xaxis": {"visible": False, "range": [min(xs) - 2.2, max(xs) + 2.2]},   # room for the end labels
-        "yaxis": {"visible": False, "range": [min(ys) - 0.8, max(ys) + 0.6]}, **LAYOUT})
+    return {"title": {"text": title}, "height": int(min(2600, max(420, 150 + 52 * rows))), "showlegend": True,
+            "dragmode": "pan", "hoverlabel": {"align": "left"}, "legend": {"groupclick": "togglegroup"},
+            "xaxis": {"visible": False, "range": [min(xs) - 2.2, max(xs) + 2.2]},   # room for the end labels
+            "yaxis": {"visible": False, "range": [min(ys) - 0.8, max(ys) + 0.6]}, **LAYOUT}
 
 
 # --------------------------------------------------------------------------------- freshness
