@@ -2,8 +2,9 @@
 
 Drawn for a warm round trip of at most half a second: each score's breakdown is a bar in each
 ``<signal>_contribution`` cell of the Results table (the Plotly charts are behind a toggle),
-and widget keys stay the same from question to question (side and rank), so the browser
-updates the cards in place instead of building them anew.
+widget keys stay the same from question to question (side and rank), so the browser
+updates the cards in place instead of building them anew, and a card's passages are sent when
+the operator opens them.
 """
 
 import time
@@ -112,7 +113,7 @@ def show_response(response: dict, side: str) -> None:
     intent = views.intent_summary(response.get("intent"))
     if len(intent):
         with st.expander("Parsed intent (time range, moment judged, recency weight…)", expanded=False):
-            st.dataframe(intent, hide_index=True)
+            st.text("\n".join(f"{f}: {v}" for f, v in zip(intent["field"], intent["value"], strict=True)))
     if st.session_state.get("lab_charts"):
         show_figure(charts.score_breakdown(response["results"], title=f"Score breakdown · {response['profile']}"),
                     key=f"lab_chart_{side}", config={"displayModeBar": False})
@@ -124,11 +125,12 @@ def show_response(response: dict, side: str) -> None:
             if verdicts.get(first["id"]):
                 st.caption(f"Your verdict: {verdicts[first['id']]}")
             label = "Text" if len(passages) == 1 else f"{len(passages)} passages"
-            with st.expander(label):
+            shown = st.expander(label, key=f"passages_{side}_{first['rank']}", on_change="rerun")
+            if shown.open:         # the text is sent when the operator opens it
                 for passage in passages:
                     if len(passages) > 1:
-                        st.caption(f"rank {passage['rank']} · score {float(passage['score']):.3f}")
-                    st.text(passage["text"])
+                        shown.caption(f"rank {passage['rank']} · score {float(passage['score']):.3f}")
+                    shown.text(passage["text"])
             feedback_row(first, response["query_id"], side, verdicts.get(first["id"]))
     show_table(views.rejections_table(response), key=f"lab_rej_{side}", wrap=("reason",),
                title=f"Rejected ({len(response['rejections'])}) · {response['profile']}",

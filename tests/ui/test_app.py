@@ -95,6 +95,17 @@ def test_query_lab_side_by_side_and_feedback_with_query_id(seeded_store):
     assert list(accepted["query_id"]) == [left["query_id"]] and list(accepted["actor"]) == ["dashboard"]
 
 
+def test_query_lab_sends_a_cards_passages_when_it_is_opened(seeded_store):
+    at = _query(_app())
+    first = at.session_state["lab_responses"][0]["results"][0]
+    passage = [t.value for t in at.text if t.value == first["text"]]
+    assert not passage                                           # closed: the text is not sent
+    at.session_state[f"passages_left_{first['rank']}"] = True    # what opening the expander sets
+    at.run()
+    _ok(at)
+    assert [t.value for t in at.text if t.value == first["text"]]
+
+
 def test_query_lab_any_two_profiles_and_as_of(seeded_store):
     at = _app().switch_page("pages/query_lab.py").run()
     at.selectbox(key="lab_left").select("temporal")

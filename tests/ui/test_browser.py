@@ -113,6 +113,12 @@ def test_every_page_in_chromium(server, tmp_path):
             header, first_row = csv[0].split(","), csv[1].split(",")
             assert float(first_row[header.index("confidence")]) == float(confidence)   # the card's number
             assert header[3:5] == ["score", "semantic_contribution"]        # the breakdown beside the score
+            texts = page.locator('[data-testid="stText"]').count()
+            page.locator('[data-testid="stExpander"] summary').filter(
+                has_text=re.compile(r"(Text|\d+ passages)$")).first.click()   # passages come when opened
+            page.wait_for_function(f"() => document.querySelectorAll('[data-testid=\"stText\"]').length > {texts}",
+                                   timeout=30_000)
+            _settled(page)
             page.get_by_text("Score breakdown charts").click()             # the charts, on request
             charts.nth(1).wait_for(timeout=30_000)
             page.locator(".js-plotly-plot .barlayer").first.wait_for(timeout=30_000)
