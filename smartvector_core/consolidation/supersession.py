@@ -58,6 +58,7 @@ def same_title_versions(docs: Documents, centroids: np.ndarray, query_side: np.n
     if not versionable.any():
         return out
     groups = pd.Series(np.flatnonzero(versionable)).groupby(titles[versionable]).agg(list)
+    pairs: list[tuple[int, int, float, str]] = []   # (older, newer, overlap needed, title)
     for title, members in groups.items():
         if len(members) < 2:
             continue
@@ -72,11 +73,15 @@ def same_title_versions(docs: Documents, centroids: np.ndarray, query_side: np.n
                 same_text = bool(docs.doc_hash[newer]) and docs.doc_hash[newer] == docs.doc_hash[older]
                 if created[newer] <= created[older] or same_text:   # an unknown hash is no evidence either way
                     continue
-                cos = float(cosines(centroids, [older], [newer])[0]) if len(centroids) else 0.0
-                if cos < overlap:
-                    continue
-                out.append((older, newer, f"same title '{title}', newer created_at ({_when(created[newer])} > "
-                                          f"{_when(created[older])}), content overlaps (cosine {cos:.3f}) and changed"))
+                pairs.append((older, newer, overlap, title))
+    # every pair's cosine in one call (cosines: the same values however the pairs are batched)
+    cos = cosines(centroids, [p[0] for p in pairs], [p[1] for p in pairs]) if len(centroids) \
+        else np.zeros(len(pairs))
+    for (older, newer, overlap, title), c in zip(pairs, cos.tolist(), strict=True):
+        if c < overlap:
+            continue
+        out.append((older, newer, f"same title '{title}', newer created_at ({_when(created[newer])} > "
+                                  f"{_when(created[older])}), content overlaps (cosine {c:.3f}) and changed"))
     return out
 
 
