@@ -72,6 +72,9 @@ class ConsolidationConfig:
     # 0.998 on MiniLM vectors (docs/PERF.md "Consolidation at 100k chunks")
     ivf_list_size: int = 64
     ivf_probes: int = 16
+    # ... but exact while the query side (new or edited chunks) is at most this share of all chunks:
+    # then the exact search costs less than building the lists (consolidation.neighbours.exact_search)
+    exact_query_share: float = 1 / 32
     block_rows: int = 1024
     min_title_words: int = 2
     # point-in-time reports: two of them written on different days describe different moments

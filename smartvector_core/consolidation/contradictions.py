@@ -106,12 +106,29 @@ def plan_settlements(docs: Documents, edges: pd.DataFrame, events: pd.DataFrame,
     if edges is None or not len(edges):
         return [], []
     open_ = edges[(edges["edge_type"] == EdgeType.CONTRADICTS.value) & edges["status"].fillna("").isin(OPEN_STATUSES)]
-    position = docs.position
+    if not len(open_):
+        return [], []
+    x, y = docs.position.get_indexer(open_["src"]), docs.position.get_indexer(open_["dst"])
+    known = (x >= 0) & (y >= 0)
+    x, y = np.where(known, x, 0), np.where(known, y, 0)
+    settled = open_[known & ~((chain[x] != chain[y]) & live[x] & live[y])]
+    penalties = _penalties_by_edge(events, set(settled["edge_id"]))
     rows, out = [], []
-    for edge in open_.to_dict("records"):
-        x, y = position.get_indexer([edge["src"], edge["dst"]])
-        if x < 0 or y < 0 or (chain[x] != chain[y] and live[x] and live[y]):
-            continue
+    for edge in settled.to_dict("records"):
         rows.append({**edge, "status": "settled:superseded"})
-        out += settlement_events(edge["edge_id"], events, "superseded")
+        out += settlement_events(edge["edge_id"], penalties.get(edge["edge_id"]), "superseded")
     return rows, out
+
+
+def _penalties_by_edge(events: pd.DataFrame, edge_ids: set[str]) -> dict[str, pd.DataFrame]:
+    """The CONTRADICTION events of each of ``edge_ids``, in event order (one pass over the
+    events, not one per settled edge)."""
+    if events is None or not len(events) or not edge_ids:
+        return {}
+    mine = events[events["event_type"] == EventType.CONTRADICTION.value]
+    edge_of = [event_detail(d).get("edge_id") for d in mine["detail"]]
+    at: dict[str, list[int]] = {}
+    for i, edge_id in enumerate(edge_of):
+        if edge_id in edge_ids:
+            at.setdefault(edge_id, []).append(i)
+    return {edge_id: mine.iloc[rows] for edge_id, rows in at.items()}

@@ -6,7 +6,8 @@ its top-``neighbours`` most similar current chunks are found from the stored vec
 in memory: no store read per query or pair), so a run examines at most
 ``chunks x neighbours`` chunk pairs:
 
-- up to ``exact_limit`` chunks, exactly: a vectorised numpy top-m over blocks of rows
+- up to ``exact_limit`` chunks, or when the query side is a small share of them (an
+  incremental run, :func:`exact_search`), exactly: a vectorised numpy top-m over blocks of rows
   (:func:`top_neighbours`; ~0.25 ms per query row at 10k chunks, but quadratic in the chunks);
 - above it, from inverted lists (IVF, :func:`build_index` / :func:`ivf_neighbours`): the chunk
   vectors are cut into ``chunks / ivf_list_size`` lists by spherical k-means, and a query row
@@ -245,6 +246,19 @@ def cosines(matrix: np.ndarray, a, b, block: int = 4_096) -> np.ndarray:
     return out
 
 
+EXACT_BLOCK_SCORES = 1 << 25   # float32 scores of one block of the exact search (128 MB)
+
+
+def exact_search(plan: ConsolidationPlan) -> bool:
+    """Exact search for this plan's query side: a store of at most ``exact_limit`` chunks, or
+    query-side chunks at most ``exact_query_share`` of all chunks (an incremental run). Building
+    the lists costs about ``n² / 32`` dot products (:func:`build_index`, 64 rows a list), the
+    exact search ``q x n``: exact is the cheaper below ``q = n / 32``. Decided on the whole plan
+    (not a Ray task's slice), so every task searches the same way."""
+    chunks, config = len(plan.vectors), plan.config
+    return chunks <= config.exact_limit or plan.query_side[plan.chunk_doc].sum() <= config.exact_query_share * chunks
+
+
 def _neighbour_pairs(plan: ConsolidationPlan, query_rows: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Neighbour chunk pairs (row a, row b, exact cosine) of ``query_rows``, a != b.
 
@@ -256,8 +270,9 @@ def _neighbour_pairs(plan: ConsolidationPlan, query_rows: np.ndarray) -> tuple[n
     m = config.neighbours + 1  # a chunk is its own nearest neighbour
     if len(query_rows) == 0:
         return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0)
-    if len(vectors) <= config.exact_limit:
-        qi, b, _ = top_neighbours(vectors[query_rows], vectors, m + NEIGHBOUR_MARGIN, config.block_rows)
+    if exact_search(plan):
+        block = max(1, min(config.block_rows, EXACT_BLOCK_SCORES // len(vectors)))
+        qi, b, _ = top_neighbours(vectors[query_rows], vectors, m + NEIGHBOUR_MARGIN, block)
     else:
         qi, b = ivf_neighbours(neighbour_index(plan), vectors, query_rows, m + NEIGHBOUR_MARGIN)
     a = query_rows[qi]

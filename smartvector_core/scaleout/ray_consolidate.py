@@ -24,7 +24,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..consolidation import ConsolidationPlan, Findings, find_candidates, merge_findings
-from ..consolidation.neighbours import neighbour_index
+from ..consolidation.neighbours import exact_search, neighbour_index
 from .ray_ingest import ensure_ray
 
 TITLE_PREFIX = 4       # characters of the normalised title in the partition key
@@ -63,7 +63,7 @@ def ray_finder(tasks: int | None = None):
         import ray
 
         ensure_ray()
-        if len(plan.vectors) > plan.config.exact_limit:
+        if not exact_search(plan):
             neighbour_index(plan)   # once, here: every task reads the same lists
         cpus = max(1, int(ray.cluster_resources().get("CPU", 1)))
         parts = partition_documents(plan, tasks or TASKS_PER_CPU * cpus)

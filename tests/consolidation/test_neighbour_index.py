@@ -135,3 +135,26 @@ def test_partitions_merge_to_one_pass_on_the_lists(tmp_path):
     assert np.array_equal(merged.chunk_a, whole.chunk_a) and np.array_equal(merged.chunk_b, whole.chunk_b)
     assert merged.near_duplicates == whole.near_duplicates and merged.contradictions == whole.contradictions
     assert neighbour_index(fresh) is fresh.index
+
+
+def test_an_incremental_run_searches_exactly(tmp_path):
+    """A query side of at most exact_query_share of the chunks costs less exactly than the lists."""
+    from smartvector_core.consolidation.neighbours import exact_search
+
+    app = _app(tmp_path / "store")
+    records = _bench_corpus(300)
+    app.ingest_records(records[:290], now=NOW, consolidate=False)
+    config = replace(c.DEFAULT_CONSOLIDATION, exact_limit=0, ivf_list_size=16, ivf_probes=3)
+    plans = []
+
+    def finder(plan):
+        plans.append(plan)
+        return c.local_finder(plan)
+
+    c.consolidate(app.store, None, now=NOW, config=config, finder=finder)
+    app.ingest_records(records[290:], now=NOW, consolidate=False)            # 10 new of 300: 1/30
+    c.consolidate(app.store, None, now=NOW, config=replace(config, exact_query_share=0.05), finder=finder)
+    first, incremental = plans
+    assert not exact_search(first) and first.index is not None
+    assert exact_search(incremental) and incremental.index is None
+    assert not exact_search(replace(incremental, config=replace(config, exact_query_share=0.01)))
