@@ -7,7 +7,11 @@ incremental run after adding 1% more documents. Prints one JSON line per size an
 exponent log(t2/t1)/log(n2/n1), of wall time and of CPU time (the process's own: less sensitive
 to other work on a shared 2-core machine; BLAS threads count towards it).
 
-    python scripts/bench_consolidate.py [--sizes 1000,10000] [--embedder hashing|real] [--json]
+    python scripts/bench_consolidate.py [--sizes 1000,10000] [--embedder hashing|real] [--exact-limit N] [--json]
+
+The neighbour search is exact up to ``ConsolidationConfig.exact_limit`` chunks and uses inverted
+lists above (``neighbour_search`` in the JSON line); ``--exact-limit 0`` uses the lists at every
+size, a large one keeps it exact (to compare the two on one corpus).
 
 ``--embedder real`` (issue 18): the texts are embedded by the real all-MiniLM-L6-v2 (the default
 ONNX encoder) instead of the hashing embedder, so neighbour search sees real embedding geometry.
@@ -25,6 +29,7 @@ import random
 import sys
 import tempfile
 import time
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -33,6 +38,7 @@ os.environ.setdefault("LANCEDB_LOG", "error")
 
 import numpy as np  # noqa: E402
 
+from smartvector_core.consolidation import DEFAULT_CONSOLIDATION  # noqa: E402
 from smartvector_core.embedding import HashingEmbedder  # noqa: E402
 from smartvector_core.service import SmartVector  # noqa: E402
 from smartvector_core.settings import load_settings  # noqa: E402
@@ -109,26 +115,31 @@ def _texts(n: int) -> list[str]:
     return [c.text for r in corpus(n) + corpus(max(1, n // 100), start_id=n) for c in chunk_document(r["id"], r["text"])]
 
 
-def run(n: int, embedder: str = "hashing") -> dict:
+def run(n: int, embedder: str = "hashing", exact_limit: int | None = None) -> dict:
+    config = DEFAULT_CONSOLIDATION if exact_limit is None else replace(DEFAULT_CONSOLIDATION, exact_limit=exact_limit)
     with tempfile.TemporaryDirectory() as tmp:
         app = SmartVector(load_settings(str(Path(tmp) / "store"), env={}), embedder=_embedder(embedder, n))
         t0 = time.perf_counter()
         app.ingest_records(corpus(n), now=NOW, consolidate=False)
         ingest_s = time.perf_counter() - t0
+        load_start = os.getloadavg()[0]
         t0, c0 = time.perf_counter(), time.process_time()
-        first = app.consolidate(now=NOW)
+        first = app.consolidate(now=NOW, config=config)
         first_s, first_cpu = time.perf_counter() - t0, time.process_time() - c0
         extra = max(1, n // 100)
         app.ingest_records(corpus(extra, start_id=n), now=NOW, consolidate=False)
+        t0, c0 = time.perf_counter(), time.process_time()
+        app.consolidate(now=NOW, config=config)
+        incremental_s, incremental_cpu = time.perf_counter() - t0, time.process_time() - c0
         t0 = time.perf_counter()
-        app.consolidate(now=NOW)
-        incremental_s = time.perf_counter() - t0
-        t0 = time.perf_counter()
-        again = app.consolidate(now=NOW)
+        again = app.consolidate(now=NOW, config=config)
         again_s = time.perf_counter() - t0
         return {"chunks": first["chunks"], "embedder": embedder, "ingest_s": round(ingest_s, 2), "consolidate_s": round(first_s, 2),
-                "consolidate_cpu_s": round(first_cpu, 2), "load_average": round(os.getloadavg()[0], 1),
-                "incremental_docs": extra, "incremental_s": round(incremental_s, 2), "noop_s": round(again_s, 2),
+                "consolidate_cpu_s": round(first_cpu, 2), "load_average_start": round(load_start, 1),
+                "load_average": round(os.getloadavg()[0], 1),
+                "neighbour_search": "exact" if first["chunks"] <= config.exact_limit else "lists",
+                "incremental_docs": extra, "incremental_s": round(incremental_s, 2),
+                "incremental_cpu_s": round(incremental_cpu, 2), "noop_s": round(again_s, 2),
                 "examined_pairs": first["examined_pairs"], "supersessions": first["supersessions"],
                 "contradictions": first["contradictions"], "dependencies": first["dependencies"],
                 "archived": first["archived"], "dormant": first["dormant"], "timings": first["timings"],
@@ -142,6 +153,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--embedder", choices=("hashing", "real"), default="hashing")
     parser.add_argument("--prepare", action="store_true", help="only compute and cache the real vectors")
+    parser.add_argument("--exact-limit", type=int, default=None,
+                        help="ConsolidationConfig.exact_limit for these runs (0: the inverted lists at every size)")
     args = parser.parse_args(argv)
     sizes = [int(s) for s in args.sizes.split(",")]
     if args.prepare:
@@ -154,7 +167,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     rows = []
     for n in sizes:
-        row = run(n, args.embedder)
+        row = run(n, args.embedder, args.exact_limit)
         rows.append(row)
         print(json.dumps(row) if args.json else
               f"{row['chunks']:>7} chunks: consolidate {row['consolidate_s']:.2f} s (CPU {row['consolidate_cpu_s']:.2f} s, "
