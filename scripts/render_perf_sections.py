@@ -203,22 +203,42 @@ def encoders_section() -> list[str]:
 
 
 def ray_section() -> list[str]:
-    runs = [r for r in (_json("ray_ingest_hashing.json"), _json("ray_ingest_minilm.json")) if r]
+    """Every run of ``scaleout.bench`` kept in ray_ingest_runs.jsonl (one JSON object a line, as
+    the bench writes it, plus ``engine``: ``actors`` or ``ray-data`` for the engine before issue
+    18's rewrite, and an optional ``note``)."""
+    runs = _json("ray_ingest_runs.jsonl")
     if not runs:
         return []
     lines = ["## Ray ingest against local ingest (issue 18, item 4)", "",
-             "`python -m smartvector_core.scaleout.bench`: the same generated documents (4 unique paragraphs each) "
-             "into two fresh stores in one process, local engine (encoder on both cores) and Ray engine "
-             "(local cluster, one encoder actor per CPU, one thread each), no consolidation; store "
-             "contents compared column by column (vectors to 1e-5). Cost per chunk and the model: "
-             "docs/SCALING.md.", "",
-             "| encoder | chunks | local | Ray (+ `ray.init`) | Ray / local speed | contents equal | load |",
-             "|---|---|---|---|---|---|---|"]
-    lines += [f"| {r['model']} | {r['chunks']:,} | {r['local_s']} s ({r['local_ms_per_chunk']} ms/chunk) | "
-              f"{r['ray_s']} s (+ {r['ray_init_s']} s; {r['ray_ms_per_chunk']} ms/chunk) | × {r['ray_speedup']} | "
-              f"{'yes' if r['same_contents']['equal'] else 'NO: ' + ', '.join(r['same_contents']['columns_differing'])} | "
-              f"{r['load_avg_1m_at_start']} → {r['load_avg_1m_at_end']} |" for r in runs]
-    lines += [f"Note ({r['model']}, {r['chunks']:,}): {r['note']}" for r in runs if r.get("note")]
+             "`python -m smartvector_core.scaleout.bench --chunks N --workers 2 [--model hashing] [--ray-first]`: "
+             "the same generated documents (4 unique paragraphs each, every chunk text unique) into two fresh "
+             "stores in one process with the same `now`, local engine (encoder on both cores) and Ray engine "
+             "(local cluster of 2 CPUs: one encoder actor per CPU, one thread each, the driver's writes), no "
+             "consolidation; then the stores compared column by column (vectors to 1e-5) and the reports "
+             "compared. `ray.init` is timed apart; the index build at the end of each ingest (`ensure_indexes`, "
+             "the same code in both engines) is timed apart too, because at 100k chunks it is most of either "
+             "run and its time swings with the load. `order`: which engine ran first (alternated between "
+             "runs). Cost per chunk and the model of the speed-up: docs/SCALING.md.", "",
+             "| engine | encoder | chunks | order | local (index build) | Ray (index build) + `ray.init` | "
+             "ms/chunk without the index: local / Ray | Ray / local speed without the index | contents equal | load |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
+
+    def index(r: dict, engine: str) -> str:
+        return f" ({r[engine + '_index_s']} s)" if engine + "_index_s" in r else ""
+
+    for r in runs:
+        same = r["same_contents"]
+        lines.append(
+            f"| {r.get('engine', 'actors')} | {r['model']} | {r['chunks']:,} | {r.get('order', 'local, ray')} | "
+            f"{r['local_s']} s{index(r, 'local')} | {r['ray_s']} s{index(r, 'ray')} + {r['ray_init_s']} s | "
+            + (f"{r['local_ms_per_chunk_without_index']} / {r['ray_ms_per_chunk_without_index']} | "
+               f"× {r['ray_speedup_without_index']} | " if "ray_speedup_without_index" in r else
+               f"{r['local_ms_per_chunk']} / {r['ray_ms_per_chunk']} (with the index) | × {r['ray_speedup']} (with) | ")
+            + ("yes" if same["equal"] else "NO: " + ", ".join(same["columns_differing"]))
+            + f" | {r['load_avg_1m_at_start']} → {r['load_avg_1m_at_end']} |")
+    lines.append("")
+    lines += [f"Note ({r.get('engine', 'actors')}, {r['model']}, {r['chunks']:,}): {r['note']}" for r in runs
+              if r.get("note")]
     return lines + [""]
 
 
