@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 
 from ..config import DEFAULT_MODEL_NAME, EMBEDDING_DIM
-from ..embedding import claim_encoder, embed_backend, embed_threads, encoder_id_for
+from ..embedding import check_encoder, claim_encoder, embed_backend, embed_threads, encoder_id_for
 from ..errors import SmartVectorError
 from ..ingest import IngestReport, ingest_documents, validate_records
 from ..ingest.pipeline import DOC_BATCH, Prepared, prepare_documents
@@ -215,14 +215,18 @@ def ingest_documents_ray(store, docs: Sequence[Document], *, model_name: str, no
                          actor: str = "cli", actors: int | None = None, batch: int = ENCODE_BATCH,
                          stats: dict | None = None) -> IngestReport:
     """The Ray engine: embed on the cluster, then one writer commits with the local row logic
-    (a store of another encoder is refused before the cluster encodes anything).
+    (a store of another encoder is refused before the cluster encodes anything; the encoder is
+    recorded in a new store only once every document is prepared, as in the local engine).
 
     ``stats`` (optional): :func:`embed_with_ray`'s timings plus ``write_s`` (the driver's row
     building, commits and index upkeep)."""
+    encoder_id = encoder_id_for(model_name)
     if docs:
-        claim_encoder(store, encoder_id_for(model_name))
+        check_encoder(store.encoder(), encoder_id, store.uri)
     vectors, prepared = embed_with_ray(docs, model_name, store.content_hashes(), actors=actors, batch=batch,
                                        stats=stats)
+    if docs:
+        claim_encoder(store, encoder_id)
     t0 = time.perf_counter()
     report = ingest_documents(store, embedder or LazyEmbedder(model_name), docs, now=now,
                               progress=progress, actor=actor, vectors=vectors, prepared=prepared)

@@ -12,6 +12,7 @@ import pytest
 
 from smartvector_core import cli
 from smartvector_core.embedding import HashingEmbedder
+from smartvector_core.errors import InputError
 from smartvector_core.ingest import read_records, validate_records
 from smartvector_core.scaleout.ray_ingest import EncoderPool, ingest_documents_ray
 from smartvector_core.service import SmartVector
@@ -65,6 +66,15 @@ def test_ray_engine_writes_the_same_rows_as_the_local_engine(ray_cluster, tmp_pa
     assert a2.to_dict() == b2.to_dict()
     assert b2.chunks_embedded >= 1 and b2.updated == [records[0]["id"]]
     _assert_same_rows(local, distributed)
+
+
+def test_a_store_of_another_encoder_is_refused_before_anything_is_encoded(ray_cluster, tmp_path):
+    app = _app(tmp_path / "s")
+    app.ingest_records(read_records(DEMO_CORPUS)[:2], now=NOW, consolidate=False)     # records hashing-384
+    docs = validate_records(read_records(DEMO_CORPUS)[2:4], ingest_time=NOW)
+    with pytest.raises(InputError, match="hashing-384"):
+        ingest_documents_ray(app.store, docs, model_name="hashing-128", now=NOW, stats=(stats := {}))
+    assert stats == {} and app.store.encoder() == "hashing-384"   # no actor was asked for a vector
 
 
 def test_encoder_pool_gives_each_text_its_own_vector(ray_cluster):
