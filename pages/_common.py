@@ -168,6 +168,14 @@ def show_table(frame: pd.DataFrame, *, key: str, file_name: str, title: str, hei
                        disabled=frame.empty)
 
 
+def show_counts(counts: pd.DataFrame, *, key: str, title: str, file_name: str, column: str = "documents") -> None:
+    """A small titled table of counts (one row per category) with a bar in each ``column`` cell,
+    on one scale from 0 to the largest count (lighter to draw than a chart)."""
+    top = max(1, int(counts[column].max())) if len(counts) else 1
+    show_table(counts, key=key, file_name=file_name, title=title, column_config={
+        column: st.column_config.ProgressColumn(column, min_value=0, max_value=top, format="%d")})
+
+
 def text_block(text: object) -> None:
     """User text (titles, document text), always shown as literal text."""
     st.text("" if text is None else str(text))

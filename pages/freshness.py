@@ -9,7 +9,16 @@ from datetime import timedelta
 
 import streamlit as st
 
-from pages._common import as_utc, page_setup, service, show_figure, show_table, shown_errors, utc_now
+from pages._common import (
+    as_utc,
+    page_setup,
+    service,
+    show_counts,
+    show_figure,
+    show_table,
+    shown_errors,
+    utc_now,
+)
 from smartvector_core.config import decay_profile
 from smartvector_core.temporal.freshness import GRADES
 from smartvector_core.ui import charts, views
@@ -36,10 +45,8 @@ with shown_errors("Freshness report"):
         table = views.freshness_table(report, grades=grades, kinds=kinds, doc_types=doc_types, text=text)
         g1, g2 = st.columns([1, 2])
         with g1:
-            counts = views.grade_counts(table["grade"])
-            show_table(counts, key="fresh_grades_count", file_name="freshness_grades.csv", title="Documents per grade",
-                       column_config={"documents": st.column_config.ProgressColumn(
-                           "documents", min_value=0, max_value=max(1, int(counts["documents"].max())), format="%d")})
+            show_counts(views.grade_counts(table["grade"]), key="fresh_grades_count", title="Documents per grade",
+                        file_name="freshness_grades.csv")
         with g2:
             if st.toggle("Decay curves by doc type", key="fresh_curves_on"):
                 types = sorted(set(report["doc_type"].dropna()))

@@ -2,9 +2,9 @@
 
 import streamlit as st
 
-from pages._common import page_setup, require_write, service, show_figure, show_table, shown_errors, utc_now
+from pages._common import page_setup, require_write, service, show_counts, show_table, shown_errors, utc_now
 from smartvector_core.settings import DEMO_CORPUS
-from smartvector_core.ui import charts, views
+from smartvector_core.ui import views
 
 page_setup()
 st.title("SmartVector Studio")
@@ -29,13 +29,12 @@ with shown_errors("Reading the store"):
                               state="complete")
                 st.button("Refresh", key="after_demo")
     else:
-        c1, c2, c3 = st.columns(3)
-        with c1:
-            show_figure(charts.count_bars(stats["by_kind"], "Kinds"), key="ov_kinds")
-        with c2:
-            show_figure(charts.count_bars(stats["by_lifecycle"], "Lifecycle states"), key="ov_lifecycle")
-        with c3:
-            show_figure(charts.count_bars(stats["by_doc_type"], "Doc types"), key="ov_doc_types")
+        for column, (name, field, title) in zip(st.columns(3), (
+                ("kind", "by_kind", "Kinds"), ("lifecycle", "by_lifecycle", "Lifecycle states"),
+                ("doc_type", "by_doc_type", "Doc types")), strict=True):
+            with column:
+                show_counts(views.counts_frame(stats[field], name), key=f"ov_{field}", title=title,
+                            file_name=f"{field}.csv")
 
     st.subheader("Recent events")
     events = sv.events_frame()

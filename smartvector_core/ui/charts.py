@@ -103,17 +103,6 @@ def score_breakdown(results: Sequence[Mapping], title: str = "Score breakdown") 
         "xaxis": {"title": {"text": "contribution to score", "font": {"size": 11}}}, **LAYOUT})
 
 
-def count_bars(counts: Mapping[str, int], title: str) -> go.Figure:
-    """One bar per category (kinds, lifecycle states, doc types)."""
-    if not counts:
-        return _empty(title)
-    keys = list(counts)
-    fig = go.Figure(go.Bar(x=[plain(k) for k in keys], y=[int(counts[k]) for k in keys],
-                           marker_color=[PALETTE[i % len(PALETTE)] for i in range(len(keys))]))
-    fig.update_layout(title=title, height=260, **LAYOUT)
-    return fig
-
-
 # ------------------------------------------------------------------------------------- graph
 LIFECYCLE_COLORS = {"ACTIVE": "#2E7D32", "UNCONSOLIDATED": "#1E88E5", "DORMANT": "#F9A825", "ARCHIVED": "#9E9E9E"}
 KIND_COLORS = {"VERSIONED": "#4C78A8", "STATIC": "#54A24B", "EVENT": "#E45756"}

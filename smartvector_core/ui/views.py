@@ -451,6 +451,13 @@ FRESHNESS_COLUMNS = ["id", "title", "kind", "doc_type", "grade", "graded_by", "f
                      "trust", "lifecycle"]
 
 
+def counts_frame(counts: Mapping[str, int], name: str) -> pd.DataFrame:
+    """Counts per category (kinds, lifecycle states, doc types) as rows ``name``, ``documents``,
+    in the order given."""
+    return pd.DataFrame({name: [str(k) for k in counts], "documents": [int(v) for v in counts.values()]},
+                        columns=[name, "documents"])
+
+
 def grade_counts(grades: Iterable[str]) -> pd.DataFrame:
     """Documents per freshness grade, always the five grades A, B, C, D, F in that order
     (columns ``grade``, ``documents``)."""

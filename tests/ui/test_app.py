@@ -66,6 +66,15 @@ def test_overview_counts_and_no_demo_button_when_seeded(seeded_store):
     assert not [b for b in at.button if b.key == "load_demo"]
 
 
+def test_overview_counts_kinds_lifecycle_and_doc_types_in_tables(seeded_store):
+    at = _app()
+    _ok(at)
+    for name in ("kind", "lifecycle", "doc_type"):
+        counts = _table(at, name)
+        assert list(counts.columns) == [name, "documents"] and counts["documents"].sum() == 58
+    assert not at.get("plotly_chart")                         # no chart library on the landing page
+
+
 def test_overview_loads_the_demo_into_an_empty_store(tmp_path, monkeypatch, seeded_store):
     monkeypatch.setenv("SMARTVECTOR_STORE", str(tmp_path / "empty"))
     at = _app()

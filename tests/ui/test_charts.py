@@ -33,11 +33,6 @@ def test_score_breakdown_empty_is_a_figure_with_a_message():
     assert fig.layout.annotations[0].text == "no results"
 
 
-def test_count_bars():
-    fig = charts.count_bars({"STATIC": 3, "EVENT": 1}, "Kinds")
-    assert list(fig.data[0].x) == ["STATIC", "EVENT"] and list(fig.data[0].y) == [3, 1]
-
-
 def _graph():
     nodes = pd.DataFrame({"id": ["a", "b", "c"], "title": ["A", "<script>alert(1)</script>", "C"],
                           "trust": [0.0, 1.0, 0.5], "lifecycle": ["ACTIVE", "ACTIVE", "ARCHIVED"]})

@@ -187,6 +187,13 @@ def test_parse_upload_names_the_upload_not_the_temp_file():
     assert records[0]["_origin"].startswith("notes.md")
 
 
+def test_counts_frame_keeps_the_order_given():
+    frame = views.counts_frame({"STATIC": 3, "EVENT": 1}, "kind")
+    assert list(frame.columns) == ["kind", "documents"]
+    assert list(frame["kind"]) == ["STATIC", "EVENT"] and list(frame["documents"]) == [3, 1]
+    assert list(views.counts_frame({}, "kind").columns) == ["kind", "documents"]
+
+
 def test_grade_counts_always_have_five_grades_in_order():
     counts = views.grade_counts(["A", "A", "F", "C"])
     assert list(counts["grade"]) == ["A", "B", "C", "D", "F"] and list(counts["documents"]) == [2, 0, 1, 0, 1]
