@@ -436,33 +436,6 @@ class Store(LogTables, Versions, Indexes):
         vectors = np.asarray(flat, dtype=np.float32).reshape(rows.num_rows, self.dim)
         return rows.drop(["vector"]), vectors
 
-    def nearest_chunks(self, vectors: np.ndarray, k: int, *, batch: int = 256,
-                       nprobes: int = 20, refine_factor: int = 5) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Top-``k`` current chunks of each row of ``vectors`` (LanceDB batched vector search).
-
-        Returns (query_row, chunk_id, cosine similarity) arrays. Uses the table's vector index
-        when one exists (with ``nprobes`` / ``refine_factor`` for recall), else brute force.
-        """
-        vectors = np.asarray(vectors, dtype=np.float32)
-        rows_out, ids_out, sims_out = [], [], []
-        tbl = self._tables["chunks"]
-        for start in range(0, len(vectors), batch):
-            part = vectors[start:start + batch]
-            q = (tbl.search(part if len(part) > 1 else part[0], vector_column_name="vector")
-                 .distance_type("cosine").where(_existing(), prefilter=True)
-                 .nprobes(nprobes).refine_factor(refine_factor).limit(k).select(["chunk_id"]))
-            hits = q.to_arrow()
-            if hits.num_rows == 0:
-                continue
-            qi = (hits.column("query_index").to_numpy() if "query_index" in hits.column_names
-                  else np.zeros(hits.num_rows, dtype=np.int64))
-            rows_out.append(qi.astype(np.int64) + start)
-            ids_out.append(np.asarray(hits.column("chunk_id").to_pylist(), dtype=object))
-            sims_out.append(cosine_similarity(hits))
-        if not rows_out:
-            return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=object), np.zeros(0)
-        return np.concatenate(rows_out), np.concatenate(ids_out), np.concatenate(sims_out)
-
     # ------------------------------------------------------------------------------ edges
     def upsert_edges(self, rows: Iterable[dict[str, Any]]) -> int:
         rows = list(rows)
