@@ -6,9 +6,7 @@ consolidation run the exact search's results where they probe everything."""
 
 from __future__ import annotations
 
-import importlib.util
 from dataclasses import replace
-from pathlib import Path
 
 import numpy as np
 
@@ -19,12 +17,9 @@ from smartvector_core.consolidation.neighbours import (
     neighbour_index,
     top_neighbours,
 )
-from smartvector_core.embedding import HashingEmbedder
 from smartvector_core.service import SmartVector
-from smartvector_core.settings import load_settings
 from tests.conftest import NOW
-
-ROOT = Path(__file__).resolve().parents[2]
+from tests.consolidation.helpers import bench_corpus, consolidation_plan, hashing_app
 
 
 def _unit(x: np.ndarray) -> np.ndarray:
@@ -79,17 +74,6 @@ def test_default_lists_keep_the_recall_and_do_not_depend_on_the_query_blocks():
     assert _sets(part_q, part_c, 3000) == got[3000:]
 
 
-def _app(path) -> SmartVector:
-    return SmartVector(load_settings(str(path), env={"SMARTVECTOR_MODEL": "hashing"}), embedder=HashingEmbedder())
-
-
-def _bench_corpus(n: int) -> list[dict]:
-    spec = importlib.util.spec_from_file_location("bench_consolidate", ROOT / "scripts" / "bench_consolidate.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module.corpus(n)
-
-
 def _summary(app: SmartVector):
     edges = sorted((r["src"], r["dst"], r["edge_type"], r["evidence"], r["status"]) for r in app.store.edges().to_pylist())
     docs = sorted((r["doc_id"], r["lifecycle"], str(r["superseded_at"])) for r in app.store.documents().to_pylist())
@@ -97,8 +81,8 @@ def _summary(app: SmartVector):
 
 
 def test_a_run_on_the_lists_equals_the_exact_run_when_every_list_is_probed(tmp_path):
-    records = _bench_corpus(300)
-    exact, lists = _app(tmp_path / "exact"), _app(tmp_path / "lists")
+    records = bench_corpus(300)
+    exact, lists = hashing_app(tmp_path / "exact"), hashing_app(tmp_path / "lists")
     for app in (exact, lists):
         app.ingest_records(records, now=NOW, consolidate=False)
     config = c.DEFAULT_CONSOLIDATION
@@ -115,17 +99,8 @@ def test_partitions_merge_to_one_pass_on_the_lists(tmp_path):
     """Above exact_limit too, any split of the query side finds what one pass finds (Ray)."""
     from smartvector_core.scaleout.ray_consolidate import partition_documents
 
-    app = _app(tmp_path / "store")
-    app.ingest_records(_bench_corpus(300), now=NOW, consolidate=False)
-    captured = {}
-
-    def finder(plan):
-        captured["plan"] = plan
-        return c.local_finder(plan)
-
-    config = replace(c.DEFAULT_CONSOLIDATION, exact_limit=0, ivf_list_size=16, ivf_probes=3)
-    c.consolidate(app.store, None, now=NOW, config=config, finder=finder)
-    plan = captured["plan"]
+    plan = consolidation_plan(tmp_path, config=replace(c.DEFAULT_CONSOLIDATION, exact_limit=0, ivf_list_size=16,
+                                                       ivf_probes=3))
     assert plan.index is not None and plan.index.probes.shape[1] == 3    # the lists were used
     whole = c.local_finder(plan)
     fresh = replace(plan, index=None)                                    # a task that rebuilds the lists
@@ -141,8 +116,8 @@ def test_an_incremental_run_searches_exactly(tmp_path):
     """A query side of at most exact_query_share of the chunks costs less exactly than the lists."""
     from smartvector_core.consolidation.neighbours import exact_search
 
-    app = _app(tmp_path / "store")
-    records = _bench_corpus(300)
+    app = hashing_app(tmp_path / "store")
+    records = bench_corpus(300)
     app.ingest_records(records[:290], now=NOW, consolidate=False)
     config = replace(c.DEFAULT_CONSOLIDATION, exact_limit=0, ivf_list_size=16, ivf_probes=3)
     plans = []

@@ -138,25 +138,37 @@ def _checkout_pages(app, now) -> None:
                        now=now, consolidate=False)
 
 
+CHECKOUT_QUESTION = "How many replicas does the Checkout Service keep?"
+
+
+def _names_of_a_checkout_question(app):
+    """Over the Checkout Service pages: (store, the names' cache, a pool of every other page, what
+    the question's names find in it the first time)."""
+    from smartvector_core.retrieval import pipeline
+
+    from ..conftest import NOW
+
+    _checkout_pages(app, NOW)
+    store, known = app.store, {}
+    pool = store.fts_search("replicas", as_of=None, limit=10).column("chunk_id").to_pylist()[::2]
+    searches = pipeline._text_searches(store, CHECKOUT_QUESTION, None, ["chunk_id"], known)
+    return store, known, pool, pipeline._named_in_pool(store, searches, pool, None)
+
+
 def test_a_names_matches_are_searched_once_per_knowledge_state(fake_app):
     from smartvector_core.retrieval import pipeline
 
     from ..conftest import NOW
 
-    _checkout_pages(fake_app, NOW)
-    store, known = fake_app.store, {}
-    pool = store.fts_search("replicas", as_of=None, limit=10).column("chunk_id").to_pylist()[::2]
-    question = "How many replicas does the Checkout Service keep?"
-    first = pipeline._named_in_pool(store, pipeline._text_searches(store, question, None, ["chunk_id"], known),
-                                    pool, None)
+    store, known, pool, first = _names_of_a_checkout_question(fake_app)
     assert list(known) == [("Checkout Service", None)]
     calls = []
     original = store.fts_search
     store.fts_search = lambda text, **kw: calls.append(text) or original(text, **kw)
-    again = pipeline._named_in_pool(store, pipeline._text_searches(store, question, None, ["chunk_id"], known),
-                                    pool, None)
+    again = pipeline._named_in_pool(store, pipeline._text_searches(store, CHECKOUT_QUESTION, None, ["chunk_id"],
+                                                                   known), pool, None)
     assert again == first and "Checkout Service" not in calls   # the name was not searched again
-    other = pipeline._text_searches(store, question, NOW, ["chunk_id"], known)   # another moment: searched
+    other = pipeline._text_searches(store, CHECKOUT_QUESTION, NOW, ["chunk_id"], known)   # another moment: searched
     pipeline._named_in_pool(store, other, pool, NOW)
     assert calls.count("Checkout Service") == 1
 
@@ -183,15 +195,9 @@ def test_a_question_asked_again_reuses_its_full_text_hits_and_profiles_without_l
 def test_a_common_name_is_searched_store_wide_once_then_only_within_the_pool(fake_app, monkeypatch):
     from smartvector_core.retrieval import pipeline
 
-    from ..conftest import NOW
 
     monkeypatch.setattr(pipeline, "NAME_MATCHES", 3)       # "Checkout Service" is in 6 chunks: common
-    _checkout_pages(fake_app, NOW)
-    store, known = fake_app.store, {}
-    pool = store.fts_search("replicas", as_of=None, limit=10).column("chunk_id").to_pylist()[::2]
-    question = "How many replicas does the Checkout Service keep?"
-    first = pipeline._named_in_pool(store, pipeline._text_searches(store, question, None, ["chunk_id"], known),
-                                    pool, None)
+    store, known, pool, first = _names_of_a_checkout_question(fake_app)
     assert known[("Checkout Service", None)] is pipeline.COMMON_NAME
     assert first == [(set(pool), pytest.approx(first[0][1]))] and first[0][1] > 0   # every pool chunk names it
     calls = []

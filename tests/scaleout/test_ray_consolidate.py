@@ -7,7 +7,6 @@ written by the one driver, must equal the local engine's. Slow (Ray start-up) bu
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from datetime import timedelta
 from pathlib import Path
@@ -16,26 +15,14 @@ import numpy as np
 import pytest
 
 from smartvector_core.consolidation import merge_findings
-from smartvector_core.embedding import HashingEmbedder
 from smartvector_core.ingest import read_records
 from smartvector_core.scaleout.ray_consolidate import partition_documents
-from smartvector_core.scaleout.ray_ingest import REPO_ROOT
 from smartvector_core.service import SmartVector
-from smartvector_core.settings import DEMO_CORPUS, load_settings
+from smartvector_core.settings import DEMO_CORPUS
 from tests.conftest import NOW
+from tests.consolidation.helpers import bench_corpus, consolidation_plan, hashing_app
 
 pytestmark = pytest.mark.slow
-
-
-def _app(path) -> SmartVector:
-    return SmartVector(load_settings(str(path), env={"SMARTVECTOR_MODEL": "hashing"}), embedder=HashingEmbedder())
-
-
-def _bench_corpus(n: int) -> list[dict]:
-    spec = importlib.util.spec_from_file_location("bench_consolidate", REPO_ROOT / "scripts" / "bench_consolidate.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module.corpus(n)
 
 
 def _state(app: SmartVector) -> dict:
@@ -50,7 +37,7 @@ def _state(app: SmartVector) -> dict:
 
 
 def _compare(records: list[dict], tmp_path: Path, *, tasks: int | None = None) -> dict:
-    local, distributed = _app(tmp_path / "local"), _app(tmp_path / "ray")
+    local, distributed = hashing_app(tmp_path / "local"), hashing_app(tmp_path / "ray")
     for app in (local, distributed):
         app.ingest_records(records, now=NOW, consolidate=False)
     reports = []
@@ -75,7 +62,7 @@ def test_ray_engine_consolidates_the_demo_corpus_like_the_local_engine(ray_clust
 
 
 def test_ray_engine_on_a_corpus_with_many_contradictions_and_versions(ray_cluster, tmp_path):
-    report = _compare(_bench_corpus(400), tmp_path)
+    report = _compare(bench_corpus(400), tmp_path)
     assert report["contradictions"] > 0 and report["supersessions"] > 0 and report["dependencies"] > 0
 
 
@@ -83,16 +70,7 @@ def test_any_partition_of_the_query_side_merges_to_the_local_findings(tmp_path):
     """No Ray needed: find_candidates over partitions, merged, equals one pass over everything."""
     from smartvector_core import consolidation as c
 
-    app = _app(tmp_path / "store")
-    app.ingest_records(_bench_corpus(300), now=NOW, consolidate=False)
-    captured = {}
-
-    def finder(plan):
-        captured["plan"] = plan
-        return c.local_finder(plan)
-
-    c.consolidate(app.store, None, now=NOW, finder=finder)
-    plan = captured["plan"]
+    plan = consolidation_plan(tmp_path)
     whole = c.local_finder(plan)
     assert len(whole.chunk_a) and whole.contradictions and whole.citations
     for tasks in (2, 7, 50):
