@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import socket
 import subprocess
 import sys
 import time
@@ -12,14 +11,10 @@ from pathlib import Path
 
 import pytest
 
+from tests.servers import free_port
+
 MOTO = Path(sys.executable).with_name("moto_server")
 BUCKET = "smartvector-test"
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @pytest.fixture(scope="session")
@@ -27,7 +22,7 @@ def moto_endpoint():
     """Start ``moto_server -p PORT`` for the session; yield its endpoint URL."""
     if not MOTO.exists():
         pytest.fail(f"{MOTO} not found: install moto[server] from requirements.txt")
-    port = _free_port()
+    port = free_port()
     proc = subprocess.Popen([str(MOTO), "-H", "127.0.0.1", "-p", str(port)],
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     url = f"http://127.0.0.1:{port}"
