@@ -56,6 +56,7 @@ from ..config.temporal import DecayConfig, ValidityConfig
 from ..temporal import (
     DEFAULT_TEMPORAL,
     KIND_EVENT,
+    KIND_VERSIONED,
     STATE_EXPIRED,
     STATE_NOT_YET_VALID,
     STATE_TEMPORAL,
@@ -137,8 +138,6 @@ def current_signal(kind, states, decay, raw_cosine, config: ScoringConfig = DEFA
     superseded and expired versions). A STATIC document scores its floored decay / 1.2 (news
     fades, theorems do not). Outside the validity window: 0.
     """
-    from ..temporal import KIND_VERSIONED
-
     base = temporal_signal(kind, states, decay, raw_cosine, config)
     in_force = (kind == KIND_VERSIONED) & (states != STATE_EXPIRED) & (states != STATE_NOT_YET_VALID)
     live_event = (states == STATE_TEMPORAL) & (raw_cosine >= config.event_relevance_floor)
