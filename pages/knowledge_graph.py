@@ -4,7 +4,7 @@ import pandas as pd
 import streamlit as st
 
 from pages._common import page_setup, service, show_figure, show_table, shown_errors, utc_now
-from smartvector_core.ui import charts, views
+from smartvector_core.ui import charts, graph_views, views
 
 page_setup()
 st.title("Knowledge Graph")
@@ -13,7 +13,7 @@ sv = service()
 
 @st.cache_data(show_spinner="Laying out the graph…", max_entries=32)
 def layout(node_ids: tuple[str, ...], times_us: tuple[int, ...], edges: tuple[tuple[str, str, str], ...]) -> dict:
-    return views.graph_layout(node_ids, times_us, edges)
+    return graph_views.graph_layout(node_ids, times_us, edges)
 
 
 def selected_from_chart() -> str | None:
@@ -47,8 +47,9 @@ with shown_errors("Drawing the graph"):
     o1, o2 = st.columns(2)
     show_isolated = o1.checkbox("Show documents without relations", key="graph_isolated")
     only_focus = o2.checkbox("Only the chosen document's chain and ripple set", key="graph_only_focus")
-    nodes, sub = views.graph_view(docs, edges, title_query=query, doc_types=types, max_nodes=int(max_nodes),
-                                  connected_only=not (show_isolated or query.strip()))   # a search shows every match
+    nodes, sub = graph_views.graph_view(docs, edges, title_query=query, doc_types=types,
+                                        max_nodes=int(max_nodes),
+                                        connected_only=not (show_isolated or query.strip()))   # a search shows every match
     options = views.node_options(nodes)
     chart_pick = selected_from_chart()
     if chart_pick in options and st.session_state.get("graph_node") != chart_pick:
@@ -59,7 +60,7 @@ with shown_errors("Drawing the graph"):
                             key="graph_node", placeholder="Choose a document (or click a node)")
     chain = pd.DataFrame(sv.version_chain(selected)) if selected else pd.DataFrame(columns=["id"])
     ripple = pd.DataFrame(sv.ripple_preview(selected) if selected else [], columns=["doc_id", "hop", "penalty", "via"])
-    focus = views.focus_set(selected, chain["id"], ripple["doc_id"])
+    focus = graph_views.focus_set(selected, chain["id"], ripple["doc_id"])
     if focus and only_focus:
         nodes = nodes[nodes["id"].isin(focus)]
         sub = sub[sub["src"].isin(focus) & sub["dst"].isin(focus)]
@@ -73,7 +74,7 @@ with shown_errors("Drawing the graph"):
                " · versions of one document run left to right by time · size: trust · hover an edge's middle"
                " for its origin and evidence")
     fig = charts.knowledge_graph(nodes, sub, positions, color_by=color_by, selected=selected, focus=focus,
-                                 labels=views.short_labels(nodes))
+                                 labels=graph_views.short_labels(nodes))
     show_figure(fig, key="graph_chart", on_select="rerun", selection_mode="points")
 
 if selected:

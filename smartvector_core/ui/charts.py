@@ -132,8 +132,8 @@ def knowledge_graph(nodes: pd.DataFrame, edges: pd.DataFrame, positions: Mapping
     ``nodes``: columns ``id``, ``title``, ``trust`` (``SmartVector.documents_frame``) and
     ``color_by``; optional ``created_at``. ``edges``: ``src``, ``dst``, ``edge_type`` and
     optionally ``origin`` (declared / inferred), ``evidence``, ``status``. ``positions`` from
-    :func:`smartvector_core.ui.views.graph_layout`; nodes without one are skipped, and so are
-    their edges. ``labels``: id -> short label (:func:`views.short_labels`), else the id.
+    :func:`smartvector_core.ui.graph_views.graph_layout`; nodes without one are skipped, and so are
+    their edges. ``labels``: id -> short label (:func:`graph_views.short_labels`), else the id.
 
     Traces: per edge type one line trace whose points end in an arrowhead (marker ``arrow``
     turned along the edge, ``angleref="previous"``; an edge ``src -> dst`` reads "src

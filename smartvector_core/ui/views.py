@@ -1,7 +1,7 @@
 """Pure view-model functions for the dashboard pages (no Streamlit, no clock).
 
 Each takes frames/records that the service returns and gives back what a page shows: filtered
-tables, graph layouts, validation previews. Time always comes in as an argument.
+tables, validation previews, result cards (the knowledge graph's: :mod:`.graph_views`). Time always comes in as an argument.
 """
 
 from __future__ import annotations
@@ -51,6 +51,14 @@ def table_safe(frame: pd.DataFrame) -> pd.DataFrame:
             out[col] = [", ".join(map(str, v)) if isinstance(v, (list, tuple, np.ndarray))
                         else (str(v) if isinstance(v, dict) else v) for v in out[col]]
     return out
+
+
+def title_or_id_contains(frame: pd.DataFrame, text: str) -> np.ndarray:
+    """Per row of ``frame`` (columns ``title``, ``id``): its title or id contains ``text``, as a
+    literal, case-insensitive substring (never a regex): the one text filter of the pages."""
+    query = (text or "").strip().lower()
+    hay = (frame["title"].fillna("").astype(str) + "\n" + frame["id"].astype(str)).str.lower()
+    return hay.str.contains(query, regex=False).to_numpy(dtype=bool)
 
 
 # --------------------------------------------------------------------------------- ingest
@@ -298,148 +306,13 @@ def passages_by_document(results: Sequence[Mapping[str, Any]]) -> list[tuple[Map
     return [(items[0], items) for items in groups.values()]
 
 
-# -------------------------------------------------------------------------------- graph
-def graph_view(docs: pd.DataFrame, edges: pd.DataFrame, *, title_query: str = "",
-               doc_types: Iterable[str] = (), max_nodes: int = 400,
-               with_neighbours: bool = True, connected_only: bool = False) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """The nodes and edges to draw after the filters, capped at ``max_nodes``.
-
-    ``title_query`` matches title or id as a literal, case-insensitive substring (never a
-    regex). Matching documents bring their direct neighbours along (``with_neighbours``), so a
-    version chain stays visible. Over the cap, the best-connected nodes are kept (ties: id).
-    """
-    if docs.empty:
-        return docs.iloc[0:0], edges.iloc[0:0] if len(edges) else pd.DataFrame(columns=["src", "dst", "edge_type"])
-    if edges.empty:
-        edges = pd.DataFrame(columns=["src", "dst", "edge_type"])
-    mask = np.ones(len(docs), dtype=bool)
-    types = [t for t in doc_types if t]
-    if types:
-        mask &= docs["doc_type"].isin(types).to_numpy()
-    query = (title_query or "").strip().lower()
-    if query:
-        hay = (docs["title"].fillna("").astype(str) + "\n" + docs["id"].astype(str)).str.lower()
-        mask &= hay.str.contains(query, regex=False).to_numpy()
-    keep = set(docs.loc[mask, "id"])
-    if (query or types) and with_neighbours and len(edges):
-        touch = edges["src"].isin(keep) | edges["dst"].isin(keep)
-        keep |= set(edges.loc[touch, "src"]) | set(edges.loc[touch, "dst"])
-    ids = set(docs["id"])
-    keep &= ids
-    sub_edges = edges[edges["src"].isin(keep) & edges["dst"].isin(keep)]
-    degree = pd.concat([sub_edges["src"], sub_edges["dst"]]).value_counts()
-    if connected_only:
-        keep &= set(degree.index)
-    nodes = docs[docs["id"].isin(keep)].copy()
-    nodes["degree"] = nodes["id"].map(degree).fillna(0).astype(int)
-    if len(nodes) > max_nodes:
-        nodes = nodes.sort_values(["degree", "id"], ascending=[False, True]).head(max_nodes)
-    nodes = nodes.sort_values("id", ignore_index=True)
-    kept = set(nodes["id"])
-    sub_edges = sub_edges[sub_edges["src"].isin(kept) & sub_edges["dst"].isin(kept)].reset_index(drop=True)
-    return nodes, sub_edges
-
-
-GRAPH_X_STEP = 3.0       # layout units between two versions of a chain (labels need the room)
-GRAPH_ROW_WIDTH = 42.0   # layout units per shelf of packed components
-
-
-def graph_layout(node_ids: Sequence[str], times_us: Sequence[int],
-                 edges: Sequence[tuple[str, str, str]]) -> dict[str, tuple[float, float]]:
-    """2-D positions in which every version chain reads left to right by time.
-
-    ``edges``: ``(src, dst, edge_type)``. A chain is a connected set of SUPERSEDES edges (a
-    document without one is a chain of its own); a component is a connected set of any edges.
-    Inside a component each chain is one row, its versions placed ``GRAPH_X_STEP`` apart in
-    order of ``times_us`` (oldest left), rows ordered by their first version; components are
-    packed as blocks on shelves ``GRAPH_ROW_WIDTH`` wide, largest first, and documents without
-    any relation go on a grid below. Deterministic, no force simulation: 400 or 4,000 nodes
-    lay out in milliseconds and never overlap.
-    """
-    import networkx as nx
-
-    ids = list(dict.fromkeys(node_ids))
-    when = dict(zip(node_ids, (int(t) for t in times_us), strict=True))
-    known = set(ids)
-    every, chains = nx.Graph(), nx.Graph()
-    every.add_nodes_from(ids)
-    chains.add_nodes_from(ids)
-    for src, dst, etype in edges:
-        if src != dst and src in known and dst in known:
-            every.add_edge(src, dst)
-            if str(etype) == "SUPERSEDES":
-                chains.add_edge(src, dst)
-
-    def by_time(members) -> list[str]:
-        return sorted(members, key=lambda v: (when.get(v, 0), v))
-
-    blocks, isolated = [], []
-    for comp in nx.connected_components(every):
-        if len(comp) == 1:
-            isolated.extend(comp)
-            continue
-        rows = sorted((by_time(c) for c in nx.connected_components(chains.subgraph(comp))),
-                      key=lambda row: (when.get(row[0], 0), row[0]))
-        blocks.append(rows)
-    blocks.sort(key=lambda rows: (-sum(map(len, rows)), rows[0][0]))
-    positions: dict[str, tuple[float, float]] = {}
-    x = y = shelf = 0.0
-    for rows in blocks:
-        width = GRAPH_X_STEP * max(len(r) for r in rows)
-        if x > 0 and x + width > GRAPH_ROW_WIDTH:
-            x, y, shelf = 0.0, y - shelf - 1.0, 0.0
-        for r, row in enumerate(rows):
-            positions.update({v: (x + GRAPH_X_STEP * c, y - r) for c, v in enumerate(row)})
-        x += width + GRAPH_X_STEP          # blocks start on the step grid (labels alternate by column)
-        shelf = max(shelf, float(len(rows)))
-    if isolated:
-        y = y - shelf - 1.0 if positions else 0.0
-        cols = int(GRAPH_ROW_WIDTH // GRAPH_X_STEP)
-        for i, v in enumerate(by_time(isolated)):
-            positions[v] = (GRAPH_X_STEP * (i % cols), y - (i // cols))
-    return positions
-
-
-def short_labels(nodes: pd.DataFrame, limit: int = 18) -> dict[str, str]:
-    """id -> a short label: the title cut to ``limit`` characters (the id when untitled).
-
-    Collisions are handled: a label shared by several nodes (the versions of one document,
-    mostly) gets the version, else the id, appended, so no two nodes read the same.
-    """
-    def cut(text: str, n: int) -> str:
-        return text if len(text) <= n else text[: max(n - 1, 1)].rstrip() + "…"
-
-    ids = [str(i) for i in nodes["id"]]
-    titles = nodes["title"].fillna("").astype(str).tolist() if "title" in nodes else [""] * len(ids)
-    versions = nodes["version"].fillna("").astype(str).tolist() if "version" in nodes else [""] * len(ids)
-    base = [cut(t.strip() or i, limit) for i, t in zip(ids, titles, strict=True)]
-    counts = pd.Series(base, dtype=object).value_counts()
-    def tail(text: str, n: int) -> str:
-        return text if len(text) <= n else "…" + text[-(n - 1):]
-
-    out = {i: b if counts[b] == 1 else f"{cut(b, limit - 8)} {tail(v.strip() or i, 7)}"
-           for i, b, v in zip(ids, base, versions, strict=True)}
-    shared = pd.Series(list(out.values()), dtype=object).value_counts()
-    if len(shared) < len(out):   # same title and version: the id decides
-        out = {i: f"{cut(lab, limit - 8)} {tail(i, 7)}" if shared[lab] > 1 else lab for i, lab in out.items()}
-    return out
-
-
-def focus_set(selected: str | None, chain: Iterable[str] = (), ripple: Iterable[str] = ()) -> list[str]:
-    """The documents a focused node brings forward: itself, its version chain and its ripple set."""
-    if not selected:
-        return []
-    return list(dict.fromkeys([selected, *chain, *ripple]))
-
-
+# ------------------------------------------------------------------------------ pickers
 def node_options(nodes: pd.DataFrame, *, text: str = "", limit: int | None = None) -> dict[str, str]:
     """id -> "id — title" labels for a selectbox: those whose title or id contains ``text``
     (literal, case-insensitive), at most ``limit`` of them (a picker of 50,000 options would
     cost the browser seconds on every run)."""
-    query = (text or "").strip().lower()
-    if query and len(nodes):
-        hay = (nodes["title"].fillna("").astype(str) + "\n" + nodes["id"].astype(str)).str.lower()
-        nodes = nodes[hay.str.contains(query, regex=False).to_numpy()]
+    if (text or "").strip() and len(nodes):
+        nodes = nodes[title_or_id_contains(nodes, text)]
     if limit is not None:
         nodes = nodes.head(limit)
     return {i: f"{i} — {t}" if t else str(i) for i, t in zip(nodes["id"], nodes["title"].fillna(""), strict=True)}
@@ -461,9 +334,8 @@ def counts_frame(counts: Mapping[str, int], name: str) -> pd.DataFrame:
 def grade_counts(grades: Iterable[str]) -> pd.DataFrame:
     """Documents per freshness grade, always the five grades A, B, C, D, F in that order
     (columns ``grade``, ``documents``)."""
-    values = np.asarray(list(grades), dtype=object)
-    return pd.DataFrame({"grade": list(GRADES),
-                         "documents": [int(np.count_nonzero(values == g)) for g in GRADES]})
+    counts = pd.Series(list(grades), dtype=object).value_counts()
+    return counts_frame({g: int(counts.get(g, 0)) for g in GRADES}, "grade")
 
 
 def freshness_table(report: pd.DataFrame, *, grades: Iterable[str] = (), kinds: Iterable[str] = (),
@@ -475,10 +347,8 @@ def freshness_table(report: pd.DataFrame, *, grades: Iterable[str] = (), kinds: 
         chosen = [c for c in chosen if c]
         if chosen and col in out.columns:
             out = out[out[col].isin(chosen)]
-    query = (text or "").strip().lower()
-    if query:
-        hay = (out["title"].fillna("").astype(str) + "\n" + out["id"].astype(str)).str.lower()
-        out = out[hay.str.contains(query, regex=False)]
+    if (text or "").strip():
+        out = out[title_or_id_contains(out, text)]
     cols = [c for c in FRESHNESS_COLUMNS if c in out.columns]
     sort = next((c for c in ("freshness", "decay") if c in out.columns), "id")
     return out.sort_values(sort, ascending=sort == "id", ignore_index=True)[cols]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from smartvector_core.ui import charts
+from smartvector_core.ui import charts, graph_views
 
 RESULTS = [
     {"rank": 1, "id": "policy_v3", "signals": {"semantic": {"value": 0.8, "weight": 0.35, "contribution": 0.28},
@@ -101,7 +101,6 @@ def test_knowledge_graph_colour_by_kind_gives_one_trace_per_kind():
 def test_knowledge_graph_stays_quick_and_labelled_with_400_nodes():
     import time
 
-    from smartvector_core.ui import views
 
     ids = [f"doc_{i:04d}" for i in range(400)]
     nodes = pd.DataFrame({"id": ids, "title": [f"Policy {i // 4}" for i in range(400)], "trust": 0.5,
@@ -109,10 +108,10 @@ def test_knowledge_graph_stays_quick_and_labelled_with_400_nodes():
                           "created_at": pd.date_range("2024-01-01", periods=400, freq="D", tz="UTC")})
     edges = pd.DataFrame({"src": ids[1:], "dst": ids[:-1], "edge_type": "SUPERSEDES"})
     edges = edges[[i % 4 != 0 for i in range(1, 400)]]
-    pos = views.graph_layout(nodes["id"], nodes["created_at"].astype("int64"),
-                             list(zip(edges["src"], edges["dst"], edges["edge_type"], strict=True)))
+    pos = graph_views.graph_layout(nodes["id"], nodes["created_at"].astype("int64"),
+                                   list(zip(edges["src"], edges["dst"], edges["edge_type"], strict=True)))
     start = time.perf_counter()
-    fig = charts.knowledge_graph(nodes, edges, pos, labels=views.short_labels(nodes))
+    fig = charts.knowledge_graph(nodes, edges, pos, labels=graph_views.short_labels(nodes))
     assert time.perf_counter() - start < 3.0
     text = [x for t in fig.data if t.mode == "markers+text" for x in t.text]
     assert len(text) == 400 and len(set(text)) == 400                 # every node labelled, no two alike
