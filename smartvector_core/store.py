@@ -83,6 +83,12 @@ def _existing(as_of: datetime | None = None):
     return cond if as_of is None else cond & (col("created_at") <= lit(ensure_utc(as_of)))
 
 
+def _existing_rows(as_of: datetime | None = None) -> pc.Expression:
+    """:func:`_existing` for rows already read (an Arrow filter; null never passes)."""
+    cond = pc.field("current") == pa.scalar(True)
+    return cond if as_of is None else cond & (pc.field("created_at") <= pa.scalar(ensure_utc(as_of), TS))
+
+
 def _postfiltered(search, limit: int, overfetch: float, as_of: datetime | None,
                   columns: Sequence[str] | None) -> pa.Table | None:
     """The rows a search prefiltered by :func:`_existing` returns, from ``search(n, columns)``
@@ -95,11 +101,7 @@ def _postfiltered(search, limit: int, overfetch: float, as_of: datetime | None,
     found = search(n, None if wanted is None else list(dict.fromkeys([*wanted, "current", "created_at"])))
     if "current" not in found.column_names:   # a text with no searchable term
         return found
-    keep = pc.fill_null(pc.equal(found.column("current"), True), False)
-    if as_of is not None:
-        keep = pc.and_(keep, pc.fill_null(pc.less_equal(found.column("created_at"),
-                                                        pa.scalar(ensure_utc(as_of), TS)), False))
-    existing = found.filter(keep)
+    existing = found.filter(_existing_rows(as_of))
     if existing.num_rows < limit and found.num_rows >= n:
         return None
     existing = existing.slice(0, limit)
