@@ -168,11 +168,12 @@ class KnowledgeCache:
         self._key: tuple[int, int, int] | None = None
         self._state: KnowledgeState | None = None
 
-    def _versions(self) -> tuple[int, int, int]:
+    def versions(self) -> tuple[int, int, int]:
+        """The (events, edges, chunks) table versions a state is valid for."""
         return (self.store.version("events"), self.store.version("edges"), self.store.version("chunks"))
 
     def get(self) -> KnowledgeState:
-        key = self._versions()
+        key = self.versions()
         if self._state is None or key != self._key:
             self._state = KnowledgeState.load(self.store)
             self._key = key
@@ -182,7 +183,7 @@ class KnowledgeCache:
         """Append events to the store and to the cached state (no reload for our own writes)."""
         if not rows:
             return
-        before = self._versions()
+        before = self.versions()
         self.store.append_events(rows)
         if self._state is not None and before == self._key:
             new = pd.DataFrame({
@@ -194,7 +195,7 @@ class KnowledgeCache:
             self._state.events = pd.concat([self._state.events, new], ignore_index=True)
             if any(str(r["event_type"]).startswith("FEEDBACK") for r in rows):
                 self._state.calibration = None   # verdicts changed: the store's calibration is refitted
-            self._key = self._versions()
+            self._key = self.versions()
 
 
 def _edge_rows(edges: pd.DataFrame, edge_type: EdgeType, position: pd.Index,

@@ -75,7 +75,7 @@ class FramesOps:
         session at the same moment, costs no new report until a table changes (any write, an
         accept or an access event included). Callers get a shallow copy (copy-on-write)."""
         self._settle()
-        key = (tuple(self.store.version(t) for t in ("chunks", "edges", "events")), to_us(as_of))
+        key = (self.knowledge.versions(), to_us(as_of))
         memo = getattr(self, "_freshness_memo", None)
         if memo is not None and memo[0] == key:
             return memo[1].copy(deep=False)
