@@ -54,7 +54,7 @@ class KnowledgeState:
     # retrieval: full-text results per (name or question, existence bound): a name's store-wide
     # matches, a question's best hits;
     # valid while this state is (it is replaced when any table's version changes)
-    name_matches: dict = field(default_factory=dict)
+    full_text_results: dict = field(default_factory=dict)
     calibration: dict[str, tuple[np.ndarray, np.ndarray]] | None = None   # the store's refit (service)
     current_share: float = 1.0    # current chunks / all chunk rows (the rest: retired versions, kept for restore)
     _created_sorted: np.ndarray | None = None

@@ -67,7 +67,7 @@ LEXICAL_POOL = 30       # ours: full-text hits added to the pool (chunks)
 # vector search; run one after another they made the query 1.5-2x the raw search)
 _READS = ThreadPoolExecutor(max_workers=MAX_NAMES + 1, thread_name_prefix="smartvector-read")
 NAME_MATCHES = 1_000    # ours: a name's matches read store-wide at once (more: searched within the pool)
-NAME_CACHE = 512        # ours: names whose store-wide matches a knowledge state keeps
+FULL_TEXT_CACHE = 512   # ours: full-text results (a name's, a question's) a knowledge state keeps
 COMMON_NAME = object()  # kept for a name with NAME_MATCHES matches or more: later questions skip its
 #                         store-wide search (it would be cut off anyway) and search the pool only
 
@@ -124,7 +124,7 @@ def retrieve(store, query_vector: np.ndarray | Callable[[], np.ndarray], as_of: 
         index = knowledge.doc_index()
         bound = as_of if to_us(as_of) < int(fields["created_us"].max()) else None
         overfetch = search_overfetch(knowledge.existing_share(None if bound is None else to_us(bound)))
-        found = _text_searches(store, text, bound, CHUNK_COLUMNS, getattr(knowledge, "name_matches", None),
+        found = _text_searches(store, text, bound, CHUNK_COLUMNS, getattr(knowledge, "full_text_results", None),
                                overfetch=overfetch)
         query_vector = query_vector() if callable(query_vector) else query_vector
         hits = store.search(query_vector, as_of=bound, limit=pool, columns=CHUNK_COLUMNS, overfetch=overfetch)
@@ -166,31 +166,38 @@ def _text_searches(store, text: str | None, as_of, columns, known: dict | None =
     """Start the question's full-text searches (None without text). They need neither the
     question's vector nor the pool, so they run while the question is encoded and searched.
     ``known``: the full-text results found for earlier questions of the same knowledge state
-    (``KnowledgeState.name_matches``: same table versions, so the same answer): a name's
+    (``KnowledgeState.full_text_results``: same table versions, so the same answer): a name's
     store-wide matches, and a question asked before at the same existence bound."""
     if text is None:
         return None
     known = {} if known is None else known
     asked = ("question", text, None if as_of is None else to_us(as_of), tuple(columns))
-    if asked in known:     # the same question again (a retry, another lexical profile, a batch)
-        question: Future = Future()
-        question.set_result(known[asked])
-    else:
-        question = _READS.submit(store.fts_search, text, as_of=as_of, limit=LEXICAL_POOL,
-                                 columns=[*columns, "vector"], overfetch=overfetch)
+    # the same question again (a retry, another lexical profile, a batch) reuses its hits
+    question = _known_or_searched(known, asked, store.fts_search, text, as_of=as_of, limit=LEXICAL_POOL,
+                                  columns=[*columns, "vector"], overfetch=overfetch)
     searches = _TextSearches(question, [], known, asked)
     for name in subject_terms(text)[:MAX_NAMES]:
         key = (name, None if as_of is None else to_us(as_of))
-        if known.get(key) is COMMON_NAME:     # too many matches to read store-wide: searched in the pool
-            search = None
-        elif key in known:
-            search = Future()
-            search.set_result(known[key])
-        else:
-            search = _READS.submit(store.fts_search, name, as_of=as_of, limit=NAME_MATCHES, require_all=True,
-                                   columns=("chunk_id",), overfetch=overfetch)
+        search = None if known.get(key) is COMMON_NAME else _known_or_searched(   # common: searched in the pool
+            known, key, store.fts_search, name, as_of=as_of, limit=NAME_MATCHES, require_all=True,
+            columns=("chunk_id",), overfetch=overfetch)
         searches.names.append((name, key, search))
     return searches
+
+
+def _known_or_searched(known: dict, key: tuple, search: Callable, *args, **kwargs) -> Future:
+    """``known[key]`` as a finished future, else ``search(*args, **kwargs)`` started in the background."""
+    if key in known:
+        done: Future = Future()
+        done.set_result(known[key])
+        return done
+    return _READS.submit(search, *args, **kwargs)
+
+
+def _keep(known: dict, key: tuple, result) -> None:
+    """Keep a full-text result for later questions of the same knowledge state (up to FULL_TEXT_CACHE)."""
+    if len(known) < FULL_TEXT_CACHE:
+        known.setdefault(key, result)
 
 
 def _named_in_pool(store, searches: _TextSearches, pool: list[str], as_of) -> list[tuple[set[str], float]]:
@@ -203,8 +210,8 @@ def _named_in_pool(store, searches: _TextSearches, pool: list[str], as_of) -> li
     out: list[tuple[set[str], float] | Future] = []
     for name, key, search in searches.names:
         named = search.result() if search is not None else None
-        if named is not None and len(searches.known) < NAME_CACHE:
-            searches.known.setdefault(key, COMMON_NAME if named.num_rows >= NAME_MATCHES else named)
+        if named is not None:
+            _keep(searches.known, key, COMMON_NAME if named.num_rows >= NAME_MATCHES else named)
         if named is None or named.num_rows >= NAME_MATCHES:
             out.append(_READS.submit(store.fts_search, name, as_of=as_of, limit=len(pool), require_all=True,
                                      within=pool))
@@ -229,8 +236,7 @@ def _with_lexical(store, hits: pa.Table, searches: _TextSearches | None, query_v
     if searches is None:
         return hits, None
     found = searches.question.result()
-    if len(searches.known) < NAME_CACHE:
-        searches.known.setdefault(searches.asked, found)
+    _keep(searches.known, searches.asked, found)
     new = ~pc.is_in(found.column("chunk_id"), value_set=hits.column("chunk_id").combine_chunks()).to_numpy(
         zero_copy_only=False) if found.num_rows else np.zeros(0, dtype=bool)
     if new.any():
