@@ -9,9 +9,8 @@ from __future__ import annotations
 
 import re
 import time
-from datetime import UTC, date, datetime
+from datetime import UTC, date, datetime, timedelta
 
-import numpy as np
 from dateutil import parser as _dateparser
 
 from .errors import InputError
@@ -90,11 +89,14 @@ def to_us(moment: datetime | None) -> int | None:
     return (delta.days * 86_400 + delta.seconds) * 1_000_000 + delta.microseconds
 
 
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+
+
 def from_us(micros: int | None) -> datetime | None:
     """int microseconds since the epoch -> aware UTC datetime."""
     if micros is None:
         return None
-    return datetime(1970, 1, 1, tzinfo=UTC) + np.timedelta64(int(micros), "us").item()
+    return _EPOCH + timedelta(microseconds=int(micros))
 
 
 def iso(moment: datetime | None) -> str | None:

@@ -113,19 +113,22 @@ class KnowledgeState:
         return self.current_share * float(np.searchsorted(created, as_of_us, side="right")) / len(created)
 
     def trust(self, doc_ids: np.ndarray, authority: np.ndarray, as_of_us: int, *,
-              superseded: np.ndarray | None = None, ripple: bool = True) -> np.ndarray:
+              superseded: np.ndarray | None = None, ripple: bool = True,
+              doc_code: np.ndarray | None = None) -> np.ndarray:
         """Trust at ``as_of`` of each document, from its event history: the one computation
         every result, feedback message, chart and stat shows (:func:`memory.live_trust`).
         ``doc_ids`` may repeat (several passages of one document): one value per row.
         ``superseded``: per row, a newer version of its chain is in force at ``as_of``
-        (None: read from :meth:`doc_index`)."""
+        (None: read from :meth:`doc_index`); ``doc_code``: one integer per row naming its
+        document (``Candidates.doc_code``: 0 .. documents − 1), when the caller has it (else the ids
+        are factorised)."""
         ids = np.asarray(doc_ids, dtype=object)
         if superseded is None:
             superseded = self.superseded_at(ids, as_of_us)
-        codes, unique = pd.factorize(ids)
-        if len(unique) != len(ids):
+        codes = pd.factorize(ids)[0] if doc_code is None else np.asarray(doc_code)
+        if len(codes) and int(codes.max()) + 1 != len(ids):   # a document on several rows: once each
             first = np.unique(codes, return_index=True)[1]
-            values = self.trust(np.asarray(unique, dtype=object), np.asarray(authority)[first], as_of_us,
+            values = self.trust(ids[first], np.asarray(authority)[first], as_of_us,
                                 superseded=np.asarray(superseded)[first], ripple=ripple)
             return values[codes]
         agg = self.event_aggregates(doc_ids if isinstance(doc_ids, np.ndarray) else ids, as_of_us, ripple=ripple)

@@ -414,8 +414,9 @@ def _reasons(cands: Candidates, ranked: Ranked, i: int, t_us: int, hours_left: f
     else:
         reasons.append("undated: neutral freshness (decay 0.5)")
     if profile.chains:
-        others = np.unique(cands.doc_id[(ranked.chain == ranked.chain[i]) & (cands.doc_id != cands.doc_id[i])])
-        if others.size:
+        code = cands.doc_code
+        others = sorted(set(cands.doc_id[(ranked.chain == ranked.chain[i]) & (code != code[i])].tolist()))
+        if others:
             reasons.append("chosen from its version chain over " + ", ".join(map(str, others[:4])))
     if (ranked.states[i] == STATE_TEMPORAL and profile.scorer != "cosine"
             and cands.raw_cosine[i] < DEFAULT_SCORING.event_relevance_floor):
@@ -429,7 +430,10 @@ def build_rejections(cands: Candidates, ranked: Ranked, t_us: int, *, limit: int
     """One rejection per document none of whose passages was kept (its most similar passage's
     code and chunk), most similar first."""
     rejected = ranked.rejected()
-    rejected = rejected[~np.isin(cands.doc_code[rejected], cands.doc_code[ranked.order])]
+    code = cands.doc_code
+    has_kept = np.zeros(int(code.max()) + 1 if len(code) else 0, dtype=bool)   # per document code
+    has_kept[code[ranked.order]] = True
+    rejected = rejected[~has_kept[code[rejected]]]
     rejected = first_per_document(cands.doc_code, rejected[np.argsort(-cands.raw_cosine[rejected], kind="stable")])
     rejected = rejected[:limit]
     at = iso(from_us(t_us))

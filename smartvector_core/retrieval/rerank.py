@@ -162,7 +162,8 @@ def rerank(cands: Candidates, profile: Profile, *, t_us: int, intent: QueryInten
         # trust (memory.live_trust); with gates, supersession is the gates' business: a superseded
         # version that survives them is asked about for its own period and is not held to its successor
         trust=knowledge.trust(cands.doc_id, cands.authority, t_us,
-                              superseded=(superseded_us <= t_us) & (not profile.gates), ripple=profile.ripple))
+                              superseded=(superseded_us <= t_us) & (not profile.gates), ripple=profile.ripple,
+                              doc_code=cands.doc_code))
 
     codes = np.full(n, KEEP, dtype=np.int16)
     notes: dict[int, list[str]] = {}
@@ -244,18 +245,24 @@ def in_range(cands, rng, superseded_us) -> np.ndarray:
 
 
 def _one_per_chain(pool: Pool, codes: np.ndarray, score: np.ndarray) -> np.ndarray:
-    """Keep one version per chain: the document of the chain's best-scoring surviving passage,
-    with all of its surviving passages; the other versions' rows get SUPERSEDED_IN_CHAIN in the
-    returned codes (documents compared by :attr:`Candidates.doc_code`)."""
-    chain, doc_id = pool.chain, pool.cands.doc_code
+    """Keep one version per chain: the document of the chain's best-scoring surviving passage
+    (ties: the first row), with all of its surviving passages; the other versions' rows get
+    SUPERSEDED_IN_CHAIN in the returned codes (documents compared by :attr:`Candidates.doc_code`).
+    O(n) per-chain maxima, no sort of the pool."""
+    chain, doc = pool.chain, pool.cands.doc_code
     alive = codes == KEEP
-    order = np.lexsort((-score, chain))
-    survivors = np.flatnonzero(alive[order])
+    rows = np.flatnonzero(alive & ~np.isnan(score))
     winner = np.zeros(len(chain), dtype=bool)
-    if survivors.size:
-        c = chain[order][survivors]
-        heads = order[survivors[np.r_[True, c[1:] != c[:-1]]]]
-        winner = np.isin(doc_id, doc_id[heads])
+    if rows.size:
+        chains, at = np.unique(chain[rows], return_inverse=True)
+        best = np.full(len(chains), -np.inf)
+        np.maximum.at(best, at, score[rows])
+        top = score[rows] == best[at]
+        head = np.full(len(chains), len(chain), dtype=np.intp)   # each chain's first best row
+        np.minimum.at(head, at[top], rows[top])
+        won = np.zeros(int(doc.max()) + 1, dtype=bool)           # per document code: it won its chain
+        won[doc[head]] = True
+        winner = won[doc]
     return _reject(codes, alive & ~winner, RejectionCode.SUPERSEDED_IN_CHAIN)
 
 
@@ -323,8 +330,10 @@ def _conflict_boost(pool: Pool, codes: np.ndarray, score: np.ndarray, k: int, co
     cands, chain = pool.cands, pool.chain
     severity = np.zeros(len(score))
     kept = np.flatnonzero(codes == KEEP)
-    for i in kept[np.argsort(-score[kept], kind="stable")][: 2 * k]:
-        same = np.flatnonzero((chain == chain[i]) & (cands.created_us < cands.created_us[i]))
+    top = kept[np.argsort(-score[kept], kind="stable")][: 2 * k]
+    kin = np.flatnonzero(np.isin(chain, chain[top]))      # the rows of the top rows' chains
+    for i in top:
+        same = kin[(chain[kin] == chain[i]) & (cands.created_us[kin] < cands.created_us[i])]
         if same.size:
             older = same[np.argmax(cands.created_us[same])]
             severity[i] = conflict_severity(cands.text[older], cands.text[i], conflict).severity

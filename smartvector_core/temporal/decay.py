@@ -4,6 +4,7 @@ the Same Rate"), plus vectorised look-ups of the per-doc-type decay profiles."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import lru_cache
 
 import numpy as np
 import pandas as pd
@@ -82,32 +83,35 @@ def _unique_doc_types(doc_types: Sequence[object] | np.ndarray) -> tuple[np.ndar
     return names, np.where(codes < 0, len(uniques), codes).astype(np.intp)
 
 
+@lru_cache(maxsize=256)
+def _profile_tables(names: tuple[str, ...]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per distinct doc type: (half-life days, temporal weight, decay floor per kind code: a
+    names × 3 table). Kept per set of names: a query's pool holds a few, the same ones again."""
+    profiles = [decay_profile(n) for n in names]
+    half = np.array([p.half_life_days for p in profiles], dtype=np.float64)
+    weight = np.array([p.temporal_weight for p in profiles], dtype=np.float64)
+    floor = np.zeros((len(names), len(KIND_CODES)), dtype=np.float64)
+    for kind, code in KIND_CODES.items():
+        floor[:, code] = [DECAY_FLOORS.get((n, DocumentKind(kind)), 0.0) for n in names]
+    return half, weight, floor
+
+
 def half_lives_for(doc_types: Sequence[object] | np.ndarray) -> np.ndarray:
     """Half-life in days per doc type (``config.decay_profile``; unknown -> the default 365 d)."""
     names, inverse = _unique_doc_types(doc_types)
-    table = np.array([decay_profile(n).half_life_days for n in names], dtype=np.float64)
-    return table[inverse] if names.size else np.zeros(0)
+    return _profile_tables(tuple(names))[0][inverse] if names.size else np.zeros(0)
 
 
 def temporal_weights_for(doc_types: Sequence[object] | np.ndarray) -> np.ndarray:
     """Temporal weight w per doc type (blog profiles: breaking_news 0.70 ... mathematics 0.01)."""
     names, inverse = _unique_doc_types(doc_types)
-    table = np.array([decay_profile(n).temporal_weight for n in names], dtype=np.float64)
-    return table[inverse] if names.size else np.zeros(0)
+    return _profile_tables(tuple(names))[1][inverse] if names.size else np.zeros(0)
 
 
 def floors_for(doc_types: Sequence[object] | np.ndarray, kind_codes: np.ndarray) -> np.ndarray:
-    """Decay floor per (doc type, kind) (blog DECAY_FLOORS; pairs without an entry -> 0.0).
-
-    Built as a (distinct doc types × 3 kinds) table indexed by the inverse and the kind code.
-    """
-    names, inverse = _unique_doc_types(doc_types)
-    if not names.size:
-        return np.zeros(0)
-    table = np.zeros((names.size, len(KIND_CODES)), dtype=np.float64)
-    for kind, code in KIND_CODES.items():
-        table[:, code] = [DECAY_FLOORS.get((n, DocumentKind(kind)), 0.0) for n in names]
-    return table[inverse, np.asarray(kind_codes, dtype=np.intp)]
+    """Decay floor per (doc type, kind) (blog DECAY_FLOORS; pairs without an entry -> 0.0):
+    a (distinct doc types × 3 kinds) table indexed by the inverse and the kind code."""
+    return profile_arrays(doc_types, kind_codes)[2]
 
 
 def profile_arrays(doc_types: Sequence[object] | np.ndarray, kind_codes: np.ndarray
@@ -118,11 +122,5 @@ def profile_arrays(doc_types: Sequence[object] | np.ndarray, kind_codes: np.ndar
     names, inverse = _unique_doc_types(doc_types)
     if not names.size:
         return np.zeros(0), np.zeros(0), np.zeros(0)
-    profiles = [decay_profile(n) for n in names]
-    half = np.array([p.half_life_days for p in profiles], dtype=np.float64)[inverse]
-    weight = np.array([p.temporal_weight for p in profiles], dtype=np.float64)[inverse]
-    table = np.zeros((names.size, len(KIND_CODES)), dtype=np.float64)
-    for kind, code in KIND_CODES.items():
-        table[:, code] = [DECAY_FLOORS.get((n, DocumentKind(kind)), 0.0) for n in names]
-    floor = table[inverse, np.asarray(kind_codes, dtype=np.intp)]
-    return half, weight, floor
+    half, weight, floor = _profile_tables(tuple(names))
+    return half[inverse], weight[inverse], floor[inverse, np.asarray(kind_codes, dtype=np.intp)]

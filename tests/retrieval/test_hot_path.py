@@ -207,3 +207,37 @@ def test_a_common_name_is_searched_store_wide_once_then_only_within_the_pool(fak
                                                                    ["chunk_id"], known), pool, None)
     assert again == first
     assert ("Checkout Service", False) not in calls and ("Checkout Service", True) in calls
+
+
+def _one_per_chain_by_sort(chain, doc_code, codes, score):
+    """The former sort-based _one_per_chain (the oracle of the per-chain maxima)."""
+    from smartvector_core.retrieval import rerank
+
+    alive = codes == rerank.KEEP
+    order = np.lexsort((-score, chain))
+    survivors = np.flatnonzero(alive[order])
+    winner = np.zeros(len(chain), dtype=bool)
+    if survivors.size:
+        c = chain[order][survivors]
+        heads = order[survivors[np.r_[True, c[1:] != c[:-1]]]]
+        winner = np.isin(doc_code, doc_code[heads])
+    return rerank._reject(codes, alive & ~winner, rerank.RejectionCode.SUPERSEDED_IN_CHAIN)
+
+
+@settings(max_examples=300, deadline=None)
+@given(docs=st.lists(st.tuples(st.integers(0, 15), st.integers(0, 10), st.booleans()), min_size=1, max_size=60),
+       shared=st.lists(st.integers(-1, 4), min_size=16, max_size=16))
+def test_one_version_per_chain_equals_the_sort(docs, shared):
+    """Per chain the document of the best surviving passage wins (ties: the first row), with every
+    surviving passage of it; rows of other versions are rejected as superseded in chain."""
+    from types import SimpleNamespace
+
+    from smartvector_core.retrieval import rerank
+
+    doc_code = np.array([d for d, _, _ in docs], dtype=np.intp)
+    chain = np.array([shared[d] if shared[d] >= 0 else -1 - d for d in doc_code])   # -1: a chain of its own
+    score = np.array([s / 10 for _, s, _ in docs])                                   # ties on purpose
+    codes = np.array([rerank.KEEP if keep else 3 for _, _, keep in docs], dtype=np.int16)
+    pool = SimpleNamespace(chain=chain, cands=SimpleNamespace(doc_code=doc_code))
+    assert np.array_equal(rerank._one_per_chain(pool, codes, score),
+                          _one_per_chain_by_sort(chain, doc_code, codes, score))
