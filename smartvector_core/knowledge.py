@@ -8,6 +8,8 @@ computed from it for any ``as_of`` (so a past answer can be reproduced).
 
 from __future__ import annotations
 
+import threading
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -22,8 +24,22 @@ from .memory import KnowledgeGraph, live_trust
 from .memory.chains import NO_END, chain_labels, effective_us, superseded_at
 from .models import EdgeType
 from .retrieval.candidates import document_fields
+from .retrieval.text_index import TextIndex
 
 EVENT_COLUMNS = ["doc_id", "event_type", "at_us", "delta", "query_id", "actor", "detail"]
+TEXT_INDEX_NOW_ROWS = 20_000   # ours: a store of up to this many chunk rows builds its in-memory text
+#                                index at its first question (~0.3 s at 20k); a larger one in the background
+
+
+def _building(store, into: Future):
+    """A function that builds the store's :class:`TextIndex` into ``into`` (a failure is kept
+    there: LanceDB's own index then answers)."""
+    def build() -> None:
+        try:
+            into.set_result(TextIndex.from_store(store))
+        except Exception as exc:  # noqa: BLE001 - kept in the future, read by text_index
+            into.set_exception(exc)
+    return build
 
 
 def _events_frame(table: pa.Table) -> pd.DataFrame:
@@ -57,7 +73,9 @@ class KnowledgeState:
     full_text_results: dict = field(default_factory=dict)
     calibration: dict[str, tuple[np.ndarray, np.ndarray]] | None = None   # the store's refit (service)
     current_share: float = 1.0    # current chunks / all chunk rows (the rest: retired versions, kept for restore)
+    chunk_rows: int = 0           # rows of the chunks table, retired versions included
     _created_sorted: np.ndarray | None = None
+    _text_index: Future | None = None   # the chunks table's TextIndex (built on first use)
 
     def calibration_knots(self, profile: str) -> tuple[np.ndarray, np.ndarray] | None:
         """This store's calibration knots of ``profile`` refitted on operators' verdicts
@@ -95,7 +113,22 @@ class KnowledgeState:
         rows = store.count_rows("chunks")
         current_share = store.count_chunks() / rows if rows else 1.0
         return cls(events=_events_frame(store.events()), edges=edges, graph=graph, docs=docs,
-                   current_share=current_share)
+                   current_share=current_share, chunk_rows=rows)
+
+    def text_index(self, store) -> TextIndex | None:
+        """The in-memory full-text index of the chunks table (:class:`retrieval.text_index.TextIndex`),
+        or None while it is being built. Built at the first call: there and then for a store of up
+        to ``TEXT_INDEX_NOW_ROWS`` rows, else in the background (the caller searches LanceDB's
+        index meanwhile); a build that fails leaves LanceDB's index in use."""
+        if self._text_index is None:
+            self._text_index = Future()
+            build = _building(store, self._text_index)
+            if self.chunk_rows <= TEXT_INDEX_NOW_ROWS:
+                build()
+            else:   # a daemon: a one-shot command does not wait for it at exit
+                threading.Thread(target=build, name="smartvector-text-index", daemon=True).start()
+        built = self._text_index
+        return built.result() if built.done() and built.exception() is None else None
 
     def existing_share(self, as_of_us: int | None) -> float:
         """The share of the chunk table's rows a search at ``as_of`` may return (current, and
@@ -178,7 +211,10 @@ class KnowledgeCache:
     def get(self) -> KnowledgeState:
         key = self.versions()
         if self._state is None or key != self._key:
+            before, before_key = self._state, self._key
             self._state = KnowledgeState.load(self.store)
+            if before is not None and before_key is not None and before_key[2] == key[2]:
+                self._state._text_index = before._text_index   # the same chunks: the same text index
             self._key = key
         return self._state
 

@@ -58,6 +58,7 @@ from .lexical import MAX_NAMES, lexical_signal, subject_terms
 from .profiles import Profile, get_profile
 from .rerank import CODES, Ranked, age_days, rerank
 from .scoring import DEFAULT_SCORING
+from .text_index import TextIndex
 
 CANDIDATE_POOL = 60
 GROUP_BY = ("chunk", "document")
@@ -124,8 +125,9 @@ def retrieve(store, query_vector: np.ndarray | Callable[[], np.ndarray], as_of: 
         index = knowledge.doc_index()
         bound = as_of if to_us(as_of) < int(fields["created_us"].max()) else None
         overfetch = search_overfetch(knowledge.existing_share(None if bound is None else to_us(bound)))
+        in_memory = knowledge.text_index(store) if text is not None and hasattr(knowledge, "text_index") else None
         found = _text_searches(store, text, bound, CHUNK_COLUMNS, getattr(knowledge, "full_text_results", None),
-                               overfetch=overfetch)
+                               overfetch=overfetch, index=in_memory)
         query_vector = query_vector() if callable(query_vector) else query_vector
         hits = store.search(query_vector, as_of=bound, limit=pool, columns=CHUNK_COLUMNS, overfetch=overfetch)
         hits, lexical = _with_lexical(store, hits, found, query_vector, bound, CHUNK_COLUMNS)
@@ -152,37 +154,83 @@ def search_overfetch(share: float) -> float | None:
 
 @dataclass
 class _TextSearches:
-    """The full-text searches of one question, under way in the background (:data:`_READS`)."""
+    """The full-text searches of one question: answered by the in-memory ``index`` when there
+    is one, else LanceDB's, under way in the background (:data:`_READS`)."""
 
     question: Future                      # its best LEXICAL_POOL chunks, with their vectors
     names: list[tuple[str, tuple, Future | None]]   # per name: its key and the chunks naming it (up to
     #                                     NAME_MATCHES; None: a COMMON_NAME, searched within the pool only)
     known: dict                           # full-text results per question and name key, kept for later questions
     asked: tuple = ()                     # the question's key in ``known``
+    index: TextIndex | None = None        # the in-memory index (names are then matched in the pool by it)
 
 
 def _text_searches(store, text: str | None, as_of, columns, known: dict | None = None, *,
-                   overfetch: float | None = None) -> _TextSearches | None:
+                   overfetch: float | None = None, index: TextIndex | None = None) -> _TextSearches | None:
     """Start the question's full-text searches (None without text). They need neither the
     question's vector nor the pool, so they run while the question is encoded and searched.
-    ``known``: the full-text results found for earlier questions of the same knowledge state
+    With ``index`` (:class:`.text_index.TextIndex`) the question is searched in process and
+    names are matched later, in the pool. Else LanceDB's index is searched; ``known``: the
+    full-text results found for earlier questions of the same knowledge state
     (``KnowledgeState.full_text_results``: same table versions, so the same answer): a name's
     store-wide matches, and a question asked before at the same existence bound."""
     if text is None:
         return None
+    names = subject_terms(text)[:MAX_NAMES]
+    if index is not None:
+        return _TextSearches(_indexed_question(store, index, text, as_of, columns),
+                             [(name, (), None) for name in names], {}, index=index)
     known = {} if known is None else known
     asked = ("question", text, None if as_of is None else to_us(as_of), tuple(columns))
     # the same question again (a retry, another lexical profile, a batch) reuses its hits
-    question = _known_or_searched(known, asked, store.fts_search, text, as_of=as_of, limit=LEXICAL_POOL,
-                                  columns=[*columns, "vector"], overfetch=overfetch)
+    question = _known_or_searched(known, asked, _best_text_hits, store, text, as_of, [*columns, "vector"],
+                                  overfetch)
     searches = _TextSearches(question, [], known, asked)
-    for name in subject_terms(text)[:MAX_NAMES]:
+    for name in names:
         key = (name, None if as_of is None else to_us(as_of))
         search = None if known.get(key) is COMMON_NAME else _known_or_searched(   # common: searched in the pool
             known, key, store.fts_search, name, as_of=as_of, limit=NAME_MATCHES, require_all=True,
             columns=("chunk_id",), overfetch=overfetch)
         searches.names.append((name, key, search))
     return searches
+
+
+def _best_text_hits(store, text: str, as_of, columns, overfetch: float | None) -> pa.Table:
+    """LanceDB's best ``LEXICAL_POOL`` chunks for ``text``, ties broken by chunk id as the
+    in-memory index breaks them (:meth:`.text_index.TextIndex.best`): twice as many are read
+    and cut, so that the two answer alike (LanceDB breaks ties arbitrarily)."""
+    found = store.fts_search(text, as_of=as_of, limit=2 * LEXICAL_POOL, columns=columns, overfetch=overfetch)
+    if not found.num_rows:
+        return found
+    order = pc.sort_indices(found, sort_keys=[("_score", "descending"), ("chunk_id", "ascending")])
+    return found.take(order).slice(0, LEXICAL_POOL)
+
+
+def _indexed_question(store, index: TextIndex, text: str, as_of, columns) -> Future:
+    """The question's best ``LEXICAL_POOL`` chunks from the in-memory ``index``, in the shape
+    of :func:`_best_text_hits` (``columns``, ``vector``, ``_score``): their rows from the index
+    when it keeps them, else read from LanceDB in the background."""
+    rows, scores = index.search(text, as_of_us=None if as_of is None else to_us(as_of), limit=LEXICAL_POOL)
+    wanted = [*columns, "vector"]
+    done: Future = Future()
+    if index.kept is not None or not len(rows):
+        done.set_result(index.table(rows, scores).select([*wanted, "_score"]) if len(rows) else _scored(None, scores, wanted))
+        return done
+    ids = index.chunk_id[rows]
+
+    def read() -> pa.Table:
+        got = store.chunks_by_id(ids.tolist(), wanted)
+        at = {c: i for i, c in enumerate(got.column("chunk_id").to_pylist())}
+        keep = [j for j, c in enumerate(ids.tolist()) if c in at]
+        return _scored(got.take(pa.array([at[ids[j]] for j in keep], pa.int64())), scores[keep], wanted)
+    return _READS.submit(read)
+
+
+def _scored(rows: pa.Table | None, scores: np.ndarray, columns) -> pa.Table:
+    """``rows`` (None: none) with their BM25 as ``_score`` (float32, as LanceDB gives it)."""
+    if rows is None:
+        return pa.table({**{c: pa.array([], pa.string()) for c in columns}, "_score": pa.array([], pa.float32())})
+    return rows.append_column("_score", pa.array(np.asarray(scores, dtype=np.float32)))
 
 
 def _known_or_searched(known: dict, key: tuple, search: Callable, *args, **kwargs) -> Future:
@@ -206,6 +254,8 @@ def _named_in_pool(store, searches: _TextSearches, pool: list[str], as_of) -> li
     returned every match (BM25 does not depend on the prefilter: checked on the real sets, 301
     names); a name with ``NAME_MATCHES`` matches or more is searched again within the pool, and
     remembered as a :data:`COMMON_NAME`, so that later questions search only the pool for it."""
+    if searches.index is not None:
+        return _matched_in_pool(searches.index, [name for name, _, _ in searches.names], pool)
     in_pool = set(pool)
     out: list[tuple[set[str], float] | Future] = []
     for name, key, search in searches.names:
@@ -224,6 +274,19 @@ def _named_in_pool(store, searches: _TextSearches, pool: list[str], as_of) -> li
             named = item.result()
             out[i] = (set(named.column("chunk_id").to_pylist()),
                       float(max(named.column("_score").to_pylist(), default=0.0)))
+    return out
+
+
+def _matched_in_pool(index: TextIndex, names: list[str], pool: list[str]) -> list[tuple[set[str], float]]:
+    """:func:`_named_in_pool` from the in-memory ``index``: per name, the pool's chunks holding
+    every term of it, and its best BM25 among them."""
+    rows = index.rows(pool)
+    known = rows >= 0
+    ids = np.asarray(pool, dtype=object)[known]
+    out = []
+    for name in names:
+        named, score = index.matches(name, rows[known])
+        out.append((set(ids[named].tolist()), float(score.max(initial=0.0))))
     return out
 
 
@@ -253,25 +316,40 @@ def _with_lexical(store, hits: pa.Table, searches: _TextSearches | None, query_v
     return hits, lexical_signal(bm25, _named_in_pool(store, searches, pool, as_of))
 
 
-def run_query(store, embedder, request: QueryRequest, *, knowledge, vector: np.ndarray | None = None
+def start_encoding(embedder, text: str) -> Future:
+    """The question's embedding, made in the background (the caller meanwhile checks its
+    knowledge state and searches the text index): a future of (vector, milliseconds taken)."""
+    def encode() -> tuple[np.ndarray, float]:
+        t0 = time.perf_counter()
+        return embedder.encode([text])[0], (time.perf_counter() - t0) * 1000
+    return _READS.submit(encode)
+
+
+def run_query(store, embedder, request: QueryRequest, *, knowledge, vector: np.ndarray | Future | None = None
               ) -> QueryResponse:
     """Answer one query; ``knowledge`` is the store's :class:`KnowledgeState`; ``vector`` the
-    question's embedding if already computed (else it is embedded here, once)."""
+    question's embedding if already computed, or being computed (:func:`start_encoding`); else
+    it is embedded here, once."""
     profile = get_profile(request.profile)
     timings: dict[str, float] = {"embed": 0.0}
+    waited = [0.0]   # ms retrieve spent waiting for the embedding (not searching)
 
     def encode() -> np.ndarray:   # called by retrieve once the full-text search is under way
         t0 = time.perf_counter()
-        encoded = embedder.encode([request.text])[0]
-        timings["embed"] = (time.perf_counter() - t0) * 1000
+        if isinstance(vector, Future):
+            encoded, timings["embed"] = vector.result()
+        else:
+            encoded = embedder.encode([request.text])[0]
+            timings["embed"] = (time.perf_counter() - t0) * 1000
+        waited[0] = (time.perf_counter() - t0) * 1000
         return encoded
 
     t1 = time.perf_counter()
     # the full-text searches feed only the lexical signal: a profile that does not weigh it
     # (naive, temporal, smartvector) does not pay for them
-    cands = retrieve(store, encode if vector is None else vector, request.as_of, request.k, knowledge,
-                     text=request.text if profile.lexical_weight > 0 else None)
-    timings["search"] = (time.perf_counter() - t1) * 1000 - timings["embed"]
+    cands = retrieve(store, vector if isinstance(vector, np.ndarray) else encode, request.as_of, request.k,
+                     knowledge, text=request.text if profile.lexical_weight > 0 else None)
+    timings["search"] = (time.perf_counter() - t1) * 1000 - waited[0]
     t2 = time.perf_counter()
     response = answer(cands, request, profile, knowledge)
     timings["rerank"] = (time.perf_counter() - t2) * 1000

@@ -11,6 +11,7 @@ from ..errors import InputError
 from ..models import QueryResponse
 from ..retrieval import QueryRequest, get_profile, run_query
 from ..retrieval.candidates import PASSAGES_PER_DOCUMENT
+from ..retrieval.pipeline import start_encoding
 from .core import (
     MAX_K,
 )
@@ -36,6 +37,8 @@ class QueryOps:
         request = QueryRequest(text.strip(), as_of, get_profile(profile), k, query_id, group_by, per_document,
                                self.config)
         self._check_encoder()
+        if vector is None:   # encoded while the knowledge state is checked
+            vector = start_encoding(self.embedder, request.text)
         state = self._state_for_query()
         if state.calibration is None:
             self._fit_store_calibration(state)

@@ -173,10 +173,15 @@ def test_a_names_matches_are_searched_once_per_knowledge_state(fake_app):
     assert calls.count("Checkout Service") == 1
 
 
-def test_a_question_asked_again_reuses_its_full_text_hits_and_profiles_without_lexical_skip_them(fake_app):
+def test_a_question_asked_again_reuses_its_full_text_hits_and_profiles_without_lexical_skip_them(
+        fake_app, monkeypatch):
+    """LanceDB's full-text path (a store whose in-memory text index is not built yet)."""
+    from smartvector_core.knowledge import KnowledgeState
+
     from ..conftest import NOW
 
     _checkout_pages(fake_app, NOW)
+    monkeypatch.setattr(KnowledgeState, "text_index", lambda self, store: None)
     question = "How many replicas does the Checkout Service keep?"
     first = fake_app.query(question, as_of=NOW, profile="default", log=False)
     calls = []
@@ -241,3 +246,15 @@ def test_one_version_per_chain_equals_the_sort(docs, shared):
     pool = SimpleNamespace(chain=chain, cands=SimpleNamespace(doc_code=doc_code))
     assert np.array_equal(rerank._one_per_chain(pool, codes, score),
                           _one_per_chain_by_sort(chain, doc_code, codes, score))
+
+
+def test_with_the_text_index_a_query_makes_no_full_text_search_in_lancedb(fake_app):
+    from ..conftest import NOW
+
+    _checkout_pages(fake_app, NOW)
+    calls = []
+    original = fake_app.store.fts_search
+    fake_app.store.fts_search = lambda text, **kw: calls.append(text) or original(text, **kw)
+    answer = fake_app.query("How many replicas does the Checkout Service keep?", as_of=NOW, log=False)
+    assert calls == [] and answer.results
+    assert all(r.signals["lexical"].value > 0 for r in answer.results)   # every page names the service

@@ -1,0 +1,241 @@
+"""The full-text (BM25) searches of a query, answered in process (issue 18).
+
+Each LanceDB full-text query costs about 4 ms of CPU whatever it returns (planning, the index
+read, the take of the rows); the lexical signal made one for the question and one per name, so
+on real text they cost as much as the vector search. :class:`TextIndex` is an in-memory copy of
+that index over the chunks table, built once per chunks-table version: the question's best
+chunks and every name's matches in the pool are then a few numpy operations.
+
+It reproduces LanceDB's index exactly (``lancedb.index.FTS`` defaults, checked against LanceDB
+in tests/retrieval/test_text_index.py: the same scores on every question of the real sets, the
+same matches for every name):
+
+- analysis (tantivy's, in this order): split on every character that is not a letter or a
+  digit; drop tokens of ``MAX_TOKEN_BYTES`` bytes or more; lower-case; Snowball English stem
+  (PyStemmer: the Snowball project's own stemmer); drop stop words (``STOP_WORDS``, compared
+  after stemming: "having" -> "have" is dropped, "does" -> "doe" is kept); fold to ASCII;
+- scoring (BM25, Robertson–Spärck Jones IDF, Lucene's form)::
+
+      score(q, d) = Σ_{t in q} idf(t) · (k1 + 1) · tf(t, d) / (tf(t, d) + k1 · (1 − b + b · |d| / avgdl))
+      idf(t) = ln(1 + (N − df(t) + 0.5) / (df(t) + 0.5))
+
+  with ``k1 = 1.2``, ``b = 0.75``, ``N`` and ``avgdl`` over every row of the table (retired
+  versions included: LanceDB indexes them too; a search filters them out afterwards).
+
+Ties are broken by chunk id (LanceDB breaks them arbitrarily; the pipeline sorts its results the
+same way, so both answer alike). Rows written since LanceDB last indexed are scored by
+LanceDB with its older statistics; here every row counts: the two differ only until the next
+index rebuild, and only in the last digits of a score.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass, field
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+import Stemmer
+
+K1 = 1.2                 # BM25 term-frequency saturation (LanceDB's)
+B = 0.75                 # BM25 length normalisation (LanceDB's)
+MAX_TOKEN_BYTES = 40     # LanceDB's max_token_length: a token of 40 bytes or more is dropped
+MEMORY_ROWS = 50_000     # ours: up to this many rows the index also keeps each chunk's doc id, text
+#                          and vector (50k x 384-d: 77 MB), so a lexical hit needs no LanceDB read
+_SPLIT = r"[^\p{L}\p{N}]+"   # tantivy's simple tokenizer: a token is a run of letters and digits
+# tantivy's English stop words (LanceDB's remove_stop_words), matched against the stemmed token
+_STOP_WORD_TEXT = """
+i me my myself we our ours ourselves you you're you've you'll you'd your yours yourself yourselves he him
+his himself she she's her hers herself it it's its itself they them their theirs themselves what which who
+whom this that that'll these those am is are was were be been being have has had having do does did doing a
+an the and but if or because as until while of at by for with about against between into through during
+before after above below to from up down in out on off over under again further then once here there when
+where why how all any both each few more most other some such no nor not only own same so than too very s t
+can will just don don't should should've now d ll m o re ve y ain aren aren't couldn couldn't didn didn't
+doesn doesn't hadn hadn't hasn hasn't haven haven't isn isn't ma mightn mightn't mustn mustn't needn needn't
+shan shan't shouldn shouldn't wasn wasn't weren weren't won won't wouldn wouldn't
+"""
+STOP_WORDS = frozenset(_STOP_WORD_TEXT.split())
+
+
+def _kept(rows: pa.Table) -> dict[str, np.ndarray]:
+    """What the index keeps of each row of a small store (:data:`MEMORY_ROWS`)."""
+    vectors = rows.column("vector").combine_chunks()
+    flat = vectors.flatten().to_numpy(zero_copy_only=False).astype(np.float32, copy=False)
+    return {"doc_id": np.asarray(rows.column("doc_id").to_pylist(), dtype=object),
+            "text": np.asarray(rows.column("text").to_pylist(), dtype=object),
+            "vector": flat.reshape(rows.num_rows, vectors.type.list_size)}
+
+
+def _fold(term: str) -> str:
+    """ASCII folding: accents and other combining marks removed (é -> e)."""
+    if term.isascii():
+        return term
+    return "".join(c for c in unicodedata.normalize("NFKD", term) if not unicodedata.combining(c))
+
+
+def _term(stem: str) -> str | None:
+    """A stemmed token's term: None for a stop word, else folded to ASCII."""
+    return None if stem in STOP_WORDS else _fold(stem)
+
+
+def analyse(texts: pa.Array | pa.ChunkedArray) -> tuple[np.ndarray, np.ndarray, list[str | None]]:
+    """The tokens of ``texts`` as LanceDB's index sees them: (the text of each token, its entry in
+    the vocabulary, and per vocabulary entry its term, None for a stop word). The split, length
+    filter and lower-casing run in Arrow over all texts; stemming, stop words and folding once
+    per distinct token."""
+    texts = texts.combine_chunks() if isinstance(texts, pa.ChunkedArray) else texts
+    parts = pc.split_pattern_regex(texts.fill_null(""), _SPLIT)
+    owner = pc.list_parent_indices(parts).to_numpy()
+    tokens = pc.list_flatten(parts)
+    size = pc.binary_length(tokens)
+    keep = pc.and_(pc.greater(size, 0), pc.less(size, MAX_TOKEN_BYTES))
+    tokens = pc.utf8_lower(tokens.filter(keep))
+    owner = owner[keep.to_numpy(zero_copy_only=False)]
+    encoded = pc.dictionary_encode(tokens)
+    terms = [_term(s) for s in Stemmer.Stemmer("english").stemWords(encoded.dictionary.to_pylist())]
+    return owner, encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64, copy=False), terms
+
+
+_WORD = re.compile(r"[^\W_]+")   # a run of letters and digits: :data:`_SPLIT`'s tokens, for one short text
+
+
+def terms_of(text: str) -> list[str]:
+    """The terms of one text (a question, a name), in order, repeats kept: :func:`analyse` for
+    a single short text, in Python (Arrow compiles its pattern on every call: 2 ms a question).
+    The two agree on every text of the real sets and on a sample of Unicode (tests)."""
+    tokens = [t.lower() for t in _WORD.findall(str(text)) if len(t.encode("utf-8")) < MAX_TOKEN_BYTES]
+    return [t for t in map(_term, Stemmer.Stemmer("english").stemWords(tokens)) if t is not None]
+
+
+@dataclass
+class TextIndex:
+    """BM25 postings of every row of the chunks table, with what a search filters and returns."""
+
+    chunk_id: np.ndarray            # per row (object)
+    current: np.ndarray             # per row: the chunk is current (not a retired version)
+    created_us: np.ndarray          # per row: when its document was created
+    terms: dict[str, int]           # term -> id
+    starts: np.ndarray              # per term id: where its postings start (and, at [id + 1], end)
+    post_row: np.ndarray            # postings: row, by term then row
+    post_tf: np.ndarray             # postings: occurrences of the term in the row
+    row_length: np.ndarray          # terms per row (BM25's |d|)
+    rows_of: dict[str, int]         # chunk id -> row
+    kept: dict[str, np.ndarray] | None = None   # rows <= MEMORY_ROWS: doc_id, text (object) and
+    #                                 vector (rows x dim float32) per row
+    _idf: np.ndarray = field(init=False, repr=False)
+    _norm: np.ndarray = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        n = len(self.chunk_id)
+        df = np.diff(self.starts).astype(np.float64)
+        self._idf = np.log1p((n - df + 0.5) / (df + 0.5))
+        average = float(self.row_length.mean()) if n else 1.0
+        self._norm = K1 * (1.0 - B + B * self.row_length / max(average, 1e-12))   # per row
+
+    @classmethod
+    def build(cls, rows: pa.Table) -> TextIndex:
+        """From every row of the chunks table: ``chunk_id``, ``text``, ``current``,
+        ``created_at`` (and ``doc_id``, ``vector``, kept when there are at most ``MEMORY_ROWS``)."""
+        n = rows.num_rows
+        owner, entry, vocabulary = analyse(rows.column("text"))
+        terms: dict[str, int] = {}
+        term_of_entry = np.array([-1 if t is None else terms.setdefault(t, len(terms)) for t in vocabulary],
+                                 dtype=np.int64)
+        term = term_of_entry[entry] if len(entry) else np.zeros(0, dtype=np.int64)
+        counted = term >= 0
+        term, owner = term[counted], owner[counted]
+        pairs, tf = np.unique(term * max(n, 1) + owner, return_counts=True)
+        post_term, post_row = np.divmod(pairs, max(n, 1))
+        chunk_id = np.asarray(rows.column("chunk_id").to_pylist(), dtype=object)
+        keep = [c for c in ("doc_id", "vector") if c in rows.column_names]
+        return cls(
+            chunk_id=chunk_id,
+            current=rows.column("current").fill_null(False).to_numpy(zero_copy_only=False).astype(bool),
+            created_us=pc.cast(rows.column("created_at"), pa.int64()).fill_null(0).to_numpy(zero_copy_only=False),
+            terms=terms, starts=np.searchsorted(post_term, np.arange(len(terms) + 1)),
+            post_row=post_row.astype(np.int32), post_tf=tf.astype(np.float32),
+            row_length=np.bincount(owner, minlength=n).astype(np.float64),
+            rows_of={c: i for i, c in enumerate(chunk_id.tolist())},
+            kept=_kept(rows) if n <= MEMORY_ROWS and len(keep) == 2 else None)
+
+    def table(self, rows: np.ndarray, scores: np.ndarray) -> pa.Table:
+        """``rows`` as LanceDB returns them (``chunk_id``, ``doc_id``, ``text``, ``vector``) with
+        ``scores`` as ``_score``, from what the index keeps (it must keep them: ``kept``)."""
+        vectors = self.kept["vector"][rows]
+        return pa.table({
+            "chunk_id": pa.array(self.chunk_id[rows].tolist(), pa.string()),
+            "doc_id": pa.array(self.kept["doc_id"][rows].tolist(), pa.string()),
+            "text": pa.array(self.kept["text"][rows].tolist(), pa.string()),
+            "vector": pa.FixedSizeListArray.from_arrays(pa.array(vectors.reshape(-1)), vectors.shape[1]),
+            "_score": pa.array(np.asarray(scores, dtype=np.float32))})
+
+    @classmethod
+    def from_store(cls, store) -> TextIndex:
+        """Built from the store's chunks table as it is now."""
+        small = store.count_rows("chunks") <= MEMORY_ROWS
+        return cls.build(store.chunk_rows(["chunk_id", "text", "current", "created_at",
+                                           *(["doc_id", "vector"] if small else [])]))
+
+    def __len__(self) -> int:
+        return len(self.chunk_id)
+
+    def _postings(self, term: str) -> tuple[np.ndarray, np.ndarray]:
+        """(rows holding ``term``, its BM25 weight in each of them)."""
+        t = self.terms.get(term)
+        if t is None:
+            return np.zeros(0, dtype=np.int32), np.zeros(0)
+        rows = self.post_row[self.starts[t]:self.starts[t + 1]]
+        tf = self.post_tf[self.starts[t]:self.starts[t + 1]]
+        return rows, self._idf[t] * (K1 + 1.0) * tf / (tf + self._norm[rows])
+
+    def existing(self, rows: np.ndarray, as_of_us: int | None) -> np.ndarray:
+        """Which of ``rows`` a search at ``as_of`` may return: current, created by then
+        (``Store.search``'s condition; None: no time bound)."""
+        ok = self.current[rows]
+        return ok if as_of_us is None else ok & (self.created_us[rows] <= as_of_us)
+
+    def search(self, text: str, *, as_of_us: int | None, limit: int) -> tuple[np.ndarray, np.ndarray]:
+        """The best ``limit`` existing rows for ``text`` (any of its terms: LanceDB's OR
+        ``MatchQuery``): (rows, BM25 scores), best first, ties by chunk id."""
+        found = [self._postings(t) for t in terms_of(text)]
+        if not found or not any(len(r) for r, _ in found):
+            return np.zeros(0, dtype=np.intp), np.zeros(0)
+        score = np.bincount(np.concatenate([r for r, _ in found]), weights=np.concatenate([w for _, w in found]),
+                            minlength=len(self))
+        rows = np.flatnonzero(score)
+        rows = rows[self.existing(rows, as_of_us)]
+        return self.best(rows, score[rows], limit)
+
+    def best(self, rows: np.ndarray, scores: np.ndarray, limit: int) -> tuple[np.ndarray, np.ndarray]:
+        """The ``limit`` best of ``rows`` by ``scores``, best first, ties by chunk id."""
+        if len(rows) > limit:   # every row tied with the limit-th stays in the running
+            cut = np.partition(scores, len(scores) - limit)[len(scores) - limit]
+            rows, scores = rows[scores >= cut], scores[scores >= cut]
+        order = sorted(range(len(rows)), key=lambda i: (-scores[i], self.chunk_id[rows[i]]))[:limit]
+        return rows[order].astype(np.intp), scores[order]
+
+    def matches(self, name: str, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """For each of ``rows``: whether it holds every term of ``name`` (LanceDB's AND
+        ``MatchQuery``), and its BM25 for ``name`` (0 where it does not)."""
+        rows = np.asarray(rows, dtype=np.int64)
+        named = np.ones(len(rows), dtype=bool)
+        score = np.zeros(len(rows))
+        terms = terms_of(name)
+        if not terms:
+            return np.zeros(len(rows), dtype=bool), score
+        for term in terms:
+            holders, weight = self._postings(term)
+            at = np.searchsorted(holders, rows)          # postings are sorted by row
+            hit = (at < len(holders)) & (holders[np.minimum(at, max(len(holders) - 1, 0))] == rows) \
+                if len(holders) else np.zeros(len(rows), dtype=bool)
+            named &= hit
+            score += np.where(hit, weight[np.minimum(at, max(len(weight) - 1, 0))] if len(weight) else 0.0, 0.0)
+        return named, np.where(named, score, 0.0)
+
+    def rows(self, chunk_ids) -> np.ndarray:
+        """The rows of ``chunk_ids`` (-1 where unknown)."""
+        get = self.rows_of.get
+        return np.fromiter((get(c, -1) for c in chunk_ids), dtype=np.int64)

@@ -1,0 +1,184 @@
+"""The in-memory text index answers what LanceDB's full-text index answers (issue 18).
+
+:class:`TextIndex` replaces LanceDB's full-text queries on the query path, so it must score
+and match exactly as LanceDB does: the same BM25 for every question, the same chunks for every
+name, the same analysis (split, length limit, lower case, stem, stop words, folding). The
+oracle is LanceDB itself, over real LanceDB stores in temp directories: real documentation and
+changelog text from data/real/, and a corpus of awkward text."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import numpy as np
+import pyarrow as pa
+import pytest
+
+from smartvector_core.clock import parse_time, to_us
+from smartvector_core.ingest import read_records
+from smartvector_core.retrieval import pipeline
+from smartvector_core.retrieval.lexical import subject_terms
+from smartvector_core.retrieval.text_index import TextIndex, analyse, terms_of
+
+from ..conftest import NOW
+from ..test_real_sets import REAL, SETS
+
+AWKWARD = [
+    "Café naïve résumé: the Straße in İstanbul, ﬁle ２０２４ and Ⅻ³.",
+    "snake_case_name, kebab-case-name, dotted.name.here and a/b/c paths",
+    "x" * 39 + " fits; " + "y" * 40 + " is too long; " + "z" * 45 + " too",
+    "Don't repeat repeat REPEAT yourself: it's the rule, isn't it?",
+    "Having done it, he does it once more; only very few would.",
+    "日本語のテキスト 中文 한국어 ΑΒΓ δέλτα",
+    "Configure, configured, configuration and configurations all stem alike.",
+    "Numbers: 3.5.5, v2, HTTP2, 1,000,000 and 42.",
+    "",
+]
+
+
+def _real_records(per_set: int) -> tuple[list[dict], list[str]]:
+    records, questions = [], []
+    for name in SETS:
+        records += read_records(REAL / name / "corpus.jsonl")[:per_set]
+        questions += [q["text"] for q in read_records(REAL / name / "queries.jsonl")]
+    return records, questions
+
+
+@pytest.fixture
+def real_text_store(fake_app, monkeypatch):
+    """Real documentation and changelog text (500 documents of each set), re-ingested in part so
+    that the table holds retired versions too, with LanceDB's full-text index rebuilt over all
+    of it (between rebuilds LanceDB scores new rows with its older statistics: module docstring)."""
+    import smartvector_core.store_upkeep as upkeep
+
+    records, questions = _real_records(500)
+    for r in records:
+        r.pop("supersedes", None)   # this test is about text: no chains needed
+    fake_app.ingest_records(records, now=NOW, consolidate=False)
+    fake_app.ingest_records([{**r, "text": r["text"] + " Amended."} for r in records[:40]],
+                            now=NOW + timedelta(days=1), consolidate=False)
+    monkeypatch.setattr(upkeep, "REINDEX_FRACTION", -1.0)     # rebuild now
+    assert fake_app.store.ensure_text_index()
+    monkeypatch.undo()
+    return fake_app.store, questions
+
+
+def _lance_scores(store, text: str, *, limit: int, require_all: bool = False) -> dict[str, float]:
+    found = store.fts_search(text, as_of=None, limit=limit, columns=("chunk_id",), require_all=require_all)
+    return dict(zip(found.column("chunk_id").to_pylist(), found.column("_score").to_pylist(), strict=True))
+
+
+def test_question_scores_equal_lancedb_on_real_text(real_text_store):
+    store, questions = real_text_store
+    index = TextIndex.from_store(store)
+    assert len(index) == store.count_rows("chunks") > store.count_chunks()   # retired rows are indexed too
+    compared = 0
+    for question in questions:
+        lance = _lance_scores(store, question, limit=30)
+        rows, scores = index.search(question, as_of_us=None, limit=30)
+        assert np.allclose(sorted(lance.values(), reverse=True), scores, rtol=1e-5), question
+        mine = dict(zip(index.chunk_id[rows].tolist(), scores.tolist(), strict=True))
+        cut = min(scores) if len(scores) else 0.0
+        # the same chunks, except which of several tied at the cut (LanceDB breaks ties arbitrarily)
+        assert {c for c, s in lance.items() if s > cut * (1 + 1e-5)} == {c for c, s in mine.items()
+                                                                         if s > cut * (1 + 1e-5)}
+        compared += len(lance)
+    assert compared > 1000
+
+
+def test_name_matches_equal_lancedb_on_real_text(real_text_store):
+    store, questions = real_text_store
+    index = TextIndex.from_store(store)
+    names = sorted({n for q in questions for n in subject_terms(q)})
+    assert len(names) > 100
+    everything = np.flatnonzero(index.current)
+    for name in names:
+        lance = _lance_scores(store, name, limit=100_000, require_all=True)
+        named, scores = index.matches(name, everything)
+        assert set(index.chunk_id[everything[named]].tolist()) == set(lance), name
+        mine = dict(zip(index.chunk_id[everything[named]].tolist(), scores[named].tolist(), strict=True))
+        assert all(np.isclose(mine[c], s, rtol=1e-5) for c, s in lance.items()), name
+
+
+def test_awkward_text_is_analysed_as_lancedb_analyses_it(fake_app):
+    fake_app.ingest_records([{"id": f"a{i}", "text": t or "(empty)", "created_at": "2025-01-01"}
+                             for i, t in enumerate(AWKWARD)], now=NOW, consolidate=False)
+    store = fake_app.store
+    store.ensure_text_index()
+    index = TextIndex.from_store(store)
+    words = sorted({w for t in AWKWARD for w in t.replace(",", " ").replace(":", " ").split()} | {
+        "cafe", "CAFÉ", "strasse", "file", "2024", "configur", "having", "does", "once", "the"})
+    everything = np.arange(len(index))
+    for word in words:
+        lance = _lance_scores(store, word, limit=100)
+        rows, scores = index.search(word, as_of_us=None, limit=100)
+        assert set(index.chunk_id[rows].tolist()) == set(lance), word
+        assert np.allclose(sorted(lance.values(), reverse=True), scores, rtol=1e-5), word
+        named, _ = index.matches(word, everything)
+        assert set(index.chunk_id[named].tolist()) == set(_lance_scores(store, word, limit=100, require_all=True))
+    assert terms_of("Having done it, he does it") == ["done", "doe"]   # stop words compared after stemming
+    assert terms_of("x" * 40) == [] and terms_of("x" * 39) == ["x" * 39]
+
+
+def test_one_question_is_analysed_as_the_batch_is():
+    """terms_of (Python, one short text) and analyse (Arrow, every row) split alike."""
+    records, questions = _real_records(10_000)
+    texts = [r["text"] for r in records] + questions + AWKWARD
+    owner, entry, vocabulary = analyse(pa.array(texts))
+    batch: list[list[str]] = [[] for _ in texts]
+    for row, e in zip(owner.tolist(), entry.tolist(), strict=True):
+        if vocabulary[e] is not None:
+            batch[row].append(vocabulary[e])
+    assert [terms_of(t) for t in texts] == batch
+
+
+def test_search_keeps_only_rows_existing_at_the_moment(real_text_store):
+    store, questions = real_text_store
+    index = TextIndex.from_store(store)
+    moment = parse_time("2023-01-01")
+    for question in questions[:40]:
+        rows, _ = index.search(question, as_of_us=to_us(moment), limit=30)
+        assert index.current[rows].all() and (index.created_us[rows] <= to_us(moment)).all()
+        lance = store.fts_search(question, as_of=moment, limit=30, columns=("chunk_id",))
+        assert np.allclose(sorted(lance.column("_score").to_pylist(), reverse=True),
+                           np.sort(index.search(question, as_of_us=to_us(moment), limit=30)[1])[::-1], rtol=1e-5)
+
+
+def test_retrieval_is_the_same_with_the_index_and_with_lancedb(real_text_store, fake_app, monkeypatch):
+    """The whole lexical path (the question's hits joining the pool, each name's matches in the
+    pool, the lexical signal) gives the same candidates either way."""
+    store, questions = real_text_store
+    knowledge = fake_app.knowledge.get()
+    assert knowledge.text_index(store) is not None          # a small store: built at once
+    for question in questions[:60]:
+        for as_of in (NOW, parse_time("2023-06-01")):
+            vector = fake_app.embedder.encode([question])[0]
+            with_index = pipeline.retrieve(store, vector, as_of, 5, knowledge, text=question)
+            monkeypatch.setattr(type(knowledge), "text_index", lambda self, s: None)
+            knowledge.full_text_results.clear()
+            with_lance = pipeline.retrieve(store, vector, as_of, 5, knowledge, text=question)
+            monkeypatch.undo()
+            assert with_index.chunk_id.tolist() == with_lance.chunk_id.tolist(), question
+            assert np.allclose(with_index.lexical_signal(), with_lance.lexical_signal(), atol=1e-5), question
+
+
+def test_a_large_store_builds_its_index_in_the_background(fake_app, monkeypatch):
+    import smartvector_core.knowledge as knowledge_module
+
+    fake_app.ingest_records([{"id": f"d{i}", "text": f"The Checkout Service keeps {i} replicas.",
+                              "created_at": "2025-01-01"} for i in range(8)], now=NOW, consolidate=False)
+    monkeypatch.setattr(knowledge_module, "TEXT_INDEX_NOW_ROWS", 0)
+    state = fake_app.knowledge.get()
+    first = state.text_index(fake_app.store)           # not built yet: LanceDB's index answers meanwhile
+    state._text_index.result(timeout=60)
+    built = state.text_index(fake_app.store)
+    assert first is None and built is not None and len(built) == 8
+    fake_app.feedback_accept = None                      # an events-only change keeps the chunks' index
+    fake_app.knowledge.record_events([{"doc_id": "d1", "event_type": "ACCESS", "at": NOW}])
+    assert fake_app.knowledge.get().text_index(fake_app.store) is built
+    fake_app.ingest_records([{"id": "d9", "text": "A new page.", "created_at": "2025-02-01"}], now=NOW,
+                            consolidate=False)
+    again = fake_app.knowledge.get()                     # new chunks: a new index
+    again._text_index = None
+    monkeypatch.setattr(knowledge_module, "TEXT_INDEX_NOW_ROWS", 100)
+    assert len(again.text_index(fake_app.store)) == 9
