@@ -130,6 +130,15 @@ class KnowledgeState:
         built = self._text_index
         return built.result() if built.done() and built.exception() is None else None
 
+    def wait_for_text_index(self, store, timeout: float | None = None) -> TextIndex | None:
+        """:meth:`text_index`, waiting up to ``timeout`` seconds for a background build (a server
+        warming up, a benchmark that measures the steady state); None if it is not ready then."""
+        self.text_index(store)
+        try:
+            return self._text_index.result(timeout=timeout)
+        except Exception:  # noqa: BLE001 - not ready in time, or the build failed: LanceDB answers
+            return None
+
     def existing_share(self, as_of_us: int | None) -> float:
         """The share of the chunk table's rows a search at ``as_of`` may return (current, and
         created by then; None: no time bound), estimated as ``current_share`` times the share of
