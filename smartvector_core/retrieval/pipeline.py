@@ -216,12 +216,12 @@ def _indexed_question(store, index: TextIndex, text: str, as_of, columns) -> Fut
     if index.kept is not None or not len(rows):
         done.set_result(index.table(rows, scores).select([*wanted, "_score"]) if len(rows) else _scored(None, scores, wanted))
         return done
-    ids = index.chunk_id[rows]
+    ids = index.ids(rows)
 
     def read() -> pa.Table:
-        got = store.chunks_by_id(ids.tolist(), wanted)
+        got = store.chunks_by_id(ids, wanted)
         at = {c: i for i, c in enumerate(got.column("chunk_id").to_pylist())}
-        keep = [j for j, c in enumerate(ids.tolist()) if c in at]
+        keep = [j for j, c in enumerate(ids) if c in at]
         return _scored(got.take(pa.array([at[ids[j]] for j in keep], pa.int64())), scores[keep], wanted)
     return _READS.submit(read)
 

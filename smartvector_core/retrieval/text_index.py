@@ -42,6 +42,7 @@ import Stemmer
 K1 = 1.2                 # BM25 term-frequency saturation (LanceDB's)
 B = 0.75                 # BM25 length normalisation (LanceDB's)
 MAX_TOKEN_BYTES = 40     # LanceDB's max_token_length: a token of 40 bytes or more is dropped
+BUILD_BATCH = 65_536     # ours: rows analysed at a time while the index is built (bounds its memory)
 MEMORY_ROWS = 50_000     # ours: up to this many rows the index also keeps each chunk's doc id, text
 #                          and vector (50k x 384-d: 77 MB), so a lexical hit needs no LanceDB read
 _SPLIT = r"[^\p{L}\p{N}]+"   # tantivy's simple tokenizer: a token is a run of letters and digits
@@ -112,17 +113,22 @@ def terms_of(text: str) -> list[str]:
 
 @dataclass
 class TextIndex:
-    """BM25 postings of every row of the chunks table, with what a search filters and returns."""
+    """BM25 postings of every row of the chunks table, with what a search filters and returns.
 
-    chunk_id: np.ndarray            # per row (object)
+    Memory (measured at 1M rows of real text, ~15 terms a row): the postings (row int32, term
+    frequency uint16) and a few per-row arrays, ~200 MB; chunk ids stay an Arrow array, found
+    by their 64-bit hash (``hash`` of the id in this process, checked against the id)."""
+
+    chunk_id: pa.Array              # per row
     current: np.ndarray             # per row: the chunk is current (not a retired version)
     created_us: np.ndarray          # per row: when its document was created
     terms: dict[str, int]           # term -> id
     starts: np.ndarray              # per term id: where its postings start (and, at [id + 1], end)
-    post_row: np.ndarray            # postings: row, by term then row
-    post_tf: np.ndarray             # postings: occurrences of the term in the row
+    post_row: np.ndarray            # postings: row (int32), by term then row
+    post_tf: np.ndarray             # postings: occurrences of the term in the row (uint16)
     row_length: np.ndarray          # terms per row (BM25's |d|)
-    rows_of: dict[str, int]         # chunk id -> row
+    id_hash: np.ndarray             # hash of each row's chunk id, sorted
+    id_row: np.ndarray              # the row of each of them
     kept: dict[str, np.ndarray] | None = None   # rows <= MEMORY_ROWS: doc_id, text (object) and
     #                                 vector (rows x dim float32) per row
     _idf: np.ndarray = field(init=False, repr=False)
@@ -133,44 +139,47 @@ class TextIndex:
         df = np.diff(self.starts).astype(np.float64)
         self._idf = np.log1p((n - df + 0.5) / (df + 0.5))
         average = float(self.row_length.mean()) if n else 1.0
-        self._norm = K1 * (1.0 - B + B * self.row_length / max(average, 1e-12))   # per row
+        self._norm = (K1 * (1.0 - B + B * self.row_length / max(average, 1e-12))).astype(np.float32)   # per row
 
     @classmethod
     def build(cls, rows: pa.Table) -> TextIndex:
         """From every row of the chunks table: ``chunk_id``, ``text``, ``current``,
-        ``created_at`` (and ``doc_id``, ``vector``, kept when there are at most ``MEMORY_ROWS``)."""
+        ``created_at`` (and ``doc_id``, ``vector``, kept when there are at most ``MEMORY_ROWS``).
+        Analysed ``BUILD_BATCH`` rows at a time, so the tokens of the whole table are never held
+        at once (at 1M rows: 28M tokens)."""
         n = rows.num_rows
-        owner, entry, vocabulary = analyse(rows.column("text"))
         terms: dict[str, int] = {}
-        term_of_entry = np.array([-1 if t is None else terms.setdefault(t, len(terms)) for t in vocabulary],
-                                 dtype=np.int64)
-        term = term_of_entry[entry] if len(entry) else np.zeros(0, dtype=np.int64)
-        counted = term >= 0
-        term, owner = term[counted], owner[counted]
-        pairs, tf = np.unique(term * max(n, 1) + owner, return_counts=True)
-        post_term, post_row = np.divmod(pairs, max(n, 1))
-        chunk_id = np.asarray(rows.column("chunk_id").to_pylist(), dtype=object)
-        keep = [c for c in ("doc_id", "vector") if c in rows.column_names]
+        post_term, post_row, post_tf, hashes = [], [], [], []
+        row_length = np.zeros(n, dtype=np.float32)
+        for start in range(0, n, BUILD_BATCH):
+            batch = rows.slice(start, BUILD_BATCH)
+            size = batch.num_rows
+            owner, entry, vocabulary = analyse(batch.column("text"))
+            term_of = np.array([-1 if t is None else terms.setdefault(t, len(terms)) for t in vocabulary], np.int64)
+            term = term_of[entry] if len(entry) else np.zeros(0, dtype=np.int64)
+            counted = term >= 0
+            term, owner = term[counted], owner[counted]
+            row_length[start:start + size] = np.bincount(owner, minlength=size)
+            pairs, tf = np.unique(term * size + owner, return_counts=True)     # by term, then row
+            t, r = np.divmod(pairs, size)
+            post_term.append(t.astype(np.int32))
+            post_row.append((r + start).astype(np.int32))
+            post_tf.append(np.minimum(tf, np.iinfo(np.uint16).max).astype(np.uint16))
+            hashes.append(np.fromiter(map(hash, batch.column("chunk_id").to_pylist()), np.int64, count=size))
+        term = np.concatenate(post_term) if post_term else np.zeros(0, dtype=np.int32)
+        by_term = np.argsort(term, kind="stable")          # stable: rows stay ascending within a term
+        id_hash = np.concatenate(hashes) if hashes else np.zeros(0, dtype=np.int64)
+        id_row = np.argsort(id_hash, kind="stable")
+        small = n <= MEMORY_ROWS and {"doc_id", "vector"} <= set(rows.column_names)
         return cls(
-            chunk_id=chunk_id,
+            chunk_id=rows.column("chunk_id").combine_chunks(),
             current=rows.column("current").fill_null(False).to_numpy(zero_copy_only=False).astype(bool),
             created_us=pc.cast(rows.column("created_at"), pa.int64()).fill_null(0).to_numpy(zero_copy_only=False),
-            terms=terms, starts=np.searchsorted(post_term, np.arange(len(terms) + 1)),
-            post_row=post_row.astype(np.int32), post_tf=tf.astype(np.float32),
-            row_length=np.bincount(owner, minlength=n).astype(np.float64),
-            rows_of={c: i for i, c in enumerate(chunk_id.tolist())},
-            kept=_kept(rows) if n <= MEMORY_ROWS and len(keep) == 2 else None)
-
-    def table(self, rows: np.ndarray, scores: np.ndarray) -> pa.Table:
-        """``rows`` as LanceDB returns them (``chunk_id``, ``doc_id``, ``text``, ``vector``) with
-        ``scores`` as ``_score``, from what the index keeps (it must keep them: ``kept``)."""
-        vectors = self.kept["vector"][rows]
-        return pa.table({
-            "chunk_id": pa.array(self.chunk_id[rows].tolist(), pa.string()),
-            "doc_id": pa.array(self.kept["doc_id"][rows].tolist(), pa.string()),
-            "text": pa.array(self.kept["text"][rows].tolist(), pa.string()),
-            "vector": pa.FixedSizeListArray.from_arrays(pa.array(vectors.reshape(-1)), vectors.shape[1]),
-            "_score": pa.array(np.asarray(scores, dtype=np.float32))})
+            terms=terms, starts=np.searchsorted(term[by_term], np.arange(len(terms) + 1)),
+            post_row=np.concatenate(post_row)[by_term] if post_row else np.zeros(0, dtype=np.int32),
+            post_tf=np.concatenate(post_tf)[by_term] if post_tf else np.zeros(0, dtype=np.uint16),
+            row_length=row_length, id_hash=id_hash[id_row], id_row=id_row.astype(np.int64),
+            kept=_kept(rows) if small else None)
 
     @classmethod
     def from_store(cls, store) -> TextIndex:
@@ -182,13 +191,43 @@ class TextIndex:
     def __len__(self) -> int:
         return len(self.chunk_id)
 
+    def ids(self, rows: np.ndarray) -> list[str]:
+        """The chunk ids of ``rows``."""
+        return self.chunk_id.take(pa.array(np.asarray(rows, dtype=np.int64))).to_pylist()
+
+    def rows(self, chunk_ids) -> np.ndarray:
+        """The rows of ``chunk_ids`` (-1 where unknown)."""
+        ids = list(chunk_ids)
+        wanted = np.fromiter(map(hash, ids), np.int64, count=len(ids))
+        at = np.minimum(np.searchsorted(self.id_hash, wanted), max(len(self.id_hash) - 1, 0))
+        if not len(self.id_hash):
+            return np.full(len(ids), -1, dtype=np.int64)
+        rows = np.where(self.id_hash[at] == wanted, self.id_row[at], -1)
+        found = rows >= 0
+        if found.any():   # a hash is not an id: check each found row's id (a collision is unknown)
+            same = np.array([a == b for a, b in zip(self.ids(rows[found]), np.asarray(ids, dtype=object)[found],
+                                                     strict=True)])
+            rows[np.flatnonzero(found)[~same]] = -1
+        return rows
+
+    def table(self, rows: np.ndarray, scores: np.ndarray) -> pa.Table:
+        """``rows`` as LanceDB returns them (``chunk_id``, ``doc_id``, ``text``, ``vector``) with
+        ``scores`` as ``_score``, from what the index keeps (it must keep them: ``kept``)."""
+        vectors = self.kept["vector"][rows]
+        return pa.table({
+            "chunk_id": self.chunk_id.take(pa.array(np.asarray(rows, dtype=np.int64))),
+            "doc_id": pa.array(self.kept["doc_id"][rows].tolist(), pa.string()),
+            "text": pa.array(self.kept["text"][rows].tolist(), pa.string()),
+            "vector": pa.FixedSizeListArray.from_arrays(pa.array(vectors.reshape(-1)), vectors.shape[1]),
+            "_score": pa.array(np.asarray(scores, dtype=np.float32))})
+
     def _postings(self, term: str) -> tuple[np.ndarray, np.ndarray]:
         """(rows holding ``term``, its BM25 weight in each of them)."""
         t = self.terms.get(term)
         if t is None:
             return np.zeros(0, dtype=np.int32), np.zeros(0)
         rows = self.post_row[self.starts[t]:self.starts[t + 1]]
-        tf = self.post_tf[self.starts[t]:self.starts[t + 1]]
+        tf = self.post_tf[self.starts[t]:self.starts[t + 1]].astype(np.float64)
         return rows, self._idf[t] * (K1 + 1.0) * tf / (tf + self._norm[rows])
 
     def existing(self, rows: np.ndarray, as_of_us: int | None) -> np.ndarray:
@@ -214,7 +253,8 @@ class TextIndex:
         if len(rows) > limit:   # every row tied with the limit-th stays in the running
             cut = np.partition(scores, len(scores) - limit)[len(scores) - limit]
             rows, scores = rows[scores >= cut], scores[scores >= cut]
-        order = sorted(range(len(rows)), key=lambda i: (-scores[i], self.chunk_id[rows[i]]))[:limit]
+        ids = self.ids(rows)
+        order = sorted(range(len(rows)), key=lambda i: (-scores[i], ids[i]))[:limit]
         return rows[order].astype(np.intp), scores[order]
 
     def matches(self, name: str, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -228,14 +268,10 @@ class TextIndex:
             return np.zeros(len(rows), dtype=bool), score
         for term in terms:
             holders, weight = self._postings(term)
-            at = np.searchsorted(holders, rows)          # postings are sorted by row
-            hit = (at < len(holders)) & (holders[np.minimum(at, max(len(holders) - 1, 0))] == rows) \
-                if len(holders) else np.zeros(len(rows), dtype=bool)
+            if not len(holders):
+                return np.zeros(len(rows), dtype=bool), np.zeros(len(rows))
+            at = np.minimum(np.searchsorted(holders, rows), len(holders) - 1)   # postings are sorted by row
+            hit = holders[at] == rows
             named &= hit
-            score += np.where(hit, weight[np.minimum(at, max(len(weight) - 1, 0))] if len(weight) else 0.0, 0.0)
+            score += np.where(hit, weight[at], 0.0)
         return named, np.where(named, score, 0.0)
-
-    def rows(self, chunk_ids) -> np.ndarray:
-        """The rows of ``chunk_ids`` (-1 where unknown)."""
-        get = self.rows_of.get
-        return np.fromiter((get(c, -1) for c in chunk_ids), dtype=np.int64)

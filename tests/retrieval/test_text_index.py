@@ -77,7 +77,7 @@ def test_question_scores_equal_lancedb_on_real_text(real_text_store):
         lance = _lance_scores(store, question, limit=30)
         rows, scores = index.search(question, as_of_us=None, limit=30)
         assert np.allclose(sorted(lance.values(), reverse=True), scores, rtol=1e-5), question
-        mine = dict(zip(index.chunk_id[rows].tolist(), scores.tolist(), strict=True))
+        mine = dict(zip(index.ids(rows), scores.tolist(), strict=True))
         cut = min(scores) if len(scores) else 0.0
         # the same chunks, except which of several tied at the cut (LanceDB breaks ties arbitrarily)
         assert {c for c, s in lance.items() if s > cut * (1 + 1e-5)} == {c for c, s in mine.items()
@@ -95,8 +95,8 @@ def test_name_matches_equal_lancedb_on_real_text(real_text_store):
     for name in names:
         lance = _lance_scores(store, name, limit=100_000, require_all=True)
         named, scores = index.matches(name, everything)
-        assert set(index.chunk_id[everything[named]].tolist()) == set(lance), name
-        mine = dict(zip(index.chunk_id[everything[named]].tolist(), scores[named].tolist(), strict=True))
+        assert set(index.ids(everything[named])) == set(lance), name
+        mine = dict(zip(index.ids(everything[named]), scores[named].tolist(), strict=True))
         assert all(np.isclose(mine[c], s, rtol=1e-5) for c, s in lance.items()), name
 
 
@@ -112,10 +112,10 @@ def test_awkward_text_is_analysed_as_lancedb_analyses_it(fake_app):
     for word in words:
         lance = _lance_scores(store, word, limit=100)
         rows, scores = index.search(word, as_of_us=None, limit=100)
-        assert set(index.chunk_id[rows].tolist()) == set(lance), word
+        assert set(index.ids(rows)) == set(lance), word
         assert np.allclose(sorted(lance.values(), reverse=True), scores, rtol=1e-5), word
         named, _ = index.matches(word, everything)
-        assert set(index.chunk_id[named].tolist()) == set(_lance_scores(store, word, limit=100, require_all=True))
+        assert set(index.ids(everything[named])) == set(_lance_scores(store, word, limit=100, require_all=True))
     assert terms_of("Having done it, he does it") == ["done", "doe"]   # stop words compared after stemming
     assert terms_of("x" * 40) == [] and terms_of("x" * 39) == ["x" * 39]
 

@@ -119,7 +119,7 @@ def bench_query(n: int, embedder, *, repeats: int, recall_queries: int = 0) -> d
 
 
 def bench_query_real(embedder, *, rounds: int = 3, sets: tuple[str, ...] = REAL_SETS,
-                     cache: Path | None = None, limit: int | None = None) -> dict:
+                     cache: Path | None = None, limit: int | None = None, vector_index: bool = False) -> dict:
     """The end-to-end query on real text against embed + the raw LanceDB search, as issue 18's
     harness times it: every question of the real sets at its own ``as_of``, ``default``, k = 5,
     no logging, the two timings alternated in order. The raw search is the one of
@@ -127,12 +127,14 @@ def bench_query_real(embedder, *, rounds: int = 3, sets: tuple[str, ...] = REAL_
     Both result forms are timed: passages (``group_by="chunk"``, the default) and one result
     per document. Each of ``rounds`` rounds asks every question once per form; the figures
     are the p50 over all rounds, ``query_overhead_ratio`` = p50(query) / p50(raw), and its
-    value per round (``ratio_per_round``: the spread)."""
+    value per round (``ratio_per_round``: the spread). ``vector_index``: the store with a vector
+    index (:func:`stores.real_store`)."""
 
-    directory, questions = real_store(embedder, sets=sets, cache=cache, limit=limit)
+    directory, questions = real_store(embedder, sets=sets, cache=cache, limit=limit, vector_index=vector_index)
     app = open_app(str(directory), embedder)
     asked = [(q["text"], parse_time(q["as_of"])) for q in questions]
     app.query(asked[0][0], as_of=asked[0][1], log=False)      # warm: model, knowledge state, indexes
+    app.knowledge.get().wait_for_text_index(app.store)          # a server's steady state
     forms = ("chunk", "document")
     times: dict[str, list[list[float]]] = {f: [] for f in ("raw", *forms)}
     for r in range(rounds):
@@ -149,7 +151,8 @@ def bench_query_real(embedder, *, rounds: int = 3, sets: tuple[str, ...] = REAL_
                 times[step][-1].append(time.perf_counter() - t0)
     every = {step: np.concatenate(series) for step, series in times.items()}
     out = {"real_sets": list(sets), "real_chunks": app.store.count_chunks(), "real_questions": len(asked),
-           "rounds": rounds, "raw_p50_ms": _ms(np.median(every["raw"]))}
+           "vector_index": "vector" in app.store.chunk_indexes(), "rounds": rounds,
+           "raw_p50_ms": _ms(np.median(every["raw"]))}
     for form, key in (("chunk", "passages"), ("document", "documents")):
         out[key] = {"query_p50_ms": _ms(np.median(every[form])), "query_p95_ms": _ms(np.percentile(every[form], 95)),
                     "query_overhead_ratio": round(float(np.median(every[form]) / np.median(every["raw"])), 3),

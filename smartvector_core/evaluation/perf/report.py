@@ -85,9 +85,12 @@ def run(*, quick: bool = False, log: Callable[[str], None] | None = None, sizes:
     out["query_overhead_ratio"] = max(out["query_small"]["query_overhead_ratio"],
                                       out["query_large"]["query_overhead_ratio"])
     say("query on real text")
-    out["query_real"] = bench_query_real(embedder, rounds=sizes["real_rounds"], limit=sizes["real_limit"],
-                                         sets=sizes.get("real_sets", REAL_SETS), cache=sizes.get("real_cache"))
-    out["query_overhead_ratio_real"] = out["query_real"]["query_overhead_ratio"]
+    for key, indexed in (("query_real", False), ("query_real_indexed", True)):
+        out[key] = bench_query_real(embedder, rounds=sizes["real_rounds"], limit=sizes["real_limit"],
+                                    sets=sizes.get("real_sets", REAL_SETS), cache=sizes.get("real_cache"),
+                                    vector_index=indexed)
+    out["query_overhead_ratio_real"] = max(out["query_real"]["query_overhead_ratio"],
+                                           out["query_real_indexed"]["query_overhead_ratio"])
     say("ingest")
     torch_model = torch_baseline(embedder)
     out.update(bench_question_embed(embedder, torch_model, sizes["query_repeats"]))
@@ -143,8 +146,9 @@ def _real_row(real: dict | None) -> tuple[str, str, str, str]:
     if not real:
         return ("Query overhead on real text", "not measured", "≤ 1.15", "")
     p, d = real["passages"], real["documents"]
+    index = "with a vector index" if real.get("vector_index") else "no vector index"
     return (f"Query overhead on real text ({real['real_chunks']:,} chunks of {' + '.join(real['real_sets'])}, "
-            f"{real['real_questions']} questions × {real['rounds']} rounds)",
+            f"{index}, {real['real_questions']} questions × {real['rounds']} rounds)",
             f"× {p['query_overhead_ratio']} passages (rounds {min(p['ratio_per_round'])}–{max(p['ratio_per_round'])}), "
             f"× {d['query_overhead_ratio']} one per document; p50 {p['query_p50_ms']} ms, raw {real['raw_p50_ms']} ms",
             "≤ 1.15", "issue 18 harness: 1.54–1.58 (news), 1.55 (docs)")
@@ -178,6 +182,7 @@ def perf_markdown(out: dict, previous: str = "") -> str:
          f"(raw {q_large['raw_p50_ms']} ms)", "≤ 30 ms", "SmartVector reference: scans every vector"),
         ("Query overhead over embed + raw LanceDB search", f"× {out['query_overhead_ratio']}", "≤ 1.15", ""),
         _real_row(out.get("query_real")),
+        _real_row(out.get("query_real_indexed")),
         ("Embed one question (p50)", f"{out.get('question_embed_ms')} ms ({out.get('embed_backend')}; "
          f"PyTorch sentence-transformers {out.get('question_embed_torch_ms')} ms)", "", ""),
         ("Recall@20 of the vector index vs brute force", f"{out['recall_at_20']}", "≥ 0.95", ""),

@@ -186,18 +186,23 @@ REAL_ROOT = Path(__file__).resolve().parents[3] / "data" / "real"
 
 
 def real_store(embedder, *, sets: tuple[str, ...] = REAL_SETS, root: Path = REAL_ROOT,
-               cache: Path | None = None, limit: int | None = None) -> tuple[Path, list[dict]]:
+               cache: Path | None = None, limit: int | None = None,
+               vector_index: bool = False) -> tuple[Path, list[dict]]:
     """A store of real text (issue 18): the corpora of ``sets`` (data/real/, engineer F's
     evaluation sets: long versioned documentation pages and changelog entries) ingested and
     consolidated as the CLI does, once, and their questions (each with its own ``as_of``);
-    ``limit``: only the first ``limit`` documents and questions of each set (tests).
+    ``limit``: only the first ``limit`` documents and questions of each set (tests);
+    ``vector_index``: with the IVF_HNSW_SQ vector index a store of 10k chunks or more gets
+    (``Store.ensure_indexes``), built here whatever the size: the harness of issue 18 timed
+    real-text stores of 14k and 22k chunks, which have one.
 
     Cached under ``$SMARTVECTOR_CACHE_DIR/perf-real-<fingerprint>`` (default
     ``~/.cache/smartvector``); the fingerprint covers the corpus files, the limit, the encoder
     and the chunk schema, so a change of any of them builds a fresh store. Returns (store
     directory, questions)."""
 
-    digest = hashlib.sha256(f"{embedder.encoder_id}|{chunks_schema(embedder.dim)}|{limit}".encode())
+    digest = hashlib.sha256(f"{embedder.encoder_id}|{chunks_schema(embedder.dim)}|{limit}"
+                            f"{'|vector-index' if vector_index else ''}".encode())
     records, questions = [], []
     for name in sets:
         corpus = (root / name / "corpus.jsonl").read_bytes()
@@ -210,7 +215,7 @@ def real_store(embedder, *, sets: tuple[str, ...] = REAL_SETS, root: Path = REAL
         shutil.rmtree(directory, ignore_errors=True)
         app = open_app(str(directory), embedder)
         app.ingest_records(records, now=max(parse_time(q["as_of"]) for q in questions))
-        app.store.ensure_indexes()
+        app.store.ensure_indexes(vector_min_rows=1 if vector_index else None)
         (directory / "READY").write_text(json.dumps({"sets": list(sets), "encoder": embedder.encoder_id}))
     return directory, questions
 
