@@ -215,7 +215,7 @@ class KnowledgeCache:
 
     def versions(self) -> tuple[int, int, int]:
         """The (events, edges, chunks) table versions a state is valid for."""
-        return (self.store.version("events"), self.store.version("edges"), self.store.version("chunks"))
+        return self.store.versions(("events", "edges", "chunks"))
 
     def get(self) -> KnowledgeState:
         key = self.versions()

@@ -140,6 +140,7 @@ class Store(LogTables, Versions, Indexes):
         else:
             self._lock = FileLock(str(_lock_path(self.uri)), timeout=120)
         self._tables: dict[str, Any] = {}
+        self._versions_seen: dict[tuple, tuple] = {}   # table names -> (their version files, versions)
         self._writes: dict[str, int] = {}
         self._ensure_tables()
 
@@ -209,6 +210,31 @@ class Store(LogTables, Versions, Indexes):
     def version(self, name: str) -> int:
         """The current version of table ``name`` (changes with every commit, ours or another process's)."""
         return int(self._tables[name].version)
+
+    def versions(self, names: Sequence[str]) -> tuple[int, ...]:
+        """The current versions of tables ``names`` (:meth:`version` of each). On a local store
+        LanceDB is asked only when the tables' version files changed since it was last asked:
+        a directory listing costs ~7 µs a table, LanceDB's check ~0.3 ms (more while the question
+        is being encoded beside it), and every query asks. Every commit writes a new manifest
+        file, so a listing that has not changed means versions that have not changed."""
+        names = tuple(names)
+        listed = self._version_files(names)
+        known = self._versions_seen.get(names)
+        if listed is not None and known is not None and known[0] == listed:
+            return known[1]
+        versions = tuple(self.version(n) for n in names)
+        if listed is not None:   # listed before asking: a commit in between changes the next listing
+            self._versions_seen[names] = (listed, versions)
+        return versions
+
+    def _version_files(self, names: tuple[str, ...]) -> tuple[frozenset, ...] | None:
+        """The manifest file names of each table (None: not a local store, or not laid out as expected)."""
+        if "://" in self.uri:
+            return None
+        try:
+            return tuple(frozenset(os.listdir(os.path.join(self.uri, f"{n}.lance", "_versions"))) for n in names)
+        except OSError:
+            return None
 
     # ----------------------------------------------------------------------------- encoder
     def encoder(self) -> str | None:

@@ -124,14 +124,15 @@ class Indexes:
           (FACTS.md: IVF_PQ with defaults found ~10% of the true top-20);
         - when more than ``REINDEX_FRACTION`` of the rows are not yet in the vector index (or
           a scalar one), ``optimize()`` compacts and merges the new rows into the indexes.
-        Returns what was done (``created``, ``optimized``, seconds).
+        ``vector_min_rows`` lowers the vector index's threshold (and the scalar ones' with it: a
+        store that large would have them). Returns what was done (``created``, ``optimized``, seconds).
         """
         tbl = self._tables["chunks"]
         rows = tbl.count_rows()
         done: dict[str, Any] = {"rows": rows, "created": [], "optimized": False}
         if self.ensure_text_index():
             done["created"].append(TEXT_INDEX)
-        if rows < SCALAR_INDEX_MIN_ROWS:
+        if rows < min(SCALAR_INDEX_MIN_ROWS, vector_min_rows or SCALAR_INDEX_MIN_ROWS):
             return done
         t0 = time.perf_counter()
         have = self.chunk_indexes()

@@ -69,3 +69,22 @@ def test_cosine_similarity_and_distance_are_inverse():
     hits = pa.table({"_distance": cosine_distance(sims)})
     assert hits.column("_distance").to_pylist() == [0.0, 0.5, 1.25]
     assert cosine_similarity(hits).tolist() == [1.0, 0.5, -0.25]
+
+
+def test_table_versions_see_another_writers_commits_and_skip_lancedb_when_nothing_changed(fake_app):
+    """``Store.versions`` (asked by every query) answers from the version files while they are
+    unchanged, and sees a commit made through another handle (another process) at once."""
+    from smartvector_core.store import Store
+
+    store = fake_app.store
+    names = ("events", "edges", "chunks")
+    before = store.versions(names)
+    asked = []
+    original = store.version
+    store.version = lambda name: asked.append(name) or original(name)
+    assert store.versions(names) == before and asked == []            # nothing changed: no LanceDB call
+    other = Store(store.settings, store.dim)                           # a second writer on the same files
+    other.append_events([{"doc_id": "d1", "event_type": "ACCESS", "at": NOW}])
+    after = store.versions(names)
+    assert after[0] == before[0] + 1 and after[1:] == before[1:] and asked == list(names)
+    assert store.versions(names) == after and len(asked) == 3          # and quiet again
