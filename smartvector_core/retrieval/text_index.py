@@ -115,9 +115,10 @@ def terms_of(text: str) -> list[str]:
 class TextIndex:
     """BM25 postings of every row of the chunks table, with what a search filters and returns.
 
-    Memory (measured at 1M rows of real text, ~15 terms a row): the postings (row int32, term
-    frequency uint16) and a few per-row arrays, ~200 MB; chunk ids stay an Arrow array, found
-    by their 64-bit hash (``hash`` of the id in this process, checked against the id)."""
+    Each posting keeps its row (int32) and BM25's term-frequency part (float32), so a term's
+    score in a row is one product with its IDF. Memory at 1M rows of real text (~15 terms a
+    row): ~0.2 GB; chunk ids stay an Arrow array, found by their 64-bit hash (``hash`` of the id
+    in this process, checked against the id)."""
 
     chunk_id: pa.Array              # per row
     current: np.ndarray             # per row: the chunk is current (not a retired version)
@@ -125,21 +126,17 @@ class TextIndex:
     terms: dict[str, int]           # term -> id
     starts: np.ndarray              # per term id: where its postings start (and, at [id + 1], end)
     post_row: np.ndarray            # postings: row (int32), by term then row
-    post_tf: np.ndarray             # postings: occurrences of the term in the row (uint16)
-    row_length: np.ndarray          # terms per row (BM25's |d|)
+    post_weight: np.ndarray         # postings: BM25's term-frequency part, (k1 + 1)·tf / (tf + k1·(1 − b + b·|d|/avgdl))
     id_hash: np.ndarray             # hash of each row's chunk id, sorted
     id_row: np.ndarray              # the row of each of them
+    id_rank: np.ndarray             # per row: its chunk id's place in id order (ties are broken by it)
     kept: dict[str, np.ndarray] | None = None   # rows <= MEMORY_ROWS: doc_id, text (object) and
     #                                 vector (rows x dim float32) per row
     _idf: np.ndarray = field(init=False, repr=False)
-    _norm: np.ndarray = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
-        n = len(self.chunk_id)
         df = np.diff(self.starts).astype(np.float64)
-        self._idf = np.log1p((n - df + 0.5) / (df + 0.5))
-        average = float(self.row_length.mean()) if n else 1.0
-        self._norm = (K1 * (1.0 - B + B * self.row_length / max(average, 1e-12))).astype(np.float32)   # per row
+        self._idf = np.log1p((len(self.chunk_id) - df + 0.5) / (df + 0.5))
 
     @classmethod
     def build(cls, rows: pa.Table) -> TextIndex:
@@ -164,21 +161,27 @@ class TextIndex:
             t, r = np.divmod(pairs, size)
             post_term.append(t.astype(np.int32))
             post_row.append((r + start).astype(np.int32))
-            post_tf.append(np.minimum(tf, np.iinfo(np.uint16).max).astype(np.uint16))
+            post_tf.append(tf.astype(np.float32))
             hashes.append(np.fromiter(map(hash, batch.column("chunk_id").to_pylist()), np.int64, count=size))
         term = np.concatenate(post_term) if post_term else np.zeros(0, dtype=np.int32)
         by_term = np.argsort(term, kind="stable")          # stable: rows stay ascending within a term
+        rows_of_posting = np.concatenate(post_row)[by_term] if post_row else np.zeros(0, dtype=np.int32)
+        tf = np.concatenate(post_tf)[by_term] if post_tf else np.zeros(0, dtype=np.float32)
+        norm = K1 * (1.0 - B + B * row_length / max(float(row_length.mean()) if n else 1.0, 1e-12))
         id_hash = np.concatenate(hashes) if hashes else np.zeros(0, dtype=np.int64)
         id_row = np.argsort(id_hash, kind="stable")
+        chunk_id = rows.column("chunk_id").combine_chunks()
+        id_rank = np.empty(n, dtype=np.int64)
+        id_rank[pc.sort_indices(chunk_id).to_numpy()] = np.arange(n)
         small = n <= MEMORY_ROWS and {"doc_id", "vector"} <= set(rows.column_names)
         return cls(
-            chunk_id=rows.column("chunk_id").combine_chunks(),
+            chunk_id=chunk_id,
             current=rows.column("current").fill_null(False).to_numpy(zero_copy_only=False).astype(bool),
             created_us=pc.cast(rows.column("created_at"), pa.int64()).fill_null(0).to_numpy(zero_copy_only=False),
             terms=terms, starts=np.searchsorted(term[by_term], np.arange(len(terms) + 1)),
-            post_row=np.concatenate(post_row)[by_term] if post_row else np.zeros(0, dtype=np.int32),
-            post_tf=np.concatenate(post_tf)[by_term] if post_tf else np.zeros(0, dtype=np.uint16),
-            row_length=row_length, id_hash=id_hash[id_row], id_row=id_row.astype(np.int64),
+            post_row=rows_of_posting,
+            post_weight=((K1 + 1.0) * tf / (tf + norm[rows_of_posting])).astype(np.float32),
+            id_hash=id_hash[id_row], id_row=id_row.astype(np.int64), id_rank=id_rank,
             kept=_kept(rows) if small else None)
 
     @classmethod
@@ -226,9 +229,8 @@ class TextIndex:
         t = self.terms.get(term)
         if t is None:
             return np.zeros(0, dtype=np.int32), np.zeros(0)
-        rows = self.post_row[self.starts[t]:self.starts[t + 1]]
-        tf = self.post_tf[self.starts[t]:self.starts[t + 1]].astype(np.float64)
-        return rows, self._idf[t] * (K1 + 1.0) * tf / (tf + self._norm[rows])
+        lo, hi = self.starts[t], self.starts[t + 1]
+        return self.post_row[lo:hi], self._idf[t] * self.post_weight[lo:hi]
 
     def existing(self, rows: np.ndarray, as_of_us: int | None) -> np.ndarray:
         """Which of ``rows`` a search at ``as_of`` may return: current, created by then
@@ -253,8 +255,7 @@ class TextIndex:
         if len(rows) > limit:   # every row tied with the limit-th stays in the running
             cut = np.partition(scores, len(scores) - limit)[len(scores) - limit]
             rows, scores = rows[scores >= cut], scores[scores >= cut]
-        ids = self.ids(rows)
-        order = sorted(range(len(rows)), key=lambda i: (-scores[i], ids[i]))[:limit]
+        order = np.lexsort((self.id_rank[rows], -scores))[:limit]
         return rows[order].astype(np.intp), scores[order]
 
     def matches(self, name: str, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
