@@ -251,30 +251,29 @@ class TextIndex:
 
     def search(self, text: str, *, as_of_us: int | None, limit: int) -> tuple[np.ndarray, np.ndarray]:
         """The best ``limit`` existing rows for ``text`` (any of its terms: LanceDB's OR
-        ``MatchQuery``): (rows, BM25 scores), best first, ties by chunk id. Texts are scored,
-        then their rows read best text first until the ``limit``-th row's score is settled."""
+        ``MatchQuery``): (rows, BM25 scores), best first, ties by chunk id. Texts are scored; the
+        rows read are those of the best texts, as many texts as hold ``limit`` existing rows."""
         found = [self._postings(t) for t in terms_of(text)]
         if not found or not any(len(x) for x, _ in found):
             return np.zeros(0, dtype=np.intp), np.zeros(0)
         score = np.bincount(np.concatenate([x for x, _ in found]), weights=np.concatenate([w for _, w in found]),
                             minlength=len(self.text_starts) - 1)
         scored = np.flatnonzero(score)
-        ranked = scored[np.argsort(-score[scored], kind="stable")]
-        rows, scores, have, at, step = [], [], 0, 0, 16
-        while at < len(ranked):
-            block, at, step = ranked[at:at + step], at + step, step * 4
-            lo, hi = self.text_starts[block], self.text_starts[block + 1]
+        wanted = limit
+        while True:   # the best texts (ties included) until they hold ``limit`` existing rows
+            if wanted >= len(scored):
+                texts = scored
+            else:
+                cut = np.partition(score[scored], len(scored) - wanted)[len(scored) - wanted]
+                texts = scored[score[scored] >= cut]   # every other text scores below each of these
+            lo, hi = self.text_starts[texts], self.text_starts[texts + 1]
             counts = hi - lo
             within = np.arange(counts.sum()) - np.repeat(np.cumsum(counts) - counts, counts)
-            found_rows = self.text_rows[np.repeat(lo, counts) + within]
-            found_scores = np.repeat(score[block], counts)
-            keep = self.existing(found_rows, as_of_us)
-            rows.append(found_rows[keep])
-            scores.append(found_scores[keep])
-            have += int(keep.sum())
-            if have >= limit and (at >= len(ranked) or score[ranked[at]] < np.concatenate(scores)[limit - 1]):
-                break
-        return self.best(np.concatenate(rows), np.concatenate(scores), limit)
+            rows = self.text_rows[np.repeat(lo, counts) + within]
+            keep = self.existing(rows, as_of_us)
+            if keep.sum() >= limit or len(texts) == len(scored):
+                return self.best(rows[keep], np.repeat(score[texts], counts)[keep], limit)
+            wanted *= 4
 
     def best(self, rows: np.ndarray, scores: np.ndarray, limit: int) -> tuple[np.ndarray, np.ndarray]:
         """The ``limit`` best of ``rows`` by ``scores``, best first, ties by chunk id."""
