@@ -213,8 +213,9 @@ def _indexed_question(store, index: TextIndex, text: str, as_of, columns) -> Fut
     rows, scores = index.search(text, as_of_us=None if as_of is None else to_us(as_of), limit=LEXICAL_POOL)
     wanted = [*columns, "vector"]
     done: Future = Future()
-    if index.kept is not None or not len(rows):
-        done.set_result(index.table(rows, scores).select([*wanted, "_score"]) if len(rows) else _scored(None, scores, wanted))
+    if not len(rows) or index.kept is not None:
+        done.set_result(index.table(rows, scores).select([*wanted, "_score"]) if len(rows)
+                        else _scored(None, scores, wanted))
         return done
     ids = index.ids(rows)
 

@@ -144,12 +144,20 @@ def test_search_keeps_only_rows_existing_at_the_moment(real_text_store):
                            np.sort(index.search(question, as_of_us=to_us(moment), limit=30)[1])[::-1], rtol=1e-5)
 
 
-def test_retrieval_is_the_same_with_the_index_and_with_lancedb(real_text_store, fake_app, monkeypatch):
+@pytest.mark.parametrize("keeps_rows", [True, False])
+def test_retrieval_is_the_same_with_the_index_and_with_lancedb(real_text_store, fake_app, monkeypatch, keeps_rows):
     """The whole lexical path (the question's hits joining the pool, each name's matches in the
-    pool, the lexical signal) gives the same candidates either way."""
+    pool, the lexical signal) gives the same candidates either way; the question's hits come from
+    what the index keeps (a small store) or are read from LanceDB by id (a large one)."""
+    import smartvector_core.retrieval.text_index as text_index_module
+
     store, questions = real_text_store
+    if not keeps_rows:
+        monkeypatch.setattr(text_index_module, "MEMORY_ROWS", 0)
     knowledge = fake_app.knowledge.get()
-    assert knowledge.text_index(store) is not None          # a small store: built at once
+    built = knowledge.text_index(store)                      # a small store: built at once
+    assert built is not None and (built.kept is not None) == keeps_rows
+    monkeypatch.undo()
     for question in questions[:60]:
         for as_of in (NOW, parse_time("2023-06-01")):
             vector = fake_app.embedder.encode([question])[0]
