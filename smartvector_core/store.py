@@ -450,11 +450,23 @@ class Store(LogTables, Versions, Indexes):
             cond = cond & col("chunk_id").isin([str(c) for c in within])
         return build(cond, limit, columns)
 
-    def chunk_rows(self, columns: Sequence[str]) -> pa.Table:
+    def chunk_rows(self, columns: Sequence[str], *, row_ids: bool = False) -> pa.Table:
         """``columns`` of every row of the chunks table, retired versions included (what
-        LanceDB's full-text index covers: :class:`retrieval.text_index.TextIndex` is built from it)."""
+        LanceDB's full-text index covers: :class:`retrieval.text_index.TextIndex` is built from
+        it); ``row_ids``: with LanceDB's ``_rowid`` of each row (valid for this table version)."""
         tbl = self._tables["chunks"]
-        return tbl.search().select(list(columns)).limit(max(1, tbl.count_rows())).to_arrow()
+        query = tbl.search().select(list(columns))
+        if row_ids:
+            query = query.with_row_id(True)
+        return query.limit(max(1, tbl.count_rows())).to_arrow()
+
+    def chunks_by_row_id(self, row_ids: Sequence[int], columns: Sequence[str]) -> pa.Table:
+        """``columns`` of the chunk rows ``row_ids`` (``_rowid`` values, any order; at 1M rows
+        ~6 ms for 30 where a ``chunk_id IN`` filter takes ~10). A row id is valid for the table
+        version it was read from: the caller checks the chunk ids it gets back."""
+        if not len(row_ids):
+            return self._tables["chunks"].schema.empty_table().select(list(columns))
+        return self._tables["chunks"].take_row_ids([int(r) for r in row_ids]).select(list(columns)).to_arrow()
 
     def chunks_by_id(self, chunk_ids: Sequence[str], columns: Sequence[str]) -> pa.Table:
         """``columns`` of the chunks ``chunk_ids`` (any order; an unknown id is left out)."""

@@ -219,8 +219,15 @@ def _indexed_question(store, index: TextIndex, text: str, as_of, columns) -> Fut
         return done
     ids = index.ids(rows)
 
-    def read() -> pa.Table:
-        got = store.chunks_by_id(ids, wanted)
+    def read() -> pa.Table:   # by row id where the index has them (cheaper), checked by chunk id
+        got = None
+        if index.row_id is not None:
+            try:
+                got = store.chunks_by_row_id(index.row_id[rows], wanted)
+            except Exception:  # noqa: BLE001 - a row id gone with a newer table version
+                got = None
+        if got is None or set(got.column("chunk_id").to_pylist()) != set(ids):
+            got = store.chunks_by_id(ids, wanted)
         at = {c: i for i, c in enumerate(got.column("chunk_id").to_pylist())}
         keep = [j for j, c in enumerate(ids) if c in at]
         return _scored(got.take(pa.array([at[ids[j]] for j in keep], pa.int64())), scores[keep], wanted)

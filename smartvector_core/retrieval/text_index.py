@@ -140,6 +140,7 @@ class TextIndex:
     id_rank: np.ndarray             # per row: its chunk id's place in id order (ties are broken by it)
     kept: dict[str, np.ndarray] | None = None   # rows <= MEMORY_ROWS: doc_id, text (object) and
     #                                 vector (rows x dim float32) per row
+    row_id: np.ndarray | None = None   # per row: LanceDB's ``_rowid`` when the rows came with it
 
     @classmethod
     def build(cls, rows: pa.Table) -> TextIndex:
@@ -193,14 +194,15 @@ class TextIndex:
             starts=np.searchsorted(term, np.arange(len(terms) + 1)), post_text=text_of,
             post_weight=((K1 + 1.0) * tf / (tf + norm[text_of])).astype(np.float32),
             id_hash=id_hash[id_row], id_row=id_row.astype(np.int64), id_rank=id_rank,
-            kept=_kept(rows) if small else None)
+            kept=_kept(rows) if small else None,
+            row_id=rows.column("_rowid").to_numpy() if "_rowid" in rows.column_names else None)
 
     @classmethod
     def from_store(cls, store) -> TextIndex:
         """Built from the store's chunks table as it is now."""
         small = store.count_rows("chunks") <= MEMORY_ROWS
         return cls.build(store.chunk_rows(["chunk_id", "text", "current", "created_at",
-                                           *(["doc_id", "vector"] if small else [])]))
+                                           *(["doc_id", "vector"] if small else [])], row_ids=not small))
 
     def __len__(self) -> int:
         return len(self.chunk_id)

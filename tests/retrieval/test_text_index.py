@@ -190,3 +190,28 @@ def test_a_large_store_builds_its_index_in_the_background(fake_app, monkeypatch)
     again._text_index = None
     monkeypatch.setattr(knowledge_module, "TEXT_INDEX_NOW_ROWS", 100)
     assert len(again.text_index(fake_app.store)) == 9
+
+
+def test_hits_read_by_stale_row_ids_are_read_again_by_chunk_id(real_text_store, monkeypatch):
+    """A large store's index reads the question's hits by LanceDB row id; after a write moved
+    those rows (a newer table version), the ids it gets back are checked and the hits read by
+    chunk id instead: the same hits, never another row's."""
+    import smartvector_core.retrieval.text_index as text_index_module
+
+    store, questions = real_text_store
+    monkeypatch.setattr(text_index_module, "MEMORY_ROWS", 0)
+    index = TextIndex.from_store(store)
+    assert index.kept is None and index.row_id is not None
+    question = questions[0]
+    by_id = []
+    original = store.chunks_by_id
+    store.chunks_by_id = lambda ids, columns: by_id.append(len(ids)) or original(ids, columns)
+    before = pipeline._indexed_question(store, index, question, None, pipeline.CHUNK_COLUMNS).result()
+    assert by_id == [] and before.num_rows == 30                 # read by row id
+    moved = store.chunks_for_docs(sorted(set(before.column("doc_id").to_pylist())), current_only=False,
+                                  with_vectors=True)
+    store.upsert_chunks(moved)                                    # rewritten: their row ids are gone
+    after = pipeline._indexed_question(store, index, question, None, pipeline.CHUNK_COLUMNS).result()
+    assert by_id == [30]                                          # read again by chunk id
+    assert after.column("chunk_id").to_pylist() == before.column("chunk_id").to_pylist()
+    assert after.column("text").to_pylist() == before.column("text").to_pylist()
