@@ -125,9 +125,8 @@ def retrieve(store, query_vector: np.ndarray | Callable[[], np.ndarray], as_of: 
         index = knowledge.doc_index()
         bound = as_of if to_us(as_of) < int(fields["created_us"].max()) else None
         overfetch = search_overfetch(knowledge.existing_share(None if bound is None else to_us(bound)))
-        in_memory = knowledge.text_index(store) if text is not None and hasattr(knowledge, "text_index") else None
-        found = _text_searches(store, text, bound, CHUNK_COLUMNS, getattr(knowledge, "full_text_results", None),
-                               overfetch=overfetch, index=in_memory)
+        found = _text_searches(store, text, bound, CHUNK_COLUMNS, knowledge.full_text_results, overfetch=overfetch,
+                               index=None if text is None else knowledge.text_index(store))
         query_vector = query_vector() if callable(query_vector) else query_vector
         hits = store.search(query_vector, as_of=bound, limit=pool, columns=CHUNK_COLUMNS, overfetch=overfetch)
         hits, lexical = _with_lexical(store, hits, found, query_vector, bound, CHUNK_COLUMNS)
@@ -340,16 +339,17 @@ def run_query(store, embedder, request: QueryRequest, *, knowledge, vector: np.n
     it is embedded here, once."""
     profile = get_profile(request.profile)
     timings: dict[str, float] = {"embed": 0.0}
-    waited = [0.0]   # ms retrieve spent waiting for the embedding (not searching)
+    waited_ms = 0.0   # what retrieve spent waiting for the embedding (not searching)
 
     def encode() -> np.ndarray:   # called by retrieve once the full-text search is under way
+        nonlocal waited_ms
         t0 = time.perf_counter()
         if isinstance(vector, Future):
             encoded, timings["embed"] = vector.result()
         else:
             encoded = embedder.encode([request.text])[0]
             timings["embed"] = (time.perf_counter() - t0) * 1000
-        waited[0] = (time.perf_counter() - t0) * 1000
+        waited_ms = (time.perf_counter() - t0) * 1000
         return encoded
 
     t1 = time.perf_counter()
@@ -357,7 +357,7 @@ def run_query(store, embedder, request: QueryRequest, *, knowledge, vector: np.n
     # (naive, temporal, smartvector) does not pay for them
     cands = retrieve(store, vector if isinstance(vector, np.ndarray) else encode, request.as_of, request.k,
                      knowledge, text=request.text if profile.lexical_weight > 0 else None)
-    timings["search"] = (time.perf_counter() - t1) * 1000 - waited[0]
+    timings["search"] = (time.perf_counter() - t1) * 1000 - waited_ms
     t2 = time.perf_counter()
     response = answer(cands, request, profile, knowledge)
     timings["rerank"] = (time.perf_counter() - t2) * 1000

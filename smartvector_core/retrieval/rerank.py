@@ -330,10 +330,8 @@ def _conflict_boost(pool: Pool, codes: np.ndarray, score: np.ndarray, k: int, co
     cands, chain = pool.cands, pool.chain
     severity = np.zeros(len(score))
     kept = np.flatnonzero(codes == KEEP)
-    top = kept[np.argsort(-score[kept], kind="stable")][: 2 * k]
-    kin = np.flatnonzero(np.isin(chain, chain[top]))      # the rows of the top rows' chains
-    for i in top:
-        same = kin[(chain[kin] == chain[i]) & (cands.created_us[kin] < cands.created_us[i])]
+    for i in kept[np.argsort(-score[kept], kind="stable")][: 2 * k]:
+        same = np.flatnonzero((chain == chain[i]) & (cands.created_us < cands.created_us[i]))
         if same.size:
             older = same[np.argmax(cands.created_us[same])]
             severity[i] = conflict_severity(cands.text[older], cands.text[i], conflict).severity

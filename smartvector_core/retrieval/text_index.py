@@ -42,7 +42,7 @@ import Stemmer
 K1 = 1.2                 # BM25 term-frequency saturation (LanceDB's)
 B = 0.75                 # BM25 length normalisation (LanceDB's)
 MAX_TOKEN_BYTES = 40     # LanceDB's max_token_length: a token of 40 bytes or more is dropped
-BUILD_BATCH = 65_536     # ours: rows analysed at a time while the index is built (bounds its memory)
+BUILD_BATCH = 65_536     # ours: distinct texts analysed at a time while the index is built (bounds its memory)
 MEMORY_ROWS = 50_000     # ours: up to this many rows the index also keeps each chunk's doc id, text
 #                          and vector (50k x 384-d: 77 MB), so a lexical hit needs no LanceDB read
 _SPLIT = r"[^\p{L}\p{N}]+"   # tantivy's simple tokenizer: a token is a run of letters and digits
