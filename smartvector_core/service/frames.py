@@ -56,13 +56,16 @@ class FramesOps:
         """One row per document version with its ``trust`` at ``as_of`` (the same value as a
         result's ``trust``). The documents come from the knowledge state (read once per table
         version), not from a new store read."""
+        self._settle()
         state = self.knowledge.get()
         docs = state.docs if state.docs is not None else self.store.documents()
         if not docs.num_rows:
             return pd.DataFrame(columns=["id", "title", "kind", "doc_type", "lifecycle", "trust"])
         frame = docs.to_pandas().rename(columns={"doc_id": "id"}).drop(columns=["ordinal", "chunk_id"])
-        trust = self.trust_of(frame["id"].tolist(), as_of=as_of)
-        frame["trust"] = _per_id(frame["id"], trust)
+        # the frame holds each document's authority already: trust straight from the state
+        # (trust_of would read the documents again and go through a dict per id)
+        frame["trust"] = state.trust(frame["id"].to_numpy(dtype=object), frame["authority"].to_numpy(float),
+                                     to_us(as_of))
         return frame
 
     def freshness(self, *, as_of: datetime) -> pd.DataFrame:
