@@ -330,14 +330,12 @@ def find_candidates(plan: ConsolidationPlan, doc_rows=None) -> Findings:
           ) if len(doc_a) else np.zeros(0, bool)
     found: set[int] = set()
     contradictions: list[tuple[int, int, object]] = []
-    # each chunk's text is parsed once, not once per pair: its statements, the kinds of its
-    # quantities, whether it has a polarity statement
-    parsed: dict[int, tuple[ParsedText, frozenset[str], bool]] = {}
+    # each chunk's text is parsed once, not once per pair
+    parsed: dict[int, ParsedText] = {}
 
-    def parse(row: int) -> tuple[ParsedText, frozenset[str], bool]:
+    def parse(row: int) -> ParsedText:
         if row not in parsed:
-            text = parse_text(plan.texts[row] or "")
-            parsed[row] = text, frozenset(s.kind for s in text.quantities), bool(text.stances)
+            parsed[row] = parse_text(plan.texts[row] or "")
         return parsed[row]
 
     for ca, cb in zip(chunk_a[ok].tolist(), chunk_b[ok].tolist(), strict=True):
@@ -345,10 +343,7 @@ def find_candidates(plan: ConsolidationPlan, doc_rows=None) -> Findings:
         key = min(x, y) * n + max(x, y)
         if key in found:
             continue
-        (text_a, kinds_a, stances_a), (text_b, kinds_b, stances_b) = parse(ca), parse(cb)
-        if not (kinds_a & kinds_b or (stances_a and stances_b)):
-            continue   # no two statements that can be compared (facts.compare._same_kind): no hit
-        hits = contradictions_between(text_a, text_b)
+        hits = contradictions_between(parse(ca), parse(cb))
         if not hits:
             continue
         found.add(key)

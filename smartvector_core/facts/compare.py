@@ -162,6 +162,8 @@ def contradictions_between(first: ParsedText, second: ParsedText,
     Duplicates (same kind and evidence) once."""
     out: list[Contradiction] = []
     seen: set[tuple[str, str]] = set()
+    if not (first.quantity_kinds & second.quantity_kinds or (first.has_stances and second.has_stances)):
+        return out   # no two statements of one kind (_same_kind): nothing to compare
     if different_entities(first, second):
         return out
     entity = shared_entity(first, second)

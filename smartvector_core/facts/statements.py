@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, replace
-from functools import lru_cache
+from functools import cached_property, lru_cache
 
 from .quantities import MONTHS, STOPWORDS, UNITS, Quantity, extract_quantities, stem
 
@@ -104,6 +104,15 @@ class ParsedText:
     @property
     def stances(self) -> tuple[Statement, ...]:
         return tuple(s for s in self.statements if not s.numeric)
+
+    @cached_property
+    def quantity_kinds(self) -> frozenset[str]:
+        """The kinds of its quantities (a number compares only with one of its kind)."""
+        return frozenset(s.kind for s in self.statements if s.numeric)
+
+    @cached_property
+    def has_stances(self) -> bool:
+        return any(not s.numeric for s in self.statements)
 
 
 def _is_term(token: str) -> bool:
