@@ -86,12 +86,15 @@ def settlement_events(edge_id: str, events: pd.DataFrame, reason: str) -> list[E
     """CONTRADICTION_SETTLED events that reverse each CONTRADICTION penalty of ``edge_id`` in
     ``events`` (columns ``doc_id``, ``event_type``, ``delta``, ``detail``): +|delta| on the
     penalised document, id derived from (edge, document), so settling twice writes nothing new."""
-    if events is None or not len(events):
-        return []
-    mine = events[events["event_type"] == EventType.CONTRADICTION.value]
+    return _settled(edge_id, _penalties_by_edge(events, {edge_id}).get(edge_id, []), reason)
+
+
+def _settled(edge_id: str, penalties: list[tuple[str, float]], reason: str) -> list[Event]:
+    """:func:`settlement_events` from the edge's penalties ((document, delta), in event order):
+    one event per penalised document, its first penalty's delta."""
     out = {}
-    for doc_id, delta, detail in zip(mine["doc_id"], mine["delta"], mine["detail"], strict=True):
-        if event_detail(detail).get("edge_id") == edge_id and doc_id not in out:
+    for doc_id, delta in penalties:
+        if doc_id not in out:
             out[doc_id] = Event(stable_id("contradiction-settled", edge_id, doc_id), doc_id,
                                 EventType.CONTRADICTION_SETTLED, {"edge_id": edge_id, "reason": reason},
                                 delta=abs(float(np.nan_to_num(delta))))
@@ -116,19 +119,19 @@ def plan_settlements(docs: Documents, edges: pd.DataFrame, events: pd.DataFrame,
     rows, out = [], []
     for edge in settled.to_dict("records"):
         rows.append({**edge, "status": "settled:superseded"})
-        out += settlement_events(edge["edge_id"], penalties.get(edge["edge_id"]), "superseded")
+        out += _settled(edge["edge_id"], penalties.get(edge["edge_id"], []), "superseded")
     return rows, out
 
 
-def _penalties_by_edge(events: pd.DataFrame, edge_ids: set[str]) -> dict[str, pd.DataFrame]:
-    """The CONTRADICTION events of each of ``edge_ids``, in event order (one pass over the
-    events, not one per settled edge)."""
+def _penalties_by_edge(events: pd.DataFrame, edge_ids: set[str]) -> dict[str, list[tuple[str, float]]]:
+    """The CONTRADICTION penalties ((document, delta), in event order) of each of ``edge_ids``:
+    one pass over the events, not one per settled edge."""
     if events is None or not len(events) or not edge_ids:
         return {}
     mine = events[events["event_type"] == EventType.CONTRADICTION.value]
-    edge_of = [event_detail(d).get("edge_id") for d in mine["detail"]]
-    at: dict[str, list[int]] = {}
-    for i, edge_id in enumerate(edge_of):
+    at: dict[str, list[tuple[str, float]]] = {}
+    for doc_id, delta, detail in zip(mine["doc_id"], mine["delta"], mine["detail"], strict=True):
+        edge_id = event_detail(detail).get("edge_id")
         if edge_id in edge_ids:
-            at.setdefault(edge_id, []).append(i)
-    return {edge_id: mine.iloc[rows] for edge_id, rows in at.items()}
+            at.setdefault(edge_id, []).append((doc_id, delta))
+    return at
