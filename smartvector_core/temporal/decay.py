@@ -111,7 +111,10 @@ def temporal_weights_for(doc_types: Sequence[object] | np.ndarray) -> np.ndarray
 def floors_for(doc_types: Sequence[object] | np.ndarray, kind_codes: np.ndarray) -> np.ndarray:
     """Decay floor per (doc type, kind) (blog DECAY_FLOORS; pairs without an entry -> 0.0):
     a (distinct doc types × 3 kinds) table indexed by the inverse and the kind code."""
-    return profile_arrays(doc_types, kind_codes)[2]
+    names, inverse = _unique_doc_types(doc_types)
+    if not names.size:
+        return np.zeros(0)
+    return _profile_tables(tuple(names))[2][inverse, np.asarray(kind_codes, dtype=np.intp)]
 
 
 def profile_arrays(doc_types: Sequence[object] | np.ndarray, kind_codes: np.ndarray

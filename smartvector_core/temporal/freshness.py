@@ -14,7 +14,7 @@ from ..clock import US_PER_DAY, ensure_utc, to_us
 from ..config.temporal import DEFAULT_TEMPORAL, FreshnessConfig
 from ..models import event_detail, verdict_key
 from .codes import NO_END, NO_START, encode_kinds, state_names
-from .decay import decay_scores, floors_for, half_lives_for
+from .decay import decay_scores, profile_arrays
 from .validity import remaining_window_hours, validity_states
 
 GRADES = ("A", "B", "C", "D", "F")   # best to worst: how urgently to review, least to most
@@ -281,8 +281,7 @@ def _report_inputs(docs: pd.DataFrame) -> _Inputs:
 def _retrieval_view(x: _Inputs, as_of_us: int, config: FreshnessConfig) -> _Retrieval:
     """Step 2: decay from ``created_at`` (:mod:`.decay`), validity state and hours left
     (:mod:`.validity`), and the pairing action (DROP when expired or not yet valid)."""
-    half_life = half_lives_for(x.doc_types)
-    floors = floors_for(x.doc_types, x.kinds)
+    half_life, _, floors = profile_arrays(x.doc_types, x.kinds)   # one factorisation of the doc types
     decay = decay_scores(x.created, as_of_us, half_life, floors, x.dated)
     states = validity_states(x.kinds, x.start, x.end, as_of_us)
     actions = np.where(np.isin(states, (2, 3)), "DROP", pairing_action(decay, config))
