@@ -173,8 +173,8 @@ _NUM = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+"
 _NUMBER = re.compile(
     rf"(?<![\w.,/])(?P<cur>[$€£])?\s?(?P<a>{_NUM})(?:\s*(?:-|–|to)\s*(?:[$€£])?(?P<b>{_NUM}))?"
     r"(?P<glued>[A-Za-z%]+\b|%)?")
-_WORD_QUANTITY = re.compile(r"\b(?P<w>" + "|".join(sorted(_WORD_NUMBERS, key=len, reverse=True)) + r")\b",
-                            re.I)
+_NUMBER_WORDS = "|".join(sorted(_WORD_NUMBERS, key=len, reverse=True))   # longest first
+_WORD_QUANTITY = re.compile(rf"\b(?P<w>{_NUMBER_WORDS})\b", re.I)
 _SCALE_AFTER = re.compile(r"\A\s+(?P<w>thousand|million|billion|mn|bn)\b", re.I)
 _UNIT_AFTER = re.compile(r"\A(?:\s+|-)(?P<u1>[A-Za-z€$£%][A-Za-z'-]*|%)(?:(?:\s+|-)(?P<u2>[A-Za-z]+))?")
 _PER_CENT = re.compile(r"\A\s*(?:%|per\s?cent\b|percent\b|pct\b)", re.I)
@@ -183,7 +183,7 @@ _PREV_WORD = re.compile(r"(?P<w>[A-Za-z][A-Za-z.'-]*)(?P<gap>\s*)\Z")
 
 
 _DIGIT = re.compile(r"\d")
-_ANY_NUMBER_WORD = re.compile(r"\b(?:" + "|".join(sorted(_WORD_NUMBERS, key=len, reverse=True)) + r")\b")
+_ANY_NUMBER_WORD = re.compile(rf"\b(?:{_NUMBER_WORDS})\b")   # for lower-cased text: no re.I (3x faster)
 
 
 def _mask(text: str) -> str:
