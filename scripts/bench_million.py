@@ -15,7 +15,8 @@ Method (say it with every figure):
   (scalar indexes, IVF_HNSW_SQ on ``vector``, the full-text index): ``write_s`` and ``index_s``.
 - **Queries** run in a fresh process (so its peak RSS is its own): the real questions of the
   real sets, encoded by the real encoder inside ``SmartVector.query`` (default profile, k = 5,
-  no logging), against embed + the raw LanceDB top-60 search; p50/p95 of each over ``--rounds``.
+  no logging), against embed + the raw LanceDB top-60 search; p50/p95 of each over ``--rounds``; then one pass of the
+  ``temporal`` profile (no lexical signal).
 - **Recall@20**: the real questions' embeddings, indexed search vs ``exact=True`` (brute
   force), same prefilter; the share of the exact top-20 found. Peak RSS is read (VmHWM) after
   the timed queries and before the brute-force searches, which read every vector once.
@@ -121,6 +122,11 @@ def query_child(directory: str, rounds: int, recall: int) -> None:
                     app.store.search(embedder.encode([text])[0], as_of=as_of, limit=60, columns=SEARCH_COLUMNS)
                 (e2e if which else raw).append(time.perf_counter() - t0)
         per_round.append([round(float(np.median(e2e[start[0]:])) * 1000, 2), round(float(np.median(raw[start[1]:])) * 1000, 2)])
+    temporal = []                               # the profile without a lexical signal, one pass
+    for text in texts:
+        t0 = time.perf_counter()
+        app.query(text, as_of=as_of, log=False, profile="temporal")
+        temporal.append(time.perf_counter() - t0)
     rss_mb = perf.vm_hwm_kb() / 1024
     hits, hits_unfiltered = [], []
     overfetch = search_overfetch(app.knowledge.get().existing_share(None))   # the query path's (no time bound here)
@@ -138,6 +144,7 @@ def query_child(directory: str, rounds: int, recall: int) -> None:
         "raw_p50_ms": ms(raw, 50), "raw_p95_ms": ms(raw, 95),
         "query_overhead_ratio": round(float(np.median(e2e) / np.median(raw)), 3),
         "p50_per_round_query_raw_ms": per_round,
+        "temporal_p50_ms": ms(temporal, 50), "temporal_p95_ms": ms(temporal, 95),
         "peak_rss_mb_queries": round(rss_mb, 1), "peak_rss_mb_with_brute_force": round(perf.vm_hwm_kb() / 1024, 1),
         "recall_at_20": round(float(np.mean(hits)), 4), "recall_queries": len(hits),
         "recall_min": round(float(np.min(hits)), 3),

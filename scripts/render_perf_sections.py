@@ -123,6 +123,8 @@ def million_section() -> list[str]:
     if q:
         lines += [
             f"| query p50 / p95, end to end | {q['query_p50_ms']} / {q['query_p95_ms']} ms | p50 ≤ 30 ms |",
+            *([f"| `temporal` profile (no lexical signal), one pass: p50 / p95 | {q['temporal_p50_ms']} / "
+               f"{q['temporal_p95_ms']} ms | |"] if "temporal_p50_ms" in q else []),
             f"| raw: embed + LanceDB top-60, p50 / p95 | {q['raw_p50_ms']} / {q['raw_p95_ms']} ms | |",
             f"| overhead ratio (p50 / p50) | × {q['query_overhead_ratio']} (p50 query / raw per round: "
             f"{'; '.join(f'{a} / {b} ms' for a, b in q.get('p50_per_round_query_raw_ms', []))}) | |",

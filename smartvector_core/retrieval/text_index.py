@@ -26,6 +26,14 @@ Ties are broken by chunk id (LanceDB breaks them arbitrarily; the pipeline sorts
 same way, so both answer alike). Rows written since LanceDB last indexed are scored by
 LanceDB with its older statistics; here every row counts: the two differ only until the next
 index rebuild, and only in the last digits of a score.
+
+The same copy answers the vector search's other reads. LanceDB reads every projected column of
+a hit at random (at 1M chunks the top-75 search takes 10 ms returning row ids and distances,
+20 ms returning ``chunk_id``, ``doc_id``, ``text`` and the existence columns), so the query asks
+LanceDB for ``_rowid`` and ``_distance`` only, and :meth:`TextIndex.hit_rows` finds each hit's
+chunk id, document, text and existence here. A LanceDB row id names a (fragment, offset) pair and
+fragment ids are never reused, so a row id read from any later table version names either the
+row this copy holds, unchanged, or one it does not know (then the query reads LanceDB's columns).
 """
 
 from __future__ import annotations
@@ -43,8 +51,10 @@ K1 = 1.2                 # BM25 term-frequency saturation (LanceDB's)
 B = 0.75                 # BM25 length normalisation (LanceDB's)
 MAX_TOKEN_BYTES = 40     # LanceDB's max_token_length: a token of 40 bytes or more is dropped
 BUILD_BATCH = 65_536     # ours: distinct texts analysed at a time while the index is built (bounds its memory)
-MEMORY_ROWS = 50_000     # ours: up to this many rows the index also keeps each chunk's doc id, text
-#                          and vector (50k x 384-d: 77 MB), so a lexical hit needs no LanceDB read
+MEMORY_ROWS = 50_000     # ours: up to this many rows the index also keeps each chunk's vector
+#                          (50k x 384-d: 77 MB), so a lexical hit needs no LanceDB read
+TEXT_MEMORY_BYTES = 1 << 30   # ours: the distinct texts are kept while they take at most 1 GiB (a
+#                               million distinct 1 kB chunks); beyond it the query reads texts from LanceDB
 _SPLIT = r"[^\p{L}\p{N}]+"   # tantivy's simple tokenizer: a token is a run of letters and digits
 # tantivy's English stop words (LanceDB's remove_stop_words), matched against the stemmed token
 _STOP_WORD_TEXT = """
@@ -61,13 +71,11 @@ shan shan't shouldn shouldn't wasn wasn't weren weren't won won't wouldn wouldn'
 STOP_WORDS = frozenset(_STOP_WORD_TEXT.split())
 
 
-def _kept(rows: pa.Table) -> dict[str, np.ndarray]:
-    """What the index keeps of each row of a small store (:data:`MEMORY_ROWS`)."""
+def _vectors(rows: pa.Table) -> np.ndarray:
+    """The rows' vectors as an (n, dim) float32 array."""
     vectors = rows.column("vector").combine_chunks()
     flat = vectors.flatten().to_numpy(zero_copy_only=False).astype(np.float32, copy=False)
-    return {"doc_id": np.asarray(rows.column("doc_id").to_pylist(), dtype=object),
-            "text": np.asarray(rows.column("text").to_pylist(), dtype=object),
-            "vector": flat.reshape(rows.num_rows, vectors.type.list_size)}
+    return flat.reshape(rows.num_rows, vectors.type.list_size)
 
 
 def _fold(term: str) -> str:
@@ -114,7 +122,8 @@ def terms_of(text: str) -> list[str]:
 @dataclass
 class TextIndex:
     """BM25 postings of every distinct text of the chunks table, with what a search filters
-    (per row: current, created) and returns (per row: the chunk id).
+    (per row: current, created) and returns (per row: the chunk id, its document, its text and
+    LanceDB's row id; the vector in a small store).
 
     Rows with the same text share their postings: a versioned corpus repeats most passages from
     one version to the next (the real sets: 1,805 distinct texts among 3,784 chunks), so the
@@ -138,14 +147,17 @@ class TextIndex:
     id_hash: np.ndarray             # hash of each row's chunk id, sorted
     id_row: np.ndarray              # the row of each of them
     id_rank: np.ndarray             # per row: its chunk id's place in id order (ties are broken by it)
-    kept: dict[str, np.ndarray] | None = None   # rows <= MEMORY_ROWS: doc_id, text (object) and
-    #                                 vector (rows x dim float32) per row
-    row_id: np.ndarray | None = None   # per row: LanceDB's ``_rowid`` when the rows came with it
+    row_doc: np.ndarray             # per row: its document, a place in ``doc_ids`` (int32)
+    doc_ids: pa.Array               # the distinct document ids
+    row_id: np.ndarray              # per row: LanceDB's ``_rowid`` (the table version's)
+    row_id_order: np.ndarray        # rows by ``row_id``
+    texts: pa.Array | None = None   # the distinct texts, while they fit TEXT_MEMORY_BYTES
+    vectors: np.ndarray | None = None   # rows <= MEMORY_ROWS: per row, its vector (rows x dim float32)
 
     @classmethod
     def build(cls, rows: pa.Table) -> TextIndex:
-        """From every row of the chunks table: ``chunk_id``, ``text``, ``current``,
-        ``created_at`` (and ``doc_id``, ``vector``, kept when there are at most ``MEMORY_ROWS``).
+        """From every row of the chunks table: ``chunk_id``, ``doc_id``, ``text``, ``current``,
+        ``created_at``, ``_rowid`` (and ``vector``, kept when there are at most ``MEMORY_ROWS``).
         The distinct texts are analysed ``BUILD_BATCH`` at a time, so the tokens of the whole
         table are never held at once."""
         n = rows.num_rows
@@ -183,7 +195,8 @@ class TextIndex:
         id_row = np.argsort(id_hash, kind="stable")
         id_rank = np.empty(n, dtype=np.int64)
         id_rank[pc.sort_indices(chunk_id).to_numpy()] = np.arange(n)
-        small = n <= MEMORY_ROWS and {"doc_id", "vector"} <= set(rows.column_names)
+        docs = pc.dictionary_encode(rows.column("doc_id").combine_chunks())
+        row_id = rows.column("_rowid").to_numpy()
         return cls(
             chunk_id=chunk_id,
             current=rows.column("current").fill_null(False).to_numpy(zero_copy_only=False).astype(bool),
@@ -194,15 +207,17 @@ class TextIndex:
             starts=np.searchsorted(term, np.arange(len(terms) + 1)), post_text=text_of,
             post_weight=((K1 + 1.0) * tf / (tf + norm[text_of])).astype(np.float32),
             id_hash=id_hash[id_row], id_row=id_row.astype(np.int64), id_rank=id_rank,
-            kept=_kept(rows) if small else None,
-            row_id=rows.column("_rowid").to_numpy() if "_rowid" in rows.column_names else None)
+            row_doc=docs.indices.to_numpy(zero_copy_only=False).astype(np.int32), doc_ids=docs.dictionary,
+            row_id=row_id, row_id_order=np.argsort(row_id, kind="stable"),
+            texts=texts if texts.nbytes <= TEXT_MEMORY_BYTES else None,
+            vectors=_vectors(rows) if n <= MEMORY_ROWS and "vector" in rows.column_names else None)
 
     @classmethod
     def from_store(cls, store) -> TextIndex:
         """Built from the store's chunks table as it is now."""
         small = store.count_rows("chunks") <= MEMORY_ROWS
-        return cls.build(store.chunk_rows(["chunk_id", "text", "current", "created_at",
-                                           *(["doc_id", "vector"] if small else [])], row_ids=not small))
+        return cls.build(store.chunk_rows(["chunk_id", "doc_id", "text", "current", "created_at",
+                                           *(["vector"] if small else [])], row_ids=True))
 
     def __len__(self) -> int:
         return len(self.chunk_id)
@@ -226,14 +241,29 @@ class TextIndex:
             rows[np.flatnonzero(found)[~same]] = -1
         return rows
 
+    def hit_rows(self, row_ids: np.ndarray) -> np.ndarray:
+        """The rows of LanceDB row ids (``_rowid``) of any table version (-1: a row written
+        since this index was built; module docstring)."""
+        wanted = np.asarray(row_ids, dtype=self.row_id.dtype)
+        if not len(self.row_id):
+            return np.full(len(wanted), -1, dtype=np.int64)
+        at = np.minimum(np.searchsorted(self.row_id, wanted, sorter=self.row_id_order), len(self.row_id) - 1)
+        rows = self.row_id_order[at]
+        return np.where(self.row_id[rows] == wanted, rows, -1)
+
+    def columns(self, rows: np.ndarray) -> dict[str, pa.Array]:
+        """``chunk_id``, ``doc_id`` and ``text`` of ``rows`` (the index keeps the texts: ``texts``)."""
+        take = pa.array(np.asarray(rows, dtype=np.int64))
+        return {"chunk_id": self.chunk_id.take(take),
+                "doc_id": self.doc_ids.take(pa.array(self.row_doc[rows])),
+                "text": self.texts.take(pa.array(self.row_text[rows]))}
+
     def table(self, rows: np.ndarray, scores: np.ndarray) -> pa.Table:
         """``rows`` as LanceDB returns them (``chunk_id``, ``doc_id``, ``text``, ``vector``) with
-        ``scores`` as ``_score``, from what the index keeps (it must keep them: ``kept``)."""
-        vectors = self.kept["vector"][rows]
+        ``scores`` as ``_score``, from what the index keeps (it must keep them: ``texts``, ``vectors``)."""
+        vectors = self.vectors[rows]
         return pa.table({
-            "chunk_id": self.chunk_id.take(pa.array(np.asarray(rows, dtype=np.int64))),
-            "doc_id": pa.array(self.kept["doc_id"][rows].tolist(), pa.string()),
-            "text": pa.array(self.kept["text"][rows].tolist(), pa.string()),
+            **self.columns(rows),
             "vector": pa.FixedSizeListArray.from_arrays(pa.array(vectors.reshape(-1)), vectors.shape[1]),
             "_score": pa.array(np.asarray(scores, dtype=np.float32))})
 

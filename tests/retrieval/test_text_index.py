@@ -144,20 +144,28 @@ def test_search_keeps_only_rows_existing_at_the_moment(real_text_store):
                            np.sort(index.search(question, as_of_us=to_us(moment), limit=30)[1])[::-1], rtol=1e-5)
 
 
-@pytest.mark.parametrize("keeps_rows", [True, False])
-def test_retrieval_is_the_same_with_the_index_and_with_lancedb(real_text_store, fake_app, monkeypatch, keeps_rows):
+@pytest.mark.parametrize("keeps", ["vectors and texts", "texts", "neither"])
+def test_retrieval_is_the_same_with_the_index_and_with_lancedb(real_text_store, fake_app, monkeypatch, keeps):
     """The whole lexical path (the question's hits joining the pool, each name's matches in the
-    pool, the lexical signal) gives the same candidates either way; the question's hits come from
-    what the index keeps (a small store) or are read from LanceDB by id (a large one)."""
+    pool, the lexical signal) and the vector hits give the same candidates either way; the
+    question's hits come from what the index keeps (a small store), or their vectors (and, past
+    the text budget, their texts) are read from LanceDB by row id (a large one); the vector hits'
+    columns come from the index while it keeps the texts, else from LanceDB."""
     import smartvector_core.retrieval.text_index as text_index_module
 
     store, questions = real_text_store
-    if not keeps_rows:
+    if keeps != "vectors and texts":
         monkeypatch.setattr(text_index_module, "MEMORY_ROWS", 0)
+    if keeps == "neither":
+        monkeypatch.setattr(text_index_module, "TEXT_MEMORY_BYTES", 0)
     knowledge = fake_app.knowledge.get()
     built = knowledge.text_index(store)                      # a small store: built at once
-    assert built is not None and (built.kept is not None) == keeps_rows
+    assert built is not None and (built.vectors is not None) == (keeps == "vectors and texts")
+    assert (built.texts is not None) == (keeps != "neither")
     monkeypatch.undo()
+    searched = []
+    original = store.search
+    store.search = lambda *a, **kw: searched.append(kw.get("columns")) or original(*a, **kw)
     for question in questions[:60]:
         for as_of in (NOW, parse_time("2023-06-01")):
             vector = fake_app.embedder.encode([question])[0]
@@ -167,7 +175,13 @@ def test_retrieval_is_the_same_with_the_index_and_with_lancedb(real_text_store, 
             with_lance = pipeline.retrieve(store, vector, as_of, 5, knowledge, text=question)
             monkeypatch.undo()
             assert with_index.chunk_id.tolist() == with_lance.chunk_id.tolist(), question
+            assert with_index.text.tolist() == with_lance.text.tolist(), question
+            assert np.array_equal(with_index.raw_cosine, with_lance.raw_cosine), question
             assert np.allclose(with_index.lexical_signal(), with_lance.lexical_signal(), atol=1e-5), question
+    # LanceDB's columns were read for the LanceDB half, and for the index half only where it keeps
+    # no texts or where too few rows existed for an unfiltered search (a rare early moment)
+    by_index_half = len(searched) - 60 * 2
+    assert by_index_half == 60 * 2 if keeps == "neither" else by_index_half <= 6
 
 
 def test_a_large_store_builds_its_index_in_the_background(fake_app, monkeypatch):
@@ -201,7 +215,7 @@ def test_hits_read_by_stale_row_ids_are_read_again_by_chunk_id(real_text_store, 
     store, questions = real_text_store
     monkeypatch.setattr(text_index_module, "MEMORY_ROWS", 0)
     index = TextIndex.from_store(store)
-    assert index.kept is None and index.row_id is not None
+    assert index.vectors is None and index.texts is not None
     question = questions[0]
     by_id = []
     original = store.chunks_by_id
@@ -215,3 +229,39 @@ def test_hits_read_by_stale_row_ids_are_read_again_by_chunk_id(real_text_store, 
     assert by_id == [30]                                          # read again by chunk id
     assert after.column("chunk_id").to_pylist() == before.column("chunk_id").to_pylist()
     assert after.column("text").to_pylist() == before.column("text").to_pylist()
+
+
+def test_vector_hits_are_read_by_row_id_from_the_index_and_never_another_rows(real_text_store, fake_app):
+    """The query's vector search asks LanceDB for row ids and distances only, and the index
+    gives each hit's columns: the same rows as the search that reads LanceDB's columns. A row
+    written since the index was built is unknown to it (then LanceDB's columns are read); after
+    a compaction every row id it still knows names the row it holds."""
+    store, questions = real_text_store
+    index = TextIndex.from_store(store)
+
+    def both(vector, as_of):
+        by_index = pipeline._indexed_vector_hits(store, index, vector, as_of, 60, 1.25)
+        by_lance = store.search(vector, as_of=as_of, limit=60, columns=pipeline.CHUNK_COLUMNS, overfetch=1.25)
+        return by_index, by_lance
+
+    vectors = fake_app.embedder.encode(questions[:20])
+    for vector in vectors:
+        for as_of in (None, NOW - timedelta(days=1)):   # the amended versions are newer: not yet there
+            by_index, by_lance = both(vector, as_of)
+            assert by_index is not None and by_index.num_rows == by_lance.num_rows > 0
+            for name in (*pipeline.CHUNK_COLUMNS, "_distance"):
+                assert by_index.column(name).to_pylist() == by_lance.column(name).to_pylist(), name
+    first, _ = both(vectors[0], None)
+    moved = store.chunks_for_docs(sorted(set(first.column("doc_id").to_pylist()))[:3], current_only=False,
+                                  with_vectors=True)
+    store.upsert_chunks(moved)                                # rewritten: new row ids
+    assert both(vectors[0], None)[0] is None                  # unknown to the index: LanceDB's columns
+    store.optimize()                                          # compaction moves rows to new fragments
+    for vector in vectors:
+        found = store.search_row_ids(vector, 60)
+        rows = index.hit_rows(found.column("_rowid").to_numpy())
+        known = rows >= 0
+        read = store.chunks_by_row_id(found.column("_rowid").to_numpy()[known], ["chunk_id", "text"])
+        held = index.columns(rows[known])
+        assert sorted(zip(read.column("chunk_id").to_pylist(), read.column("text").to_pylist(), strict=True)) == \
+            sorted(zip(held["chunk_id"].to_pylist(), held["text"].to_pylist(), strict=True))
