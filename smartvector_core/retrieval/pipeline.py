@@ -152,8 +152,9 @@ def _indexed_vector_hits(store, index: TextIndex | None, vector: np.ndarray, as_
     with LanceDB reading no column of the hits: its unfiltered search returns row ids and
     distances (:meth:`Store.search_row_ids`), and the in-memory ``index`` holds each hit's chunk
     id, document, text and existence (:meth:`.text_index.TextIndex.hit_rows`). The same rows in
-    the same order (tested). None where it cannot answer: no index yet or no texts kept, too few
-    rows exist for an unfiltered search, or a hit written since the index was built."""
+    the same order (tested). Where too few of the hits exist at ``as_of``, LanceDB's prefiltered
+    search answers (as in :meth:`Store.search`). None where it cannot answer: no index yet or no
+    texts kept, or a hit written since the index was built."""
     if index is None or index.texts is None or overfetch is None:
         return None
     n = overfetched(limit, overfetch)
@@ -163,7 +164,7 @@ def _indexed_vector_hits(store, index: TextIndex | None, vector: np.ndarray, as_
         return None
     keep = first_existing(index.existing(rows, None if as_of is None else to_us(as_of)), limit, n)
     if keep is None:
-        return None
+        return store.search(vector, as_of=as_of, limit=limit, columns=CHUNK_COLUMNS)
     return pa.table({**index.columns(rows[keep]), "_distance": found.column("_distance").take(pa.array(keep))})
 
 
