@@ -89,4 +89,5 @@ def test_the_overfetch_follows_the_share_of_existing_rows(fake_app):
     assert state.existing_share(0) == 0.0
     assert state.existing_share(10 ** 18) == pytest.approx(state.current_share)
     assert search_overfetch(0.8) == pytest.approx(1.25 / 0.8)
+    assert search_overfetch(1.0) == 1.0          # every row exists: no margin for an estimate's error
     assert search_overfetch(0.3) is None

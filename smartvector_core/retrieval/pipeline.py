@@ -174,8 +174,12 @@ POSTFILTER_MARGIN = 1.25     # ours: rows searched per row wanted, over 1 / shar
 
 def search_overfetch(share: float) -> float | None:
     """How many rows an unfiltered search reads per row wanted when a ``share`` of the table's
-    rows exists at the moment asked (:meth:`KnowledgeState.existing_share`): ``margin / share``;
-    None (use the prefilter) when too few exist for an unfiltered search to find enough."""
+    rows exists at the moment asked (:meth:`KnowledgeState.existing_share`): ``margin / share``
+    (the margin covers the estimate's error), 1 when every row exists (nothing is estimated
+    then: at 1M chunks the ANN search re-ranks 180 rows instead of 225, ~1 ms less); None (use
+    the prefilter) when too few exist for an unfiltered search to find enough."""
+    if share >= 1.0:
+        return 1.0
     return POSTFILTER_MARGIN / share if share >= POSTFILTER_MIN_SHARE else None
 
 
