@@ -69,7 +69,7 @@ def query_section() -> list[str]:
         return []
     real, lines = q["real"], []
     lines += ["## Query overhead on real text (issue 18, item 1)", "",
-              f"One process ({q['cores']} cores, load {q['load_avg_1m_at_start']} → {q['load_avg_1m_at_end']}, "
+              f"One process (`scripts/bench_query.py`; {q['cores']} cores, load {q['load_avg_1m_at_start']} → {q['load_avg_1m_at_end']}, "
               f"encoder threads {q['embed_threads']}): `perf.bench_query_real` on the real-text store "
               f"({real['real_chunks']:,} chunks of the data/real/ sets {', '.join(real['real_sets'])}: Flask "
               "documentation pages in 22 versions and 355 changelog entries, ingested and consolidated once, "
@@ -129,7 +129,7 @@ def million_section() -> list[str]:
             f"| overhead ratio (p50 / p50) | × {q['query_overhead_ratio']} (p50 query / raw per round: "
             f"{'; '.join(f'{a} / {b} ms' for a, b in q.get('p50_per_round_query_raw_ms', []))}) | |",
             f"| first query of the process (opens the store, loads the knowledge state) | {q['first_query_s']} s | |",
-            *([f"| in-memory text index, built in the background after the first query | {q['text_index_wait_s']} s "
+            *([f"| in-memory copy of the chunks table (full-text index, ids, texts), built in the background after the first query | {q['text_index_wait_s']} s "
                "more | |"] if "text_index_wait_s" in q else []),
             f"| recall@20, index vs brute force ({q['recall_queries']} questions) | {q['recall_at_20']} "
             f"(worst question {q['recall_min']}) | ≥ 0.95 |",
