@@ -154,12 +154,18 @@ def _supersession_phase(run: _Run, report: ConsolidationReport, plan: Consolidat
     return sup
 
 
+def _live(docs: Documents, sup: Supersession) -> np.ndarray:
+    """Per document: live at this run (neither superseded by now nor archived), the documents
+    contradictions and dependencies are judged between and ripple stops at."""
+    return ~sup.superseded_now & (docs.states != Lifecycle.ARCHIVED.value)
+
+
 def _contradictions_phase(run: _Run, report: ConsolidationReport, plan: ConsolidationPlan | None,
                           findings: Findings, sup: Supersession, config: ConsolidationConfig) -> None:
     """Review-queue edges and penalties for contradictions between live documents of different
     chains (trust as it was before this run), and the settlements of resolved ones."""
     docs = run.docs
-    live = ~sup.superseded_now & (docs.states != Lifecycle.ARCHIVED.value)
+    live = _live(docs, sup)
     chunk_doc = plan.chunk_doc if plan is not None else np.zeros(0, np.int64)
     hits = [(int(chunk_doc[ca]), int(chunk_doc[cb]), hit) for ca, cb, hit in findings.contradictions]
     trust = live_trust(docs.authority, run.now_us, aggregate_events(run.events, docs.ids, run.now_us))
@@ -180,7 +186,7 @@ def _dependencies_phase(run: _Run, report: ConsolidationReport, findings: Findin
     if not run.query_side.any():
         return
     docs, live_edges = run.docs, run.live_edges
-    live = ~sup.superseded_now & (docs.states != Lifecycle.ARCHIVED.value)
+    live = _live(docs, sup)
     dependency_edges = plan_dependencies(docs, findings.citations, sup.chain, live, run.known_ids, config)
     run.new_edges += dependency_edges
     report.inferred_depends_on = len(dependency_edges)
@@ -200,7 +206,7 @@ def _ripple_phase(store, run: _Run, sup: Supersession, config: ConsolidationConf
     if triggers:
         frames = [f for f in (run.live_edges, pd.DataFrame([e.row(run.now) for e in run.new_edges])) if len(f)]
         graph = ripple_graph(pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(), set(ids))
-        archived = set(ids[(docs.states == Lifecycle.ARCHIVED.value) | sup.superseded_now])
+        archived = set(ids[~_live(docs, sup)])
         run.new_events += plan_ripple(triggers, graph, archived, config)
 
 
