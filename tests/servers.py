@@ -49,8 +49,7 @@ def streamlit_app(store: str | Path, model: str, log: Path, *, timeout: float = 
     """``streamlit run app.py`` over ``store`` with ``model`` on a free 127.0.0.1 port (no operator
     token, no usage statistics, no file watcher), its output in ``log``: yields its URL once it
     answers, and stops it on leaving."""
-    env = {**os.environ, "SMARTVECTOR_STORE": str(store), "SMARTVECTOR_MODEL": model, "LANCEDB_LOG": "error",
-           "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false"}
+    env = {**os.environ, "SMARTVECTOR_STORE": str(store), "SMARTVECTOR_MODEL": model, "LANCEDB_LOG": "error"}
     env.pop("SMARTVECTOR_OPERATOR_TOKEN", None)
     url = f"http://127.0.0.1:{free_port()}"
     with log.open("wb") as out:
