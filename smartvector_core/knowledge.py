@@ -116,8 +116,9 @@ class KnowledgeState:
                    current_share=current_share, chunk_rows=rows)
 
     def text_index(self, store) -> TextIndex | None:
-        """The in-memory full-text index of the chunks table (:class:`retrieval.text_index.TextIndex`),
-        or None while it is being built. Built at the first call: there and then for a store of up
+        """The in-memory copy of the chunks table (:class:`retrieval.text_index.TextIndex`: its
+        full-text index, and each row's id, document and text for the vector hits), or None while
+        it is being built. Built at the first call: there and then for a store of up
         to ``TEXT_INDEX_NOW_ROWS`` rows, else in the background (the caller searches LanceDB's
         index meanwhile); a build that fails leaves LanceDB's index in use."""
         if self._text_index is None:
