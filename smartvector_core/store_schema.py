@@ -118,6 +118,13 @@ def cosine_similarity(hits: pa.Table) -> np.ndarray:
     return 1.0 - hits.column("_distance").to_numpy().astype(np.float64)
 
 
+def vector_matrix(column: pa.Array | pa.ChunkedArray) -> np.ndarray:
+    """A ``vector`` column (fixed-size lists of float32) as an (n, dim) float32 array."""
+    vectors = column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
+    flat = vectors.flatten().to_numpy(zero_copy_only=False).astype(np.float32, copy=False)
+    return flat.reshape(len(vectors), vectors.type.list_size)
+
+
 def cosine_distance(similarity: np.ndarray) -> pa.Array:
     """The ``_distance`` column (float32) of hits whose cosine similarity is known: the inverse
     of :func:`cosine_similarity`, for hits that did not come from a vector search."""

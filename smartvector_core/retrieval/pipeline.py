@@ -33,7 +33,7 @@ from ..models import (
     Signal,
     ValidityState,
 )
-from ..store import cosine_distance, first_existing, overfetched
+from ..store import cosine_distance, first_existing, overfetched, vector_matrix
 from ..temporal import (
     DEFAULT_TEMPORAL,
     STATE_TEMPORAL,
@@ -345,7 +345,7 @@ def _with_lexical(store, hits: pa.Table, searches: _TextSearches | None, query_v
         zero_copy_only=False) if found.num_rows else np.zeros(0, dtype=bool)
     if new.any():
         extra = found.filter(pa.array(new))
-        vectors = np.stack(extra.column("vector").to_numpy(zero_copy_only=False)).astype(np.float64)
+        vectors = vector_matrix(extra.column("vector")).astype(np.float64)
         q = np.asarray(query_vector, dtype=np.float64)
         cosine = vectors @ q / np.maximum(np.linalg.norm(vectors, axis=1) * np.linalg.norm(q), 1e-12)
         extra = extra.select(list(columns)).append_column("_distance", cosine_distance(cosine))

@@ -47,6 +47,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import Stemmer
 
+from ..store_schema import vector_matrix
+
 K1 = 1.2                 # BM25 term-frequency saturation (LanceDB's)
 B = 0.75                 # BM25 length normalisation (LanceDB's)
 MAX_TOKEN_BYTES = 40     # LanceDB's max_token_length: a token of 40 bytes or more is dropped
@@ -69,13 +71,6 @@ doesn doesn't hadn hadn't hasn hasn't haven haven't isn isn't ma mightn mightn't
 shan shan't shouldn shouldn't wasn wasn't weren weren't won won't wouldn wouldn't
 """
 STOP_WORDS = frozenset(_STOP_WORD_TEXT.split())
-
-
-def _vectors(rows: pa.Table) -> np.ndarray:
-    """The rows' vectors as an (n, dim) float32 array."""
-    vectors = rows.column("vector").combine_chunks()
-    flat = vectors.flatten().to_numpy(zero_copy_only=False).astype(np.float32, copy=False)
-    return flat.reshape(rows.num_rows, vectors.type.list_size)
 
 
 def _fold(term: str) -> str:
@@ -210,7 +205,7 @@ class TextIndex:
             row_doc=docs.indices.to_numpy(zero_copy_only=False).astype(np.int32), doc_ids=docs.dictionary,
             row_id=row_id, row_id_order=np.argsort(row_id, kind="stable"),
             texts=texts if texts.nbytes <= TEXT_MEMORY_BYTES else None,
-            vectors=_vectors(rows) if n <= MEMORY_ROWS and "vector" in rows.column_names else None)
+            vectors=vector_matrix(rows.column("vector")) if n <= MEMORY_ROWS and "vector" in rows.column_names else None)
 
     @classmethod
     def from_store(cls, store) -> TextIndex:
