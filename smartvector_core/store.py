@@ -479,15 +479,12 @@ class Store(LogTables, Versions, Indexes):
             cond = cond & col("chunk_id").isin([str(c) for c in within])
         return build(cond, limit, columns)
 
-    def chunk_rows(self, columns: Sequence[str], *, row_ids: bool = False) -> pa.Table:
+    def chunk_rows(self, columns: Sequence[str]) -> pa.Table:
         """``columns`` of every row of the chunks table, retired versions included (what
         LanceDB's full-text index covers: :class:`retrieval.text_index.TextIndex` is built from
-        it); ``row_ids``: with LanceDB's ``_rowid`` of each row (valid for this table version)."""
+        it), with LanceDB's ``_rowid`` of each row."""
         tbl = self._tables["chunks"]
-        query = tbl.search().select(list(columns))
-        if row_ids:
-            query = query.with_row_id(True)
-        return query.limit(max(1, tbl.count_rows())).to_arrow()
+        return tbl.search().select(list(columns)).with_row_id(True).limit(max(1, tbl.count_rows())).to_arrow()
 
     def chunks_by_row_id(self, row_ids: Sequence[int], columns: Sequence[str]) -> pa.Table:
         """``columns`` of the chunk rows ``row_ids`` (``_rowid`` values, any order; at 1M rows

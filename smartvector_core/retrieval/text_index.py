@@ -212,7 +212,7 @@ class TextIndex:
         """Built from the store's chunks table as it is now."""
         small = store.count_rows("chunks") <= MEMORY_ROWS
         return cls.build(store.chunk_rows(["chunk_id", "doc_id", "text", "current", "created_at",
-                                           *(["vector"] if small else [])], row_ids=True))
+                                           *(["vector"] if small else [])]))
 
     def __len__(self) -> int:
         return len(self.chunk_id)
