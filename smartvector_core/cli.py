@@ -125,6 +125,8 @@ def cmd_stats(app: SmartVector, args) -> int:
 
 
 def cmd_calibration(app: SmartVector, args) -> int:
+    if args.fit_prior:
+        return _fit_prior(app, args)
     report = app.feedback_reliability()
     if args.json:
         print(dumps(report))
@@ -259,6 +261,21 @@ def cmd_freshness(app: SmartVector, args) -> int:
     return 0
 
 
+def _fit_prior(app: SmartVector, args) -> int:
+    """``calibration --fit-prior``: rebuild the shipped confidence prior (evaluation.confidence_fit)."""
+    from pathlib import Path
+
+    from .evaluation.confidence_fit import fit_prior_command, format_table
+
+    rtqa = Path(args.realtimeqa) if args.realtimeqa else None
+    out = fit_prior_command(embedder=app.embedder, repo=Path(__file__).resolve().parent.parent,
+                            realdata=Path(args.realdata), realtimeqa=rtqa, rows_dir=Path(args.rows),
+                            cache=Path(args.cache) if args.cache else None, collect_rows=not args.reuse_rows,
+                            write=not args.dry_run, log=lambda m: _eprint(f"fit-prior: {m}"))
+    print(dumps(out) if args.json else format_table(out["table"]))
+    return 0
+
+
 def cmd_bench(app: SmartVector, args) -> int:
     """``bench``: a benchmark in a temporary store (see smartvector_core.evaluation.report)."""
     from .evaluation.report import bench_command, format_report
@@ -341,6 +358,15 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("calibration", help="reported confidence against operators' accept/correct verdicts")
     p.add_argument("--json", action="store_true")
+    p.add_argument("--fit-prior", dest="fit_prior", action="store_true",
+                   help="rebuild the shipped confidence prior from many corpora (live benchmarks)")
+    p.add_argument("--realdata", default="../shared/realdata", help="--fit-prior: TimeQA / SituatedQA folders")
+    p.add_argument("--realtimeqa", default="/tmp/rtqa2022", help="--fit-prior: RealTimeQA 2022 set (adapter output)")
+    p.add_argument("--rows", default=".calibration/rows", help="--fit-prior: where the collected rows are kept")
+    p.add_argument("--cache", default=".calibration/cache", help="--fit-prior: embedding cache ('' for none)")
+    p.add_argument("--reuse-rows", dest="reuse_rows", action="store_true",
+                   help="--fit-prior: fit on the rows already collected (no benchmark runs)")
+    p.add_argument("--dry-run", dest="dry_run", action="store_true", help="--fit-prior: report, write nothing")
     p.set_defaults(func=cmd_calibration)
 
     p = sub.add_parser("consolidate", help="run the consolidation agent now")

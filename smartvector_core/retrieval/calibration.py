@@ -296,3 +296,64 @@ def reliability_bins(confidence: Sequence[float] | np.ndarray, correct: Sequence
     frame = pd.DataFrame({"bin": which, "c": conf, "h": hit})
     out = frame.groupby("bin").agg(confidence=("c", "mean"), accuracy=("h", "mean"), count=("c", "size"))
     return out.reset_index()
+
+
+def auroc(confidence: Sequence[float] | np.ndarray, correct: Sequence[bool] | np.ndarray) -> float:
+    """Area under the ROC curve of ``confidence`` separating right (``correct``) from wrong:
+    the probability that a right answer gets a higher confidence than a wrong one, ties
+    counting one half (Mann–Whitney U / (n₊·n₋), with average ranks for ties). NaN when
+    every answer is right or every answer is wrong. 0.5: no better than a coin."""
+    conf = np.asarray(confidence, dtype=np.float64)
+    hit = np.asarray(correct, dtype=bool)
+    pos, neg = int(hit.sum()), int((~hit).sum())
+    if pos == 0 or neg == 0:
+        return float("nan")
+    values, inverse, counts = np.unique(conf, return_inverse=True, return_counts=True)
+    starts = np.cumsum(counts) - counts               # 0-based first rank of each distinct value
+    ranks = (starts + (counts + 1) / 2.0)[inverse]    # average 1-based rank
+    return float((ranks[hit].sum() - pos * (pos + 1) / 2.0) / (pos * neg))
+
+
+def brier_decomposition(confidence: Sequence[float] | np.ndarray, correct: Sequence[bool] | np.ndarray,
+                        bins: int = 10) -> dict[str, float]:
+    """Brier score ``BS = (1/N) Σ (c_i − o_i)²`` and Murphy's parts over the equal-width bins of
+    :func:`reliability_bins` (Murphy 1973, "A new vector partition of the probability score")::
+
+        reliability = (1/N) Σ_b n_b (c̄_b − ō_b)²     lower is better (calibration)
+        resolution  = (1/N) Σ_b n_b (ō_b − ō)²       higher is better (telling right from wrong)
+        uncertainty = ō (1 − ō)                      the base rate's own spread
+
+    ``BS = reliability − resolution + uncertainty`` holds exactly when every bin holds one
+    confidence value; otherwise it differs by the spread of the confidences within bins.
+    Zero answers: every part 0."""
+    conf = np.clip(np.asarray(confidence, dtype=np.float64), 0.0, 1.0)
+    hit = np.asarray(correct, dtype=np.float64)
+    n = conf.size
+    if n == 0:
+        return {"brier": 0.0, "reliability": 0.0, "resolution": 0.0, "uncertainty": 0.0}
+    which = np.minimum((conf * bins).astype(np.int64), bins - 1)
+    count = np.bincount(which, minlength=bins)
+    mean_c = np.bincount(which, weights=conf, minlength=bins) / np.maximum(count, 1)
+    mean_o = np.bincount(which, weights=hit, minlength=bins) / np.maximum(count, 1)
+    base = hit.mean()
+    return {"brier": float(np.mean((conf - hit) ** 2)),
+            "reliability": float((count * (mean_c - mean_o) ** 2).sum() / n),
+            "resolution": float((count * (mean_o - base) ** 2).sum() / n),
+            "uncertainty": float(base * (1.0 - base))}
+
+
+def tier_precision(confidence: Sequence[float] | np.ndarray, correct: Sequence[bool] | np.ndarray,
+                   threshold: float) -> tuple[float, int]:
+    """(share of right answers, count) among answers with ``confidence >= threshold`` (the HIGH
+    tier from its threshold); NaN precision when none reaches it."""
+    conf = np.asarray(confidence, dtype=np.float64)
+    hit = np.asarray(correct, dtype=bool)
+    chosen = conf >= threshold
+    n = int(chosen.sum())
+    return (float(hit[chosen].mean()) if n else float("nan")), n
+
+
+def distinct_per_100(confidence: Sequence[float] | np.ndarray, decimals: int = 6) -> float:
+    """Distinct values (at ``decimals`` places, as results are shown) per 100 answers."""
+    conf = np.asarray(confidence, dtype=np.float64)
+    return float(len(np.unique(np.round(conf, decimals))) * 100.0 / conf.size) if conf.size else 0.0

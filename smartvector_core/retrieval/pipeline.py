@@ -43,7 +43,7 @@ from ..temporal import (
     remaining_window_hours,
 )
 from ..temporal.codes import state_names
-from . import calibration
+from . import calibration, confidence_model
 from .candidates import (
     CHUNK_COLUMNS,
     KIND_NAMES,
@@ -412,7 +412,7 @@ def answer(cands: Candidates, request: QueryRequest, profile: Profile, knowledge
     abstain_reason = abstention(cands, request.text)
     results = build_results(cands, ranked, profile, request.k, t_us, knowledge=knowledge,
                             abstained=abstain_reason is not None, per_document=request.passages_per_document,
-                            temporal=config.temporal)
+                            temporal=config.temporal, asked=confidence_model.question_words(request.text, intent))
     rejections = build_rejections(cands, ranked, t_us, limit=max(25, 3 * request.k))
     intent_dict = intent.to_dict() if intent is not None else {}
     intent_dict["judged_at"] = iso(from_us(t_us))
@@ -421,7 +421,7 @@ def answer(cands: Candidates, request: QueryRequest, profile: Profile, knowledge
     return QueryResponse(query_id=request.query_id or new_query_id(), query=request.text,
                          as_of=iso(request.as_of), profile=profile.name, results=results,
                          rejections=rejections, intent=intent_dict, abstained=abstain_reason is not None,
-                         abstain_reason=abstain_reason)
+                         abstain_reason=abstain_reason, scoring_version=confidence_model.version_of(config, profile))
 
 
 ABSTAIN_SUPPORT_POOL = 5   # the best candidates (by raw cosine) whose words count as lexical support
@@ -447,12 +447,14 @@ def abstention(cands: Candidates, question: str) -> str | None:
 
 def build_results(cands: Candidates, ranked: Ranked, profile: Profile, k: int, t_us: int, *,
                   knowledge=None, abstained: bool = False, per_document: int = PASSAGES_PER_DOCUMENT,
-                  temporal=DEFAULT_TEMPORAL) -> list[Result]:
+                  temporal=DEFAULT_TEMPORAL, asked: confidence_model.QuestionWords | None = None) -> list[Result]:
     """The top ``k`` kept rows as explained results. ``confidence`` is the calibrated
-    probability of :mod:`.calibration` (certainty from score, margin over the best disagreeing
-    candidate among all kept ones, trust, validity and conflict; the store's refit of the
-    profile's knots when ``knowledge`` has operator verdicts, else the shipped prior), capped at
-    ``ABSTAIN_CAP`` when the answer abstains; tiers are thresholds on it. The rows are up to
+    probability of :mod:`.calibration`: the certainty is the profile's confidence model applied
+    to each result's evidence (:mod:`.confidence_model`: cosine, margin over the best disagreeing
+    candidate among all kept ones, support and names of the question ``asked``, time fit,
+    validity, trust, conflict, agreement), then the store's refit of the profile's knots when
+    ``knowledge`` has operator verdicts, else the shipped prior; capped at ``ABSTAIN_CAP`` when
+    the answer abstains; tiers are thresholds on it. The rows are up to
     ``k`` passages, at most ``per_document`` of one document, grouped under their document
     (:func:`candidates.select_passages`)."""
     top = select_passages(cands.doc_code, ranked.order, k, per_document,
@@ -474,13 +476,32 @@ def build_results(cands: Candidates, ranked: Ranked, profile: Profile, k: int, t
                       if sv > 0 else None for sv, b in zip(severity, boost, strict=True)]
     trust = ranked.trust[top]
     current = np.isin(ranked.states[top], (STATE_VALID, STATE_TEMPORAL))
-    x = calibration.certainty(scores, margins, trust, current, severity)
+    model = confidence_model.prior_model(profile.name)
+    features = None
+    if profile.name != "naive":
+        titles = pa.array(cands.title, pa.large_string()).fill_null("")
+        texts = pc.binary_join_element_wise(titles, pa.array(cands.text, pa.large_string()).fill_null(""),
+                                            pa.scalar(" ", pa.large_string()))
+        values = ranked.signals.values
+        features = confidence_model.evidence(
+            asked or confidence_model.question_words(""), top=top, kept=kept, raw_cosine=cands.raw_cosine,
+            score=ranked.score, margins=margins, groups_kept=groups, texts=texts, trust=trust, current=current,
+            severity=severity, temporal=values.get("temporal"), content_time=values.get("content_time"),
+            range_ignored=ranked.range_ignored, chain=ranked.chain,
+            age_days=(t_us - cands.created_us[top]) / 86_400_000_000)
+    if model is not None and features is not None:
+        x = model.certainty(features)
+        factor_words = confidence_model.factors(model, features)
+    else:
+        x = calibration.certainty(scores, margins, trust, current, severity)
+        factor_words = [[] for _ in top]
     knots = knowledge.calibration_knots(profile.name) if hasattr(knowledge, "calibration_knots") else None
     probability = calibration.calibrate(profile.name, x, knots, raw_scores=scores)
     if abstained:
         probability = np.minimum(probability, calibration.ABSTAIN_CAP)
     tiers = confidence_tiers(probability, temporal.tiers)
-    behind = _why_rank_one_is_not_highest(probability, trust, current, severity)
+    behind = (confidence_model.why_lower(model, features, probability) if model is not None and features is not None
+              else _why_rank_one_is_not_highest(probability, trust, current, severity))
     states = state_names(ranked.states[top])
     hours_left = remaining_window_hours(cands.valid_until_us[top], t_us)
     out: list[Result] = []
@@ -500,6 +521,7 @@ def build_results(cands: Candidates, ranked: Ranked, profile: Profile, k: int, t
         out.append(Result(
             id=cands.doc_id[i], chunk_id=cands.chunk_id[i], text=cands.text[i], rank=j + 1,
             score=float(scores[j]), confidence=float(probability[j]), trust=float(trust[j]), certainty=float(x[j]),
+            confidence_factors=factor_words[j], evidence=() if features is None else tuple(map(float, features[j])),
             confidence_tier=ConfidenceTier(str(tiers[j])), validity_state=ValidityState(str(states[j])),
             kind=DocumentKind(KIND_NAMES[cands.kind[i]]), signals=signals, reasons=reasons,
             title=cands.title[i], doc_type=cands.doc_type[i], action=action, lifecycle=cands.lifecycle[i],
