@@ -83,6 +83,8 @@ def _print_response(resp, as_json: bool) -> None:
     for r in resp.results:
         print(f"  {r.rank}. {r.id:<28} score={r.score:.3f} confidence={r.confidence:.2f} {r.confidence_tier.value:<6} "
               f"trust={r.trust:.2f} {r.kind.value:<9} {r.validity_state.value}")
+        if r.confidence_factors:
+            print("       confidence: " + "; ".join(r.confidence_factors))
         for reason in r.reasons[:3]:
             print(f"       - {reason}")
     if resp.rejections:

@@ -16,7 +16,8 @@ corpus             fit                                           report
 ``timeqa``         TimeQA train, a seeded half of its pages      the other half (a page's paragraphs and
                                                                  questions stay on one side)
 ``situatedqa``     SituatedQA train                              SituatedQA dev
-``realtimeqa``     RealTimeQA 2022, alternate weeks              the weeks between
+``realtimeqa``     RealTimeQA 2022: weeks sampled from the       weeks sampled from the others
+                   alternate weeks, all their questions
 =================  ============================================  ==========================================
 
 The fit (:func:`fit_prior`) weighs each corpus equally (its rows share one unit of weight), fits
@@ -56,7 +57,7 @@ class CorpusPlan:
     """How many questions of a corpus are asked (per role), and its article cut (news only)."""
 
     name: str
-    questions: int                 # per role, sampled with the seed (0: all)
+    questions: int                 # per role, sampled with the seed (0: all; RealTimeQA: weeks)
     article_chars: int = 0         # news articles cut to this many characters (0: whole)
 
 
@@ -64,9 +65,9 @@ CORPORA = (
     CorpusPlan("paper", 0),
     CorpusPlan("changelogs", 0),
     CorpusPlan("flask-docs", 0),
-    CorpusPlan("situatedqa", 250),
-    CorpusPlan("timeqa", 70),
-    CorpusPlan("realtimeqa", 45, article_chars=800),
+    CorpusPlan("situatedqa", 150),
+    CorpusPlan("timeqa", 40),
+    CorpusPlan("realtimeqa", 2, article_chars=800),     # weeks per role: every question of a week
 )
 
 
@@ -117,9 +118,8 @@ def corpus_parts(plan: CorpusPlan, role: str, *, repo: Path, realdata: Path, rea
         if any(str(q.get("week", ""))[:4] != "2022" for q in queries):
             raise InputError(f"{realtimeqa}: RealTimeQA weeks after 2022 are held out", field="week")
         weeks = sorted({q["week"] for q in queries})
-        mine = set(weeks[0 if role == "fit" else 1::2])
-        chosen = _sample([q for q in queries if q["week"] in mine], plan.questions, rng)
-        use = {q["week"] for q in chosen}
+        use = set(_sample(weeks[0 if role == "fit" else 1::2], plan.questions, rng))
+        chosen = [q for q in queries if q["week"] in use]
         docs = [d for d in corpus if d.get("metadata", {}).get("week") in use]
         if plan.article_chars:
             docs = [{**d, "text": d["text"][:plan.article_chars]} for d in docs]

@@ -22,14 +22,15 @@ import numpy as np
 
 from ..errors import InputError
 from ..retrieval.calibration import (  # noqa: F401  (one home)
+    defined_or_none,
     auroc,
     brier_decomposition,
+    confidence_report,
     distinct_per_100,
     expected_calibration_error,
     reliability_bins,
     tier_precision,
 )
-from ..temporal import DEFAULT_TEMPORAL
 
 Ranking = Sequence[str]
 
@@ -120,24 +121,6 @@ def _dedup(ids: Iterable[str]) -> list[str]:
     return [i for i in ids if not (i in seen or seen.add(i))]
 
 
-def _or_none(value: float) -> float | None:
-    """NaN (undefined) as None, so that JSON stays JSON."""
-    return None if value != value else float(value)
-
-
-def confidence_report(confidence: Sequence[float] | np.ndarray, correct: Sequence[bool] | np.ndarray, *,
-                      high: float = DEFAULT_TEMPORAL.tiers.high, bins: int = 10) -> dict[str, Any]:
-    """How well one set of (top-1) confidences tells right from wrong: ECE, AUROC, the Brier
-    score with its reliability and resolution parts, distinct values per 100 answers, and the
-    precision (and size) of the HIGH tier (``confidence >= high``). Undefined values are None."""
-    conf = np.asarray(confidence, dtype=np.float64)
-    hit = np.asarray(correct, dtype=bool)
-    precision, n_high = tier_precision(conf, hit, high)
-    return {"ece": expected_calibration_error(conf, hit, bins), "auroc": _or_none(auroc(conf, hit)),
-            **brier_decomposition(conf, hit, bins), "distinct_per_100": distinct_per_100(conf),
-            "high_precision": _or_none(precision), "high_n": n_high}
-
-
 def _summary(rankings: list[list[str]], top_conf: list[float], queries: list[Mapping[str, Any]],
              passages: list[list[str]] | None = None) -> dict[str, float | int]:
     passages = rankings if passages is None else passages
@@ -148,7 +131,7 @@ def _summary(rankings: list[list[str]], top_conf: list[float], queries: list[Map
         "top1": top1_accuracy(rankings, relevant),
         "stale_at_1": stale_at_1(rankings, stale),
         "ece": expected_calibration_error(top_conf, correct),
-        "auroc": _or_none(auroc(top_conf, correct)),
+        "auroc": defined_or_none(auroc(top_conf, correct)),
         "mrr": mrr(rankings, relevant),
         "recall_at_5": recall_at_k(rankings, relevant, k=5),
         "containment_at_5": containment_at_k(passages, relevant, k=5),

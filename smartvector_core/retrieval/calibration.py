@@ -46,12 +46,14 @@ import re
 from collections.abc import Sequence
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from ..config.temporal import DEFAULT_TEMPORAL
 from ..errors import InputError
 
 KNOTS_FILE = Path(__file__).with_name("calibration.json")
@@ -152,20 +154,24 @@ def fit_knots(x: np.ndarray, correct: np.ndarray, weights: np.ndarray | None = N
 
 
 def refit_knots(profile: str, x: np.ndarray, correct: np.ndarray, *,
-                prior_weight: float = PRIOR_WEIGHT) -> tuple[np.ndarray, np.ndarray]:
+                prior_weight: float = PRIOR_WEIGHT, prior: tuple[np.ndarray, np.ndarray] | None = None
+                ) -> tuple[np.ndarray, np.ndarray]:
     """The store's calibration of ``profile``: an isotonic fit on its operators' verdicts
-    (certainty ``x``, accepted ``correct``) plus the shipped prior as ``prior_weight``
-    pseudo-verdicts spread evenly over the prior's knots (their y as the observed rate).
-    Without a shipped prior, the identity (y = x at 0 and 1) plays that part."""
-    prior = prior_knots(profile)
+    (certainty ``x``, accepted ``correct``) plus the prior (``prior``, default the shipped
+    knots of ``profile``) as ``prior_weight`` pseudo-verdicts spread evenly over the prior's
+    knots (their y as the observed rate). Without a prior, the identity (y = x at 0 and 1) plays
+    that part. Knots at the centres of the isotonic blocks
+    (:func:`confidence_model.centred_isotonic`), so distinct certainties stay distinct."""
+    from .confidence_model import centred_isotonic
+
+    prior = prior if prior is not None else prior_knots(profile)
     px, py = prior if prior is not None else (np.array([0.0, 1.0]), np.array([0.0, 1.0]))
     x = np.asarray(x, dtype=np.float64)
     y = np.asarray(correct, dtype=np.float64)
     all_x = np.r_[px, x]
     all_y = np.r_[py, y]
     w = np.r_[np.full(len(px), prior_weight / max(len(px), 1)), np.ones(len(x))]
-    fitted = fit_knots(all_x, all_y, w)
-    return np.asarray(fitted["x"]), np.asarray(fitted["y"])
+    return centred_isotonic(all_x, all_y, w)
 
 
 def save_knots(per_profile: dict[str, dict[str, list[float]]], meta: dict) -> None:
@@ -357,3 +363,21 @@ def distinct_per_100(confidence: Sequence[float] | np.ndarray, decimals: int = 6
     """Distinct values (at ``decimals`` places, as results are shown) per 100 answers."""
     conf = np.asarray(confidence, dtype=np.float64)
     return float(len(np.unique(np.round(conf, decimals))) * 100.0 / conf.size) if conf.size else 0.0
+
+
+def defined_or_none(value: float) -> float | None:
+    """NaN (undefined) as None, so that JSON stays JSON."""
+    return None if value != value else float(value)
+
+
+def confidence_report(confidence: Sequence[float] | np.ndarray, correct: Sequence[bool] | np.ndarray, *,
+                      high: float = DEFAULT_TEMPORAL.tiers.high, bins: int = 10) -> dict[str, Any]:
+    """How well one set of (top-1) confidences tells right from wrong: ECE, AUROC, the Brier
+    score with its reliability and resolution parts, distinct values per 100 answers, and the
+    precision (and size) of the HIGH tier (``confidence >= high``). Undefined values are None."""
+    conf = np.asarray(confidence, dtype=np.float64)
+    hit = np.asarray(correct, dtype=bool)
+    precision, n_high = tier_precision(conf, hit, high)
+    return {"ece": expected_calibration_error(conf, hit, bins), "auroc": defined_or_none(auroc(conf, hit)),
+            **brier_decomposition(conf, hit, bins), "distinct_per_100": distinct_per_100(conf),
+            "high_precision": defined_or_none(precision), "high_n": n_high}

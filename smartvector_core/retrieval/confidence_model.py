@@ -7,11 +7,13 @@ whether the question names a time and whether the passage's time fits, validity,
 and agreement among the pool's best results. The model that turns them into a probability::
 
     z_j        = (f_j − mean_j) / scale_j                     (standardised on the fit data)
-    certainty  = σ(b + Σ_j w_j · z_j)                         (L2-regularised logistic regression)
+    certainty  = σ(b + Σ_j w_j · z_j)                         (L2-regularised logistic regression,
+                                                               each w_j of the sign of DIRECTION)
     confidence = iso(certainty)                               (isotonic map, :mod:`.calibration`)
 
-Logistic regression is monotone in every feature and, standardised and regularised, stable
-across corpora; the isotonic map on top corrects what is left of its calibration and is the part
+Logistic regression is monotone in every feature, and each weight is held to the direction the
+evidence should move it (:data:`DIRECTION`: more support never lowers the confidence);
+standardised and regularised, it is stable across corpora; the isotonic map on top corrects what is left of its calibration and is the part
 a store refits from its operators' verdicts (``calibration.refit_knots`` on the logged
 certainty). The knots of the map sit at the centres of the isotonic blocks and are joined by
 straight lines (:func:`centred_isotonic`): still non-decreasing, but two different certainties
@@ -22,8 +24,8 @@ collapses into a handful of values).
 result of the fit data, ``w_j · z_j``; the two or three largest in size, in words
 (:data:`FACTOR_WORDS`), are what moved this confidence most.
 
-Evaluated per query on the whole result list at once with numpy; scikit-learn is needed only
-to fit (:func:`fit_model`).
+Evaluated per query on the whole result list at once with numpy; SciPy and scikit-learn are
+needed only to fit (:func:`fit_model`, :func:`centred_isotonic`).
 """
 
 from __future__ import annotations
@@ -280,21 +282,47 @@ def factors(model: ConfidenceModel, x: np.ndarray, names: tuple[str, ...] = FEAT
 
 
 # ------------------------------------------------------------------------------- fitting
+# The direction each feature may move the confidence (+1 up, -1 down, 0 either): the fit is
+# constrained to it, so more evidence never lowers the confidence (a monotone model)
+DIRECTION: dict[str, int] = {
+    "cosine": 1, "cosine_gap": 1, "score": 1, "margin": 1, "first": 1, "support": 1, "names_missing": -1,
+    "period_in_text": 1, "temporal": 1, "content_time": 1, "range_ignored": -1, "trust": 1, "current": 1,
+    "conflict": -1, "agreement": 1,
+}
+
+
 def fit_model(x: np.ndarray, y: np.ndarray, weights: np.ndarray | None = None, *, c: float = 0.5,
               names: tuple[str, ...] = FEATURES) -> ConfidenceModel:
-    """L2 logistic regression (``C = c``) on standardised features; a feature constant in the
-    data gets weight 0. ``weights``: per row (e.g. each corpus summing to one share)."""
-    from sklearn.linear_model import LogisticRegression
+    """Logistic regression on standardised features, L2-regularised (``C = c``, as
+    scikit-learn's: minimise ``Σ_i w_i · logloss_i + ||w||² / (2C)`` with the weights summing to
+    the row count), each weight constrained to the sign of :data:`DIRECTION` (L-BFGS-B bounds);
+    a feature constant in the data gets weight 0. ``weights``: per row (e.g. each corpus one
+    share)."""
+    from scipy.optimize import minimize
 
     x = np.asarray(x, dtype=np.float64)
     y = np.asarray(y, dtype=np.float64)
     w = np.ones(len(y)) if weights is None else np.asarray(weights, dtype=np.float64)
+    w = w * len(w) / w.sum()
     mean = np.average(x, axis=0, weights=w)
     scale = np.sqrt(np.average((x - mean) ** 2, axis=0, weights=w))
-    scale = np.where(scale > 1e-9, scale, 1.0)
-    lr = LogisticRegression(C=c, max_iter=2000)
-    lr.fit((x - mean) / scale, y, sample_weight=w * len(w) / w.sum())
-    return ConfidenceModel(tuple(names), mean, scale, lr.coef_[0].astype(np.float64), float(lr.intercept_[0]))
+    flat = scale <= 1e-9
+    scale = np.where(flat, 1.0, scale)
+    z = (x - mean) / scale
+
+    def loss(theta: np.ndarray) -> tuple[float, np.ndarray]:
+        t = z @ theta[1:] + theta[0]
+        p = 1.0 / (1.0 + np.exp(-np.clip(t, -30, 30)))
+        ll = w * (np.logaddexp(0.0, t) - y * t)
+        g = w * (p - y)
+        grad = np.r_[g.sum(), z.T @ g + theta[1:] / c]
+        return float(ll.sum() + theta[1:] @ theta[1:] / (2 * c)), grad
+
+    bounds = [(None, None)] + [(0.0, 0.0) if f else ((0.0, None) if DIRECTION.get(n, 0) > 0 else
+                                                     (None, 0.0) if DIRECTION.get(n, 0) < 0 else (None, None))
+                               for n, f in zip(names, flat, strict=True)]
+    found = minimize(loss, np.zeros(len(names) + 1), jac=True, method="L-BFGS-B", bounds=bounds)
+    return ConfidenceModel(tuple(names), mean, scale, found.x[1:].astype(np.float64), float(found.x[0]))
 
 
 def centred_isotonic(x: np.ndarray, y: np.ndarray, weights: np.ndarray | None = None

@@ -10,11 +10,11 @@ import pyarrow as pa
 import pytest
 
 from smartvector_core.errors import InputError
-from smartvector_core.evaluation.metrics import confidence_report
 from smartvector_core.retrieval import confidence_model as cm
 from smartvector_core.retrieval.calibration import (
     auroc,
     brier_decomposition,
+    confidence_report,
     distinct_per_100,
     tier_precision,
 )
