@@ -35,11 +35,13 @@ import random
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from ..clock import iso, parse_time
 from ..errors import InputError
 from ..retrieval import confidence_model as cm
 from ..retrieval.calibration import KNOTS_FILE, calibrate, certainty
@@ -97,6 +99,7 @@ def corpus_parts(plan: CorpusPlan, role: str, *, repo: Path, realdata: Path, rea
         if not folder.exists():
             return None
         corpus, queries = _read(folder / "corpus.jsonl"), _read(folder / "queries.jsonl")
+        queries = _asked_now(corpus, queries)
         return _subset_by_group(corpus, _sample(queries, plan.questions, rng), lambda d: d["id"].split(":")[0],
                                 lambda q: q["id"].rsplit("-q", 1)[0], rng)
     if plan.name == "timeqa":
@@ -125,6 +128,14 @@ def corpus_parts(plan: CorpusPlan, role: str, *, repo: Path, realdata: Path, rea
             docs = [{**d, "text": d["text"][:plan.article_chars]} for d in docs]
         return docs, chosen
     raise InputError(f"unknown corpus {plan.name!r}", field="corpus")
+
+
+def _asked_now(corpus: list[dict], queries: list[dict]) -> list[dict]:
+    """Questions without an ``as_of`` (SituatedQA's ``now``: the plain question, asked now)
+    asked a day after the corpus' latest ``created_at`` (from the data, never the clock)."""
+    latest = max(parse_time(d["created_at"], field="created_at") for d in corpus if d.get("created_at"))
+    now = iso(latest + timedelta(days=1))
+    return [q if q.get("as_of") else {**q, "as_of": now} for q in queries]
 
 
 def _subset_by_group(corpus, queries, doc_group, query_group, rng):
@@ -173,9 +184,16 @@ def collect(corpus: list[dict], queries: list[dict], embedder, *, profiles: Sequ
             k: int = 5) -> dict[str, np.ndarray]:
     """Rows of one corpus: per question, profile and result, its evidence and label; plus the
     naive profile's top-1 (its confidence is the cosine). Live: ingest, consolidate, ask."""
+    with prepared_bench(corpus, queries, embedder=embedder, k=k) as bench:
+        return collect_from(bench, profiles=profiles)
+
+
+def collect_from(bench, *, profiles: Sequence[str] = FIT_PROFILES) -> dict[str, np.ndarray]:
+    """:func:`collect` on a :class:`runner.PreparedBench` already built."""
+    k = bench.k
     rows: dict[str, list] = {key: [] for key in ("x", "right", "rank", "qid", "profile", "abstained",
                                                 "confidence", "certainty")}
-    with prepared_bench(corpus, queries, embedder=embedder, k=k) as bench:
+    if True:
         app = bench.app
         app.batching = True
         try:
@@ -243,10 +261,12 @@ def load_rows(folder: Path) -> dict[tuple[str, str], dict[str, np.ndarray]]:
 
 
 def fit_prior(rows: dict[tuple[str, str], dict[str, np.ndarray]], *, profiles: Sequence[str] = FIT_PROFILES,
-              exclude: Sequence[str] = (), c: float = 0.5) -> dict[str, dict[str, Any]]:
+              exclude: Sequence[str] = (), c: float = 0.5,
+              verdicts: dict[str, tuple[Sequence[float], Sequence[bool]]] | None = None) -> dict[str, dict[str, Any]]:
     """Per profile, the model and isotonic knots fitted on every corpus' fit rows (each corpus
     weighing one unit; ``exclude``: corpora left out). Rows of abstained answers are left out
-    (their confidence is capped whatever the model says)."""
+    (their confidence is capped whatever the model says). ``verdicts``: operators' (certainty,
+    accepted) pairs per profile, added to the isotonic step, each weighing as one row."""
     fitted: dict[str, dict[str, Any]] = {}
     for name in profiles:
         xs, ys, ws = [], [], []
@@ -263,8 +283,12 @@ def fit_prior(rows: dict[tuple[str, str], dict[str, np.ndarray]], *, profiles: S
             continue
         x, y, w = np.concatenate(xs), np.concatenate(ys), np.concatenate(ws)
         model = cm.fit_model(x, y, w, c=c)
-        kx, ky = cm.centred_isotonic(model.certainty(x), y, w)
-        fitted[name] = {"model": model.to_dict(), "x": [float(v) for v in kx], "y": [float(v) for v in ky]}
+        vx, vy = (verdicts or {}).get(name, ((), ()))
+        cert = np.r_[model.certainty(x), np.asarray(vx, dtype=np.float64)]
+        kx, ky = cm.centred_isotonic(cert, np.r_[y, np.asarray(vy, dtype=np.float64)],
+                                     np.r_[w, np.full(len(vx), w.mean())])
+        fitted[name] = {"model": model.to_dict(), "x": [float(v) for v in kx], "y": [float(v) for v in ky],
+                        "n": int(len(y) + len(vx))}
     return fitted
 
 

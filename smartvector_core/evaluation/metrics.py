@@ -22,10 +22,10 @@ import numpy as np
 
 from ..errors import InputError
 from ..retrieval.calibration import (  # noqa: F401  (one home)
-    defined_or_none,
     auroc,
     brier_decomposition,
     confidence_report,
+    defined_or_none,
     distinct_per_100,
     expected_calibration_error,
     reliability_bins,

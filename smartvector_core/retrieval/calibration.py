@@ -4,34 +4,25 @@ DESIGN.md "Trust model": the answer confidence is "a function of the score, the 
 next candidates, trust, validity, and agreement among candidates", calibrated from a shipped
 prior and refitted per store from operators' verdicts. Two steps:
 
-1. **certainty** (:func:`certainty`), the uncalibrated evidence in [0, 1]::
+1. **certainty**, the uncalibrated evidence in [0, 1]: the profile's confidence model
+   (:mod:`.confidence_model`: logistic regression on each result's evidence, shipped in
+   ``calibration.json`` beside this module and rebuilt by ``calibration --fit-prior``). Where the
+   prior holds no model for a profile, :func:`certainty` gives the evidence formula::
 
-       x = score · g(margin) · (0.5 + 0.5 · trust) · validity
+       x = score · g(margin) · (0.5 + 0.5 · trust) · validity − 0.1 · severity
 
    - ``margin``: the result's score minus the best score of a result that does **not** agree
-     with it. Results agree when they come from the same document or the same version chain
-     (several passages of one document are not a close race). Rank 1's margin is ≥ 0; every
-     later rank's is ≤ 0.
-   - ``g(m) = clip(0.5 + 0.5 · m / 0.1, 0, 1)``: a clear winner (margin ≥ 0.1) keeps its score,
-     a tie halves it, a result 0.1 behind a disagreeing one gets nothing (blog, "When the score
-     looks good but the answer isn't certain": "when two documents score 0.73 and 0.72 … the
-     system shouldn't act certain"). A flagged conflict (the fact changed against the previous
-     version, severity ≥ 0.5) counts as a race with no margin: ``g ≤ 0.5``; any severity also
-     costs ``0.1 · severity`` (blog: "conf_pen = −0.1 · severity").
-   - ``trust``: the document's trust at ``as_of`` (memory/confidence.py).
-   - ``validity``: 1 for a VALID or TEMPORAL result, 0.5 for an EXPIRED or NOT_YET_VALID one (only
-     profiles without gates return those): it is not a *current* answer.
-
-   Because ``g`` is ≥ 0.5 for rank 1 and ≤ 0.5 for every later rank while scores fall with
-   rank, rank 1 has the highest certainty unless its trust or validity is lower: the
-   pipeline then says so in the result's reasons.
-2. **calibration** (:func:`calibrate`): a non-decreasing map certainty → probability. The
-   shipped prior (``calibration.json`` beside this module) is an isotonic regression per
-   profile fitted on the paper suite's tune split (``bench --suite paper --fit-calibration``).
-   Per store, :func:`refit_knots` refits it on the operators' verdicts (accept = right,
-   correct = wrong, each paired with the certainty the store logged with that answer), with
-   the prior counting as :data:`PRIOR_WEIGHT` verdicts, so a handful of verdicts nudges it and
-   hundreds decide it. The map is non-decreasing, so calibration never reorders results.
+     with it (same document or same version chain agree); ``g(m) = clip(0.5 + 0.5 · m / 0.1,
+     0, 1)`` (blog, "When the score looks good but the answer isn't certain"); a flagged
+     conflict (severity ≥ 0.5) counts as a race with no margin, and any severity costs
+     ``0.1 · severity`` (blog: "conf_pen = −0.1 · severity"); ``validity`` 1 for a VALID or
+     TEMPORAL result, 0.5 otherwise.
+2. **calibration** (:func:`calibrate`): a non-decreasing map certainty → probability, the
+   shipped prior's isotonic knots per profile. Per store, :func:`refit_knots` refits it on the
+   operators' verdicts (accept = right, correct = wrong, each paired with the certainty the
+   store logged with that answer), with the prior counting as :data:`PRIOR_WEIGHT` verdicts, so
+   a handful of verdicts nudges it and hundreds decide it. The map is non-decreasing, so
+   calibration never reorders results.
 
 ``naive`` reports its cosine similarity unchanged: that is what plain RAG reports.
 
@@ -144,15 +135,6 @@ def calibrate(profile: str, x: np.ndarray, knots: tuple[np.ndarray, np.ndarray] 
     return np.interp(x, knots[0], knots[1])
 
 
-def fit_knots(x: np.ndarray, correct: np.ndarray, weights: np.ndarray | None = None) -> dict[str, list[float]]:
-    """Isotonic (non-decreasing) fit of correctness on certainty; returns the knots to store."""
-    from sklearn.isotonic import IsotonicRegression
-
-    iso = IsotonicRegression(y_min=0.0, y_max=1.0, increasing=True, out_of_bounds="clip")
-    iso.fit(np.asarray(x, dtype=np.float64), np.asarray(correct, dtype=np.float64), sample_weight=weights)
-    return {"x": [float(v) for v in iso.X_thresholds_], "y": [float(v) for v in iso.y_thresholds_]}
-
-
 def refit_knots(profile: str, x: np.ndarray, correct: np.ndarray, *,
                 prior_weight: float = PRIOR_WEIGHT, prior: tuple[np.ndarray, np.ndarray] | None = None
                 ) -> tuple[np.ndarray, np.ndarray]:
@@ -172,11 +154,6 @@ def refit_knots(profile: str, x: np.ndarray, correct: np.ndarray, *,
     all_y = np.r_[py, y]
     w = np.r_[np.full(len(px), prior_weight / max(len(px), 1)), np.ones(len(x))]
     return centred_isotonic(all_x, all_y, w)
-
-
-def save_knots(per_profile: dict[str, dict[str, list[float]]], meta: dict) -> None:
-    KNOTS_FILE.write_text(json.dumps({"meta": meta, "profiles": per_profile}, indent=1), encoding="utf-8")
-    _shipped.cache_clear()
 
 
 def content_words(text: str) -> set[str]:

@@ -65,7 +65,7 @@ def test_judged_moment_and_ages_count_from_the_moment_the_question_implies():
     explained = views.result_card({"rank": 1, "id": "a", "confidence": 0.4, "confidence_factors": [
         "a close second answer disagrees", "the question's period is not in this passage"]}, judged)
     assert explained[2] == ("confidence: a close second answer disagrees; the question's period is not in this "
-                            "passage") and "days old" in explained[3]
+                            "passage") and "at the moment judged" in explained[3]
     period, line = views.judged_moment({"as_of": "2026-11-30T12:00:00Z", "intent": {
         "judged_at": "2026-11-30T12:00:00Z", "time_range": ["2025-03-01T00:00:00Z", "2025-04-01T00:00:00Z"],
         "range_text": "in March 2025"}})
