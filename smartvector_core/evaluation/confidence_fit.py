@@ -106,7 +106,8 @@ def corpus_parts(plan: CorpusPlan, role: str, *, repo: Path, realdata: Path, rea
         folder = realdata / "timeqa-train"
         if not folder.exists():
             return None
-        corpus, queries = _read(folder / "corpus.jsonl"), _read(folder / "queries.jsonl")
+        corpus = _read(folder / "corpus.jsonl")
+        queries = _asked_now(corpus, _read(folder / "queries.jsonl"))
         pages = sorted({d["id"].split("#")[0] for d in corpus})
         half = {p for p in pages if (int(hashlib.sha1(f"{seed}:{p}".encode()).hexdigest(), 16) % 2 == 0) == (role == "fit")}
         page_of = {d["id"]: d["id"].split("#")[0] for d in corpus}
@@ -131,8 +132,8 @@ def corpus_parts(plan: CorpusPlan, role: str, *, repo: Path, realdata: Path, rea
 
 
 def _asked_now(corpus: list[dict], queries: list[dict]) -> list[dict]:
-    """Questions without an ``as_of`` (SituatedQA's ``now``: the plain question, asked now)
-    asked a day after the corpus' latest ``created_at`` (from the data, never the clock)."""
+    """Questions without an ``as_of`` (SituatedQA's ``now``: the plain question, asked now;
+    TimeQA's, about undated text) asked a day after the corpus' latest ``created_at`` (from the data, never the clock)."""
     latest = max(parse_time(d["created_at"], field="created_at") for d in corpus if d.get("created_at"))
     now = iso(latest + timedelta(days=1))
     return [q if q.get("as_of") else {**q, "as_of": now} for q in queries]

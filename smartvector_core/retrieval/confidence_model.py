@@ -53,6 +53,7 @@ FEATURES = (
     "period_asked",    # the question names a year
     "period_in_text",  # share of the question's years written in the passage
     "time_asked",      # the question names a period, a date to judge at, or a version
+    "version_missed",  # the question names a version and the result is not of it
     "temporal",        # the temporal signal of the result (validity, freshness, window fit)
     "content_time",    # the content-time signal (periods written in the passage), when scored
     "range_ignored",   # the named period held no relevant document: answered without it
@@ -83,6 +84,7 @@ FACTOR_WORDS: dict[str, tuple[str, str]] = {
     "period_asked": ("the question names a year", "the question names a year"),
     "period_in_text": ("the question's period is written in this passage", "the question's period is not in this passage"),
     "time_asked": ("the question names a time or version", "the question names a time or version"),
+    "version_missed": ("it is the version the question names", "it is not the version the question names"),
     "temporal": ("it holds at the moment asked", "its time fits the question poorly"),
     "content_time": ("the question's period matches this passage", "the question's period does not match this passage"),
     "range_ignored": ("the named period held a relevant document", "nothing relevant falls in the named period"),
@@ -167,6 +169,7 @@ class QuestionWords:
     years: tuple[str, ...]
     time_asked: bool = False
     recency_asked: bool = False
+    version: str | None = None
 
 
 def question_words(question: str, intent=None) -> QuestionWords:
@@ -181,7 +184,8 @@ def question_words(question: str, intent=None) -> QuestionWords:
     years = tuple(dict.fromkeys(_YEAR.findall(str(question))))
     time_asked = bool(intent is not None and (intent.time_range is not None or intent.judged_at is not None
                                               or intent.version or intent.version_rank))
-    return QuestionWords(words, names, years, time_asked, bool(intent is not None and intent.recency_words))
+    return QuestionWords(words, names, years, time_asked, bool(intent is not None and intent.recency_words),
+                         intent.version if intent is not None and intent.version else None)
 
 
 _WORDS = re.compile(r"[a-z0-9]+")
@@ -207,14 +211,15 @@ def evidence(asked: QuestionWords, *, top: np.ndarray, kept: np.ndarray, raw_cos
              score: np.ndarray, margins: np.ndarray, groups_kept: np.ndarray, texts, trust: np.ndarray,
              current: np.ndarray, severity: np.ndarray, temporal: np.ndarray | None,
              content_time: np.ndarray | None, range_ignored: bool, chain: np.ndarray, age_days: np.ndarray,
-             generic_share: float = 0.25) -> np.ndarray:
+             versions: np.ndarray | None = None, generic_share: float = 0.25) -> np.ndarray:
     """Feature rows (len(top), len(FEATURES)) of the results ``top`` (indices into the pool).
 
     ``kept``: the pool's kept rows in rank order; ``raw_cosine``, ``score``, ``chain``: per pool
     row; ``groups_kept``: the agreement group (chain, else document) of each kept row;
     ``margins``, ``trust``, ``current``, ``severity``, ``age_days``: per result; ``temporal``,
     ``content_time``: the signals per pool row (None: not scored); ``texts``: title and text per
-    pool row (Arrow strings). A word the question shares with more than ``generic_share`` of the
+    pool row (Arrow strings); ``versions``: each pool row's document version (a version the
+    question names matches it exactly or as a prefix of its dotted parts: "2.2" is "2.2.1"). A word the question shares with more than ``generic_share`` of the
     pool is not specific support (as in :func:`calibration.lexical_support`)."""
     n = len(top)
     cos = np.asarray(raw_cosine, dtype=np.float64)
@@ -241,6 +246,10 @@ def evidence(asked: QuestionWords, *, top: np.ndarray, kept: np.ndarray, raw_cos
         out[:, col["period_asked"]] = 1.0
         out[:, col["period_in_text"]] = word_presence(rows, asked.years, prefix=False).mean(axis=0)
     out[:, col["time_asked"]] = asked.time_asked
+    if asked.version and versions is not None:
+        mine = np.asarray(versions, dtype=object)[top].astype(str)
+        hit = (mine == asked.version) | np.char.startswith(mine, asked.version + ".")
+        out[:, col["version_missed"]] = ~hit
     if temporal is not None:
         out[:, col["temporal"]] = np.nan_to_num(np.asarray(temporal, dtype=np.float64)[top])
     if content_time is not None:
@@ -287,7 +296,7 @@ def factors(model: ConfidenceModel, x: np.ndarray, names: tuple[str, ...] = FEAT
 DIRECTION: dict[str, int] = {
     "cosine": 1, "cosine_gap": 1, "score": 1, "margin": 1, "first": 1, "support": 1, "names_missing": -1,
     "period_in_text": 1, "temporal": 1, "content_time": 1, "range_ignored": -1, "trust": 1, "current": 1,
-    "conflict": -1, "agreement": 1,
+    "conflict": -1, "agreement": 1, "version_missed": -1,
 }
 
 

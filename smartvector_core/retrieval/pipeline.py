@@ -487,7 +487,7 @@ def build_results(cands: Candidates, ranked: Ranked, profile: Profile, k: int, t
             asked or confidence_model.question_words(""), top=top, kept=kept, raw_cosine=cands.raw_cosine,
             score=ranked.score, margins=margins, groups_kept=groups, texts=texts, trust=trust, current=current,
             severity=severity, temporal=values.get("temporal"), content_time=values.get("content_time"),
-            range_ignored=ranked.range_ignored, chain=ranked.chain,
+            range_ignored=ranked.range_ignored, chain=ranked.chain, versions=cands.version,
             age_days=(t_us - cands.created_us[top]) / 86_400_000_000)
     if model is not None and features is not None:
         x = model.certainty(features)

@@ -302,6 +302,18 @@ def result_card(result: Mapping[str, Any], judged: datetime) -> list[str]:
     return [*lines, where]
 
 
+def verdicts_line(report: Mapping[str, Any]) -> str:
+    """One line on how the store's confidence fares against its operators' verdicts
+    (``SmartVector.feedback_reliability``): ECE (lower is better) beside AUROC and the HIGH
+    tier's precision (higher is better)."""
+    def number(key: str) -> str:
+        value = report.get(key)
+        return "–" if value is None else f"{float(value):.3f}"
+    return (f"{report.get('n', 0)} accept/correct verdicts on logged answers · lower is better: ECE {number('ece')}, "
+            f"Brier {number('brier')} · higher is better: AUROC {number('auroc')}, HIGH-tier precision "
+            f"{number('high_precision')} ({report.get('high_n', 0)} HIGH)")
+
+
 def passages_by_document(results: Sequence[Mapping[str, Any]]) -> list[tuple[Mapping[str, Any], list[Mapping]]]:
     """Results grouped by document, in rank order of each document's best passage:
     ``[(first result of the document, [its passages, best first]), ...]``."""

@@ -4,6 +4,7 @@ map, factors in words, and the calibration metrics beside ECE (hand-worked figur
 from __future__ import annotations
 
 import math
+from datetime import UTC
 
 import numpy as np
 import pyarrow as pa
@@ -154,3 +155,20 @@ def test_evidence_reads_support_names_years_margin_and_agreement():
     assert x[:, COL["first"]].tolist() == [1.0, 0.0]
     assert x[:, COL["current"]].tolist() == [1.0, 0.0]
     assert x[:, COL["log_age"]].tolist() == pytest.approx([0.0, 1.0])
+
+
+def test_a_version_the_question_names_is_matched_by_its_dotted_prefix():
+    from datetime import datetime
+
+    from smartvector_core.temporal import parse_intent
+
+    question = "In Flask 2.2, which domain is the session cookie valid for?"
+    asked = cm.question_words(question, parse_intent(question, datetime(2025, 1, 1, tzinfo=UTC)))
+    assert asked.version == "2.2" and asked.time_asked
+    texts = pa.array(["a", "b", "c"], pa.large_string())
+    x = cm.evidence(asked, top=np.array([0, 1, 2]), kept=np.array([0, 1, 2]), raw_cosine=np.full(3, 0.5),
+                    score=np.full(3, 0.5), margins=np.zeros(3), groups_kept=np.array([1, 2, 3]), texts=texts,
+                    trust=np.ones(3), current=np.ones(3, dtype=bool), severity=np.zeros(3), temporal=None,
+                    content_time=None, range_ignored=False, chain=np.array([-1, -2, -3]), age_days=np.zeros(3),
+                    versions=np.array(["2.2.0", "2.20.1", None], dtype=object))
+    assert x[:, COL["version_missed"]].tolist() == [0.0, 1.0, 1.0]

@@ -74,6 +74,12 @@ def test_judged_moment_and_ages_count_from_the_moment_the_question_implies():
     assert now.year == 2026 and plain_line == "judged as of 2026-11-30 12:00 UTC"
 
 
+def test_verdicts_line_keeps_lower_and_higher_is_better_apart():
+    line = views.verdicts_line({"n": 12, "ece": 0.05, "brier": 0.1, "auroc": 0.9, "high_precision": None, "high_n": 0})
+    assert line == ("12 accept/correct verdicts on logged answers · lower is better: ECE 0.050, Brier 0.100 · "
+                    "higher is better: AUROC 0.900, HIGH-tier precision – (0 HIGH)")
+
+
 def test_passages_group_by_document_in_rank_order():
     results = [{"id": "a", "rank": 1}, {"id": "b", "rank": 2}, {"id": "a", "rank": 3}]
     groups = views.passages_by_document(results)
