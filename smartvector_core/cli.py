@@ -133,12 +133,20 @@ def cmd_calibration(app: SmartVector, args) -> int:
     if args.json:
         print(dumps(report))
         return 0
+    for warning in report.get("warnings") or []:
+        _eprint(f"warning: {warning}")
     if not report["n"]:
         print("no feedback tied to a logged query yet (feedback ID accept|correct --query-id Q)")
         return 0
-    print(f"{report['n']} verdicts on logged answers, ECE {report['ece']:.3f}")
+
+    def parts(r) -> str:
+        def f(key):
+            return "–" if r.get(key) is None else f"{r[key]:.3f}"
+        return (f"ECE {f('ece')}, Brier {f('brier')} (reliability {f('reliability')}, resolution {f('resolution')}), "
+                f"AUROC {f('auroc')}, HIGH precision {f('high_precision')} ({r.get('high_n', 0)} HIGH)")
+    print(f"{report['n']} verdicts on logged answers: {parts(report)}")
     for profile, part in report["by_profile"].items():
-        print(f"  {profile}: n={part['n']} ECE={part['ece']:.3f}")
+        print(f"  {profile}: n={part['n']} {parts(part)}")
         for b in part["bins"]:
             print(f"    conf {b['confidence']:.2f}  accepted {b['accuracy']:.2f}  (n={b['count']})")
     return 0

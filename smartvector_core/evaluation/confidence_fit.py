@@ -387,10 +387,29 @@ def fit_prior_command(*, embedder, repo: Path, realdata: Path, realtimeqa: Path 
             "model": getattr(embedder, "name", type(embedder).__name__),
             "scoring_versions": {name: cm.version_of(DEFAULT_ENGINE, PROFILES[name]) for name in fitted},
             "command": "python -m smartvector_core calibration --fit-prior"}
+    check = None
     if write:
         write_prior(fitted, meta)
+        check = live_check(fitted, embedder=CachedEmbedder(embedder, cache), repo=repo, realdata=realdata,
+                           realtimeqa=realtimeqa, seed=seed, k=k)
+        log(f"live check: {check}")
     table = report_table(rows, fitted, previous, profiles=FIT_PROFILES)
-    return {"meta": meta, "collected": summary, "table": table, "seconds": round(time.perf_counter() - t0, 1)}
+    return {"meta": meta, "collected": summary, "live_check": check, "table": table,
+            "seconds": round(time.perf_counter() - t0, 1)}
+
+
+def live_check(fitted: dict[str, dict[str, Any]], *, embedder, repo: Path, realdata: Path, realtimeqa: Path | None,
+               seed: int = DEFAULT_SEED, k: int = 5, corpus: str = "paper") -> dict[str, Any]:
+    """Ask one corpus' report questions again, live, with the prior just written: the largest
+    difference between the confidence the query path reports and the one the fit computes from
+    the same evidence (0 up to rounding: the table is what the engine says)."""
+    plan = next(p for p in CORPORA if p.name == corpus)
+    docs, queries = corpus_parts(plan, "report", repo=repo, realdata=realdata, realtimeqa=realtimeqa, seed=seed)
+    rows = collect(docs, queries, embedder, k=k)
+    worst = 0.0
+    for name in fitted:
+        worst = max(worst, float(np.abs(confidences(rows, name, fitted[name]) - confidences(rows, name, None)).max()))
+    return {"corpus": corpus, "questions": len(queries), "max_abs_difference": worst}
 
 
 def format_table(table: list[dict[str, Any]]) -> str:
