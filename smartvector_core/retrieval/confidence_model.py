@@ -52,6 +52,8 @@ FEATURES = (
     "names_missing",   # share of the question's names the passage does not contain
     "period_asked",    # the question names a year
     "period_in_text",  # share of the question's years written in the passage
+    "range_asked",     # the question names a period with explicit dates ("from 2004 to 2005")
+    "range_unmatched", # it does, and none of its years is written in the passage
     "time_asked",      # the question names a period, a date to judge at, or a version
     "version_missed",  # the question names a version and the result is not of it
     "temporal",        # the temporal signal of the result (validity, freshness, window fit)
@@ -83,6 +85,9 @@ FACTOR_WORDS: dict[str, tuple[str, str]] = {
     "names_missing": ("the passage names what the question names", "the passage does not name what the question names"),
     "period_asked": ("the question names a year", "the question names a year"),
     "period_in_text": ("the question's period is written in this passage", "the question's period is not in this passage"),
+    "range_asked": ("the question names a period", "the question names a period"),
+    "range_unmatched": ("the question's period is written in this passage",
+                        "the question names a period this passage does not mention"),
     "time_asked": ("the question names a time or version", "the question names a time or version"),
     "version_missed": ("it is the version the question names", "it is not the version the question names"),
     "temporal": ("it holds at the moment asked", "its time fits the question poorly"),
@@ -170,6 +175,7 @@ class QuestionWords:
     time_asked: bool = False
     recency_asked: bool = False
     version: str | None = None
+    range_asked: bool = False
 
 
 def question_words(question: str, intent=None) -> QuestionWords:
@@ -185,7 +191,8 @@ def question_words(question: str, intent=None) -> QuestionWords:
     time_asked = bool(intent is not None and (intent.time_range is not None or intent.judged_at is not None
                                               or intent.version or intent.version_rank))
     return QuestionWords(words, names, years, time_asked, bool(intent is not None and intent.recency_words),
-                         intent.version if intent is not None and intent.version else None)
+                         intent.version if intent is not None and intent.version else None,
+                         bool(intent is not None and intent.hard_range_us is not None))
 
 
 _WORDS = re.compile(r"[a-z0-9]+")
@@ -245,6 +252,9 @@ def evidence(asked: QuestionWords, *, top: np.ndarray, kept: np.ndarray, raw_cos
         rows = texts.take(pa.array(top)) if isinstance(texts, pa.Array) else pa.array(texts).take(pa.array(top))
         out[:, col["period_asked"]] = 1.0
         out[:, col["period_in_text"]] = word_presence(rows, asked.years, prefix=False).mean(axis=0)
+    if asked.range_asked:
+        out[:, col["range_asked"]] = 1.0
+        out[:, col["range_unmatched"]] = out[:, col["period_in_text"]] == 0
     out[:, col["time_asked"]] = asked.time_asked
     if asked.version and versions is not None:
         mine = np.asarray(versions, dtype=object)[top].astype(str)
@@ -296,7 +306,7 @@ def factors(model: ConfidenceModel, x: np.ndarray, names: tuple[str, ...] = FEAT
 DIRECTION: dict[str, int] = {
     "cosine": 1, "cosine_gap": 1, "score": 1, "margin": 1, "first": 1, "support": 1, "names_missing": -1,
     "period_in_text": 1, "temporal": 1, "content_time": 1, "range_ignored": -1, "trust": 1, "current": 1,
-    "conflict": -1, "agreement": 1, "version_missed": -1,
+    "conflict": -1, "agreement": 1, "version_missed": -1, "range_unmatched": -1,
 }
 
 

@@ -172,3 +172,21 @@ def test_a_version_the_question_names_is_matched_by_its_dotted_prefix():
                     content_time=None, range_ignored=False, chain=np.array([-1, -2, -3]), age_days=np.zeros(3),
                     versions=np.array(["2.2.0", "2.20.1", None], dtype=object))
     assert x[:, COL["version_missed"]].tolist() == [0.0, 1.0, 1.0]
+
+
+def test_a_period_the_question_names_and_the_passage_does_not_mention():
+    from datetime import UTC, datetime
+
+    from smartvector_core.temporal import parse_intent
+
+    question = "Which team did Maurizio Sarri coach from 2015 to 2018?"
+    asked = cm.question_words(question, parse_intent(question, datetime(2021, 3, 1, tzinfo=UTC)))
+    assert asked.range_asked and asked.years == ("2015", "2018")
+    texts = pa.array(["In 2015 Sarri joined Napoli.", "Sarri later coached Chelsea."], pa.large_string())
+    x = cm.evidence(asked, top=np.array([0, 1]), kept=np.array([0, 1]), raw_cosine=np.full(2, 0.5),
+                    score=np.full(2, 0.5), margins=np.zeros(2), groups_kept=np.array([1, 2]), texts=texts,
+                    trust=np.ones(2), current=np.ones(2, dtype=bool), severity=np.zeros(2), temporal=None,
+                    content_time=None, range_ignored=False, chain=np.array([-1, -2]), age_days=np.zeros(2))
+    assert x[:, COL["range_asked"]].tolist() == [1.0, 1.0]
+    assert x[:, COL["range_unmatched"]].tolist() == [0.0, 1.0]
+    assert x[:, COL["period_in_text"]].tolist() == [0.5, 0.0]
