@@ -67,9 +67,9 @@ CORPORA = (
     CorpusPlan("paper", 0),
     CorpusPlan("changelogs", 0),
     CorpusPlan("flask-docs", 0),
-    CorpusPlan("situatedqa", 150),
-    CorpusPlan("timeqa", 40),
-    CorpusPlan("realtimeqa", 2, article_chars=800),     # weeks per role: every question of a week
+    CorpusPlan("situatedqa", 400),
+    CorpusPlan("timeqa", 60),
+    CorpusPlan("realtimeqa", 3, article_chars=800),     # weeks per role: every question of a week
 )
 
 
@@ -261,33 +261,44 @@ def load_rows(folder: Path) -> dict[tuple[str, str], dict[str, np.ndarray]]:
     return found
 
 
+TOP1_SHARE = 0.5    # ours: a corpus' rank-1 rows carry half its weight in the model, its other ranks the rest
+
+
 def fit_prior(rows: dict[tuple[str, str], dict[str, np.ndarray]], *, profiles: Sequence[str] = FIT_PROFILES,
-              exclude: Sequence[str] = (), c: float = 0.5,
+              exclude: Sequence[str] = (), c: float = 0.5, top1_share: float = TOP1_SHARE,
               verdicts: dict[str, tuple[Sequence[float], Sequence[bool]]] | None = None) -> dict[str, dict[str, Any]]:
-    """Per profile, the model and isotonic knots fitted on every corpus' fit rows (each corpus
-    weighing one unit; ``exclude``: corpora left out). Rows of abstained answers are left out
-    (their confidence is capped whatever the model says). ``verdicts``: operators' (certainty,
-    accepted) pairs per profile, added to the isotonic step, each weighing as one row."""
+    """Per profile, the model and isotonic knots fitted on every corpus' fit rows (``exclude``:
+    corpora left out). Each corpus weighs one unit: in the model its rank-1 rows share
+    ``top1_share`` of it and its other ranks the rest (the model learns what tells a right
+    passage from a wrong one at every rank, the first counting most); the isotonic map is fitted
+    on the rank-1 rows (each corpus' sharing one unit), the answers whose confidence is what
+    operators read and what ECE measures. Rows of abstained answers are left out (their
+    confidence is capped whatever the model says). ``verdicts``: operators' (certainty,
+    accepted) pairs per profile, added to the isotonic step, each weighing as one rank-1 row."""
     fitted: dict[str, dict[str, Any]] = {}
     for name in profiles:
-        xs, ys, ws = [], [], []
+        xs, ys, ws, firsts = [], [], [], []
         for (corpus, role), data in rows.items():
             if role != "fit" or corpus in exclude:
                 continue
             keep = (data["profile"] == name) & ~data["abstained"].astype(bool)
-            if not keep.any():
+            first = data["rank"][keep] == 1
+            if not first.any():
                 continue
+            rest = max(int((~first).sum()), 1)
             xs.append(data["x"][keep])
             ys.append(data["right"][keep].astype(float))
-            ws.append(np.full(int(keep.sum()), 1.0 / keep.sum()))
+            ws.append(np.where(first, top1_share / first.sum(), (1.0 - top1_share) / rest))
+            firsts.append(np.where(first, 1.0 / first.sum(), 0.0))
         if not xs:
             continue
-        x, y, w = np.concatenate(xs), np.concatenate(ys), np.concatenate(ws)
+        x, y, w, f = (np.concatenate(a) for a in (xs, ys, ws, firsts))
         model = cm.fit_model(x, y, w, c=c)
+        top = f > 0
         vx, vy = (verdicts or {}).get(name, ((), ()))
-        cert = np.r_[model.certainty(x), np.asarray(vx, dtype=np.float64)]
-        kx, ky = cm.centred_isotonic(cert, np.r_[y, np.asarray(vy, dtype=np.float64)],
-                                     np.r_[w, np.full(len(vx), w.mean())])
+        cert = np.r_[model.certainty(x[top]), np.asarray(vx, dtype=np.float64)]
+        kx, ky = cm.centred_isotonic(cert, np.r_[y[top], np.asarray(vy, dtype=np.float64)],
+                                     np.r_[f[top], np.full(len(vx), f[top].mean())])
         fitted[name] = {"model": model.to_dict(), "x": [float(v) for v in kx], "y": [float(v) for v in ky],
                         "n": int(len(y) + len(vx))}
     return fitted
