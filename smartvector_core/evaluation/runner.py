@@ -199,7 +199,7 @@ class PreparedBench:
         # one batched encoder call, as ``query --batch`` does (same vectors, same scores)
         self.vectors = app.embedder.encode([q.text for q in queries]) if queries else []
         self.candidates: list[Candidates] = [
-            retrieve(app.store, vector, q.as_of, k, self.knowledge, text=q.text)
+            retrieve(app.store, vector, q.as_of, k, self.knowledge, text=q.text, config=app.config.search)
             for q, vector in zip(queries, self.vectors, strict=True)]
         self._fts: list[list[tuple[str, str, float]]] | None = None
 
@@ -227,7 +227,8 @@ class PreparedBench:
                     resp = self.app.query(q.text, as_of=q.as_of, profile=prof.name, k=self.k, query_id=q.id,
                                           log=False, vector=self.vectors[i])
                 else:
-                    resp = answer(self.candidates[i], QueryRequest(q.text, q.as_of, prof, self.k, q.id), prof,
+                    resp = answer(self.candidates[i], QueryRequest(q.text, q.as_of, prof, self.k, q.id,
+                                                                   config=self.app.config), prof,
                                   self.knowledge)
                 runs[q.id] = [result_row(r) for r in resp.results]
         finally:

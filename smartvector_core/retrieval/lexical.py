@@ -18,7 +18,6 @@ from __future__ import annotations
 import re
 
 NAME_SHARE = 0.75       # ours: the names half of the lexical signal (the rest: the question's BM25)
-MAX_NAMES = 4           # ours: names searched per question (one full-text query each)
 
 # Words that start a question or a request; capitalised there because they start it, not names.
 _STARTER_WORDS = """

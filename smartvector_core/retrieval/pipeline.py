@@ -21,6 +21,7 @@ import pyarrow.compute as pc
 
 from ..clock import from_us, iso, to_us
 from ..config import DEFAULT_ENGINE, EngineConfig
+from ..config.query import DEFAULT_ABSTENTION, DEFAULT_SEARCH, AbstentionConfig, SearchConfig
 from ..errors import InputError
 from ..models import (
     Action,
@@ -35,7 +36,6 @@ from ..models import (
 )
 from ..store import cosine_distance, first_existing, overfetched, vector_matrix
 from ..temporal import (
-    DEFAULT_TEMPORAL,
     STATE_TEMPORAL,
     STATE_VALID,
     confidence_tiers,
@@ -54,22 +54,17 @@ from .candidates import (
     relevant_passages,
     select_passages,
 )
-from .lexical import MAX_NAMES, lexical_signal, subject_terms
+from .lexical import lexical_signal, subject_terms
 from .profiles import Profile, get_profile
 from .rerank import CODES, Ranked, age_days, rerank
-from .scoring import DEFAULT_SCORING
 from .text_index import TextIndex
 
-CANDIDATE_POOL = 60
 GROUP_BY = ("chunk", "document")
-LEXICAL_POOL = 30       # ours: full-text hits added to the pool (chunks)
 # LanceDB's reads run outside the GIL: the full-text searches of one query run beside the
 # question's encoding and beside each other (issue 18: on real text they cost as much as the
 # vector search; run one after another they made the query 1.5-2x the raw search)
-_READS = ThreadPoolExecutor(max_workers=MAX_NAMES + 1, thread_name_prefix="smartvector-read")
-NAME_MATCHES = 1_000    # ours: a name's matches read store-wide at once (more: searched within the pool)
-FULL_TEXT_CACHE = 512   # ours: full-text results (a name's, a question's) a knowledge state keeps
-COMMON_NAME = object()  # kept for a name with NAME_MATCHES matches or more: later questions skip its
+_READS = ThreadPoolExecutor(max_workers=DEFAULT_SEARCH.max_names + 1, thread_name_prefix="smartvector-read")
+COMMON_NAME = object()  # kept for a name with ``name_matches`` matches or more: later questions skip its
 #                         store-wide search (it would be cut off anyway) and search the pool only
 
 
@@ -101,13 +96,13 @@ def new_query_id() -> str:
 
 
 def retrieve(store, query_vector: np.ndarray | Callable[[], np.ndarray], as_of: datetime, k: int,
-             knowledge=None, text: str | None = None) -> Candidates:
+             knowledge=None, text: str | None = None, config: SearchConfig = DEFAULT_SEARCH) -> Candidates:
     """Top chunks that existed at ``as_of``, one row per chunk (passage). ``query_vector``: the
     question's embedding, or a function that makes it (then the full-text search runs while
     the question is encoded).
 
     With ``text``, LanceDB's full-text (BM25) index is searched too: its best
-    ``LEXICAL_POOL`` chunks join the pool (their cosine computed from their stored vectors)
+    ``config.lexical_pool`` chunks join the pool (their cosine computed from their stored vectors)
     and every passage carries its lexical signal (:mod:`.lexical`: the question's BM25 and the
     share of the question's names it contains).
 
@@ -122,15 +117,15 @@ def retrieve(store, query_vector: np.ndarray | Callable[[], np.ndarray], as_of: 
     copy gives their chunk ids, documents and texts (:func:`_indexed_vector_hits`: at 1M chunks
     the search takes 10 ms instead of 20).
     """
-    pool = max(CANDIDATE_POOL, 12 * k)
+    pool = max(config.candidate_pool, config.candidate_pool_per_k * k)
     fields = knowledge.document_fields() if knowledge is not None else None
     if fields is not None:
         index = knowledge.doc_index()
         bound = as_of if to_us(as_of) < int(fields["created_us"].max()) else None
-        overfetch = search_overfetch(knowledge.existing_share(None if bound is None else to_us(bound)))
+        overfetch = search_overfetch(knowledge.existing_share(None if bound is None else to_us(bound)), config)
         chunks = knowledge.text_index(store)
         found = _text_searches(store, text, bound, CHUNK_COLUMNS, knowledge.full_text_results, overfetch=overfetch,
-                               index=chunks)
+                               index=chunks, config=config)
         query_vector = query_vector() if callable(query_vector) else query_vector
         hits = _indexed_vector_hits(store, chunks, query_vector, bound, pool, overfetch)
         if hits is None:
@@ -139,7 +134,7 @@ def retrieve(store, query_vector: np.ndarray | Callable[[], np.ndarray], as_of: 
         cands = Candidates.from_chunk_hits(hits, fields, index.lookup, lexical)
         if cands is not None:
             return cands
-    found = _text_searches(store, text, as_of, SEARCH_COLUMNS)
+    found = _text_searches(store, text, as_of, SEARCH_COLUMNS, config=config)
     query_vector = query_vector() if callable(query_vector) else query_vector
     hits = store.search(query_vector, as_of=as_of, limit=pool, columns=SEARCH_COLUMNS)
     hits, lexical = _with_lexical(store, hits, found, query_vector, as_of, SEARCH_COLUMNS)
@@ -168,19 +163,15 @@ def _indexed_vector_hits(store, index: TextIndex | None, vector: np.ndarray, as_
     return pa.table({**index.columns(rows[keep]), "_distance": found.column("_distance").take(pa.array(keep))})
 
 
-POSTFILTER_MIN_SHARE = 0.5   # ours: below this share of existing rows, LanceDB's prefilter is used
-POSTFILTER_MARGIN = 1.25     # ours: rows searched per row wanted, over 1 / share (estimate error)
-
-
-def search_overfetch(share: float) -> float | None:
+def search_overfetch(share: float, config: SearchConfig = DEFAULT_SEARCH) -> float | None:
     """How many rows an unfiltered search reads per row wanted when a ``share`` of the table's
     rows exists at the moment asked (:meth:`KnowledgeState.existing_share`): ``margin / share``
-    (the margin covers the estimate's error), 1 when every row exists (nothing is estimated
+    (``config.postfilter_margin``: the margin covers the estimate's error), 1 when every row exists (nothing is estimated
     then: at 1M chunks the ANN search re-ranks 180 rows instead of 225, ~1 ms less); None (use
-    the prefilter) when too few exist for an unfiltered search to find enough."""
+    the prefilter) when fewer than ``config.postfilter_min_share`` exist."""
     if share >= 1.0:
         return 1.0
-    return POSTFILTER_MARGIN / share if share >= POSTFILTER_MIN_SHARE else None
+    return config.postfilter_margin / share if share >= config.postfilter_min_share else None
 
 
 @dataclass
@@ -188,16 +179,18 @@ class _TextSearches:
     """The full-text searches of one question: answered by the in-memory ``index`` when there
     is one, else LanceDB's, under way in the background (:data:`_READS`)."""
 
-    question: Future                      # its best LEXICAL_POOL chunks, with their vectors
+    question: Future                      # its best ``lexical_pool`` chunks, with their vectors
     names: list[tuple[str, tuple, Future | None]]   # per name: its key and the chunks naming it (up to
-    #                                     NAME_MATCHES; None: a COMMON_NAME, searched within the pool only)
+    #                                     ``name_matches``; None: a COMMON_NAME, searched within the pool only)
     known: dict                           # full-text results per question and name key, kept for later questions
     asked: tuple = ()                     # the question's key in ``known``
     index: TextIndex | None = None        # the in-memory index (names are then matched in the pool by it)
+    config: SearchConfig = DEFAULT_SEARCH
 
 
 def _text_searches(store, text: str | None, as_of, columns, known: dict | None = None, *,
-                   overfetch: float | None = None, index: TextIndex | None = None) -> _TextSearches | None:
+                   overfetch: float | None = None, index: TextIndex | None = None,
+                   config: SearchConfig = DEFAULT_SEARCH) -> _TextSearches | None:
     """Start the question's full-text searches (None without text). They need neither the
     question's vector nor the pool, so they run while the question is encoded and searched.
     With ``index`` (:class:`.text_index.TextIndex`) the question is searched in process and
@@ -207,41 +200,42 @@ def _text_searches(store, text: str | None, as_of, columns, known: dict | None =
     store-wide matches, and a question asked before at the same existence bound."""
     if text is None:
         return None
-    names = subject_terms(text)[:MAX_NAMES]
+    names = subject_terms(text)[:config.max_names]
     if index is not None:
-        return _TextSearches(_indexed_question(store, index, text, as_of, columns),
-                             [(name, (), None) for name in names], {}, index=index)
+        return _TextSearches(_indexed_question(store, index, text, as_of, columns, config.lexical_pool),
+                             [(name, (), None) for name in names], {}, index=index, config=config)
     known = {} if known is None else known
     asked = ("question", text, None if as_of is None else to_us(as_of), tuple(columns))
     # the same question again (a retry, another lexical profile, a batch) reuses its hits
     question = _known_or_searched(known, asked, _best_text_hits, store, text, as_of, [*columns, "vector"],
-                                  overfetch)
-    searches = _TextSearches(question, [], known, asked)
+                                  overfetch, config.lexical_pool)
+    searches = _TextSearches(question, [], known, asked, config=config)
     for name in names:
         key = (name, None if as_of is None else to_us(as_of))
         search = None if known.get(key) is COMMON_NAME else _known_or_searched(   # common: searched in the pool
-            known, key, store.fts_search, name, as_of=as_of, limit=NAME_MATCHES, require_all=True,
+            known, key, store.fts_search, name, as_of=as_of, limit=config.name_matches, require_all=True,
             columns=("chunk_id",), overfetch=overfetch)
         searches.names.append((name, key, search))
     return searches
 
 
-def _best_text_hits(store, text: str, as_of, columns, overfetch: float | None) -> pa.Table:
-    """LanceDB's best ``LEXICAL_POOL`` chunks for ``text``, ties broken by chunk id as the
+def _best_text_hits(store, text: str, as_of, columns, overfetch: float | None, limit: int) -> pa.Table:
+    """LanceDB's best ``limit`` chunks for ``text``, ties broken by chunk id as the
     in-memory index breaks them (:meth:`.text_index.TextIndex.best`): twice as many are read
     and cut, so that the two answer alike (LanceDB breaks ties arbitrarily)."""
-    found = store.fts_search(text, as_of=as_of, limit=2 * LEXICAL_POOL, columns=columns, overfetch=overfetch)
+    found = store.fts_search(text, as_of=as_of, limit=2 * limit, columns=columns, overfetch=overfetch)
     if not found.num_rows:
         return found
     order = pc.sort_indices(found, sort_keys=[("_score", "descending"), ("chunk_id", "ascending")])
-    return found.take(order).slice(0, LEXICAL_POOL)
+    return found.take(order).slice(0, limit)
 
 
-def _indexed_question(store, index: TextIndex, text: str, as_of, columns) -> Future:
-    """The question's best ``LEXICAL_POOL`` chunks from the in-memory ``index``, in the shape
+def _indexed_question(store, index: TextIndex, text: str, as_of, columns,
+                      limit: int = DEFAULT_SEARCH.lexical_pool) -> Future:
+    """The question's best ``limit`` chunks from the in-memory ``index``, in the shape
     of :func:`_best_text_hits` (``columns``, ``vector``, ``_score``): their rows from the index
     when it keeps them, else read from LanceDB in the background."""
-    rows, scores = index.search(text, as_of_us=None if as_of is None else to_us(as_of), limit=LEXICAL_POOL)
+    rows, scores = index.search(text, as_of_us=None if as_of is None else to_us(as_of), limit=limit)
     wanted = [*columns, "vector"]
     done: Future = Future()
     if not len(rows) or (index.vectors is not None and index.texts is not None):
@@ -283,9 +277,9 @@ def _known_or_searched(known: dict, key: tuple, search: Callable, *args, **kwarg
     return _READS.submit(search, *args, **kwargs)
 
 
-def _keep(known: dict, key: tuple, result) -> None:
-    """Keep a full-text result for later questions of the same knowledge state (up to FULL_TEXT_CACHE)."""
-    if len(known) < FULL_TEXT_CACHE:
+def _keep(known: dict, key: tuple, result, limit: int) -> None:
+    """Keep a full-text result for later questions of the same knowledge state (up to ``limit`` of them)."""
+    if len(known) < limit:
         known.setdefault(key, result)
 
 
@@ -293,17 +287,18 @@ def _named_in_pool(store, searches: _TextSearches, pool: list[str], as_of) -> li
     """Per name of the question, the pool's chunks that name it and its weight, the best BM25
     among them (:func:`lexical.lexical_signal`). Read from the store-wide search where it
     returned every match (BM25 does not depend on the prefilter: checked on the real sets, 301
-    names); a name with ``NAME_MATCHES`` matches or more is searched again within the pool, and
+    names); a name with ``config.name_matches`` matches or more is searched again within the pool, and
     remembered as a :data:`COMMON_NAME`, so that later questions search only the pool for it."""
     if searches.index is not None:
         return _matched_in_pool(searches.index, [name for name, _, _ in searches.names], pool)
     in_pool = set(pool)
+    cap = searches.config.name_matches
     out: list[tuple[set[str], float] | Future] = []
     for name, key, search in searches.names:
         named = search.result() if search is not None else None
         if named is not None:
-            _keep(searches.known, key, COMMON_NAME if named.num_rows >= NAME_MATCHES else named)
-        if named is None or named.num_rows >= NAME_MATCHES:
+            _keep(searches.known, key, COMMON_NAME if named.num_rows >= cap else named, searches.config.full_text_cache)
+        if named is None or named.num_rows >= cap:
             out.append(_READS.submit(store.fts_search, name, as_of=as_of, limit=len(pool), require_all=True,
                                      within=pool))
             continue
@@ -340,7 +335,7 @@ def _with_lexical(store, hits: pa.Table, searches: _TextSearches | None, query_v
     if searches is None:
         return hits, None
     found = searches.question.result()
-    _keep(searches.known, searches.asked, found)
+    _keep(searches.known, searches.asked, found, searches.config.full_text_cache)
     new = ~pc.is_in(found.column("chunk_id"), value_set=hits.column("chunk_id").combine_chunks()).to_numpy(
         zero_copy_only=False) if found.num_rows else np.zeros(0, dtype=bool)
     if new.any():
@@ -390,7 +385,8 @@ def run_query(store, embedder, request: QueryRequest, *, knowledge, vector: np.n
     # the full-text searches feed only the lexical signal: a profile that does not weigh it
     # (naive, temporal, smartvector) does not pay for them
     cands = retrieve(store, vector if isinstance(vector, np.ndarray) else encode, request.as_of, request.k,
-                     knowledge, text=request.text if profile.lexical_weight > 0 else None)
+                     knowledge, text=request.text if profile.lexical_weight > 0 else None,
+                     config=request.config.search)
     timings["search"] = (time.perf_counter() - t1) * 1000 - waited_ms
     t2 = time.perf_counter()
     response = answer(cands, request, profile, knowledge)
@@ -409,11 +405,11 @@ def answer(cands: Candidates, request: QueryRequest, profile: Profile, knowledge
         t_us = min(as_of_us, to_us(intent.judged_at))
     ranked = rerank(cands, profile, t_us=t_us, intent=intent, knowledge=knowledge,
                     k=request.k, scoring=config.scoring, temporal=config.temporal)
-    abstain_reason = abstention(cands, request.text)
+    abstain_reason = abstention(cands, request.text, config.abstention)
     results = build_results(cands, ranked, profile, request.k, t_us, knowledge=knowledge,
                             abstained=abstain_reason is not None, per_document=request.passages_per_document,
-                            temporal=config.temporal)
-    rejections = build_rejections(cands, ranked, t_us, limit=max(25, 3 * request.k))
+                            config=config)
+    rejections = build_rejections(cands, ranked, t_us, limit=max(25, 3 * request.k), config=config)
     intent_dict = intent.to_dict() if intent is not None else {}
     intent_dict["judged_at"] = iso(from_us(t_us))
     if ranked.range_ignored:
@@ -424,35 +420,32 @@ def answer(cands: Candidates, request: QueryRequest, profile: Profile, knowledge
                          abstain_reason=abstain_reason)
 
 
-ABSTAIN_SUPPORT_POOL = 5   # the best candidates (by raw cosine) whose words count as lexical support
-
-
-def abstention(cands: Candidates, question: str) -> str | None:
+def abstention(cands: Candidates, question: str, config: AbstentionConfig = DEFAULT_ABSTENTION) -> str | None:
     """Why nothing in the store answers ``question`` (None: something does), judged on every
     candidate that existed at ``as_of`` before any gate: the best raw cosine, and whether the
     question's words occur in the best candidates (:func:`calibration.abstains`; the words are
     only read when the best cosine leaves it open, :func:`calibration.support_decides`)."""
     if not len(cands):
         return "nothing in the store existed at this moment"
-    best = np.argsort(-cands.raw_cosine, kind="stable")[:ABSTAIN_SUPPORT_POOL]
+    best = np.argsort(-cands.raw_cosine, kind="stable")[:config.support_pool]
     best_cosine = float(cands.raw_cosine[best[0]])
     support = 0.0                # read only where the cosine alone does not decide
-    if calibration.support_decides(best_cosine):
+    if calibration.support_decides(best_cosine, config):
         titles = pa.array(cands.title, pa.large_string()).fill_null("")
         texts = pc.binary_join_element_wise(titles, pa.array(cands.text, pa.large_string()),
                                             pa.scalar(" ", pa.large_string()))
-        support = calibration.lexical_support(question, texts.take(pa.array(best)), texts)
-    return calibration.abstains(best_cosine, support)
+        support = calibration.lexical_support(question, texts.take(pa.array(best)), texts, config.generic_share)
+    return calibration.abstains(best_cosine, support, config)
 
 
 def build_results(cands: Candidates, ranked: Ranked, profile: Profile, k: int, t_us: int, *,
                   knowledge=None, abstained: bool = False, per_document: int = PASSAGES_PER_DOCUMENT,
-                  temporal=DEFAULT_TEMPORAL) -> list[Result]:
+                  config: EngineConfig = DEFAULT_ENGINE) -> list[Result]:
     """The top ``k`` kept rows as explained results. ``confidence`` is the calibrated
     probability of :mod:`.calibration` (certainty from score, margin over the best disagreeing
     candidate among all kept ones, trust, validity and conflict; the store's refit of the
     profile's knots when ``knowledge`` has operator verdicts, else the shipped prior), capped at
-    ``ABSTAIN_CAP`` when the answer abstains; tiers are thresholds on it. The rows are up to
+    ``config.abstention.cap`` when the answer abstains; tiers are thresholds on it. The rows are up to
     ``k`` passages, at most ``per_document`` of one document, grouped under their document
     (:func:`candidates.select_passages`)."""
     top = select_passages(cands.doc_code, ranked.order, k, per_document,
@@ -467,19 +460,19 @@ def build_results(cands: Candidates, ranked: Ranked, profile: Profile, k: int, t
     scores = ranked.score[top].astype(np.float64)
     contributions = ranked.signals.contributions()
     severity = ranked.severity[top] if ranked.severity is not None else np.zeros(len(top))
-    conflict = temporal.conflict
-    boost = conflict.boost_per_severity * severity if profile.conflict_boost else np.zeros(len(top))
+    boost = config.temporal.conflict.boost_per_severity * severity if profile.conflict_boost else np.zeros(len(top))
+    penalty = config.calibration.conflict_penalty
     conflict_notes = [f"fact changed against the previous version: severity {sv:.3f} (score +{b:.3f}; "
-                      f"confidence lowered: a conflict counts as a race with no margin, and -{0.1 * sv:.3f})"
+                      f"confidence lowered: a conflict counts as a race with no margin, and -{penalty * sv:.3f})"
                       if sv > 0 else None for sv, b in zip(severity, boost, strict=True)]
     trust = ranked.trust[top]
     current = np.isin(ranked.states[top], (STATE_VALID, STATE_TEMPORAL))
-    x = calibration.certainty(scores, margins, trust, current, severity)
+    x = calibration.certainty(scores, margins, trust, current, severity, config.calibration)
     knots = knowledge.calibration_knots(profile.name) if hasattr(knowledge, "calibration_knots") else None
     probability = calibration.calibrate(profile.name, x, knots, raw_scores=scores)
     if abstained:
-        probability = np.minimum(probability, calibration.ABSTAIN_CAP)
-    tiers = confidence_tiers(probability, temporal.tiers)
+        probability = np.minimum(probability, config.abstention.cap)
+    tiers = confidence_tiers(probability, config.temporal.tiers)
     behind = _why_rank_one_is_not_highest(probability, trust, current, severity)
     states = state_names(ranked.states[top])
     hours_left = remaining_window_hours(cands.valid_until_us[top], t_us)
@@ -487,7 +480,7 @@ def build_results(cands: Candidates, ranked: Ranked, profile: Profile, k: int, t
     for j, i in enumerate(top):
         signals = {name: Signal(float(ranked.signals.values[name][i]), float(ranked.signals.weights[name][i]),
                                 float(contributions[name][i])) for name in ranked.signals.values}
-        reasons = _reasons(cands, ranked, i, t_us, hours_left[j], profile)
+        reasons = _reasons(cands, ranked, i, t_us, hours_left[j], profile, config.scoring)
         if conflict_notes[j]:
             reasons.append(conflict_notes[j])
         if j == 0 and behind:
@@ -523,7 +516,8 @@ def _why_rank_one_is_not_highest(probability: np.ndarray, trust: np.ndarray, cur
     return f"ranked first by score, but its confidence is below rank {j + 1}'s: {why}"
 
 
-def _reasons(cands: Candidates, ranked: Ranked, i: int, t_us: int, hours_left: float, profile: Profile) -> list[str]:
+def _reasons(cands: Candidates, ranked: Ranked, i: int, t_us: int, hours_left: float, profile: Profile,
+             scoring) -> list[str]:
     kind = KIND_NAMES[cands.kind[i]].value
     reasons = [f"{kind} ({cands.kind_reason[i] or 'declared'}); cosine {cands.raw_cosine[i]:.3f}"]
     if ranked.states[i] == STATE_TEMPORAL:
@@ -539,14 +533,15 @@ def _reasons(cands: Candidates, ranked: Ranked, i: int, t_us: int, hours_left: f
         if others:
             reasons.append("chosen from its version chain over " + ", ".join(map(str, others[:4])))
     if (ranked.states[i] == STATE_TEMPORAL and profile.scorer != "cosine"
-            and cands.raw_cosine[i] < DEFAULT_SCORING.event_relevance_floor):
+            and cands.raw_cosine[i] < scoring.event_relevance_floor):
         reasons.append(f"EVENT signal present but low query relevance (raw sim {cands.raw_cosine[i]:.3f} < "
-                       f"{DEFAULT_SCORING.event_relevance_floor}): temporal boost withheld")
+                       f"{scoring.event_relevance_floor}): temporal boost withheld")
     reasons.extend(ranked.notes.get(int(i), []))
     return reasons
 
 
-def build_rejections(cands: Candidates, ranked: Ranked, t_us: int, *, limit: int) -> list[Rejection]:
+def build_rejections(cands: Candidates, ranked: Ranked, t_us: int, *, limit: int,
+                     config: EngineConfig = DEFAULT_ENGINE) -> list[Rejection]:
     """One rejection per document none of whose passages was kept (its most similar passage's
     code and chunk), most similar first."""
     rejected = ranked.rejected()
@@ -558,11 +553,11 @@ def build_rejections(cands: Candidates, ranked: Ranked, t_us: int, *, limit: int
     rejected = rejected[:limit]
     at = iso(from_us(t_us))
     return [Rejection(id=cands.doc_id[i], code=CODES[ranked.reject_code[i]],
-                      reason=_rejection_reason(cands, ranked, int(i), at), chunk_id=cands.chunk_id[i])
+                      reason=_rejection_reason(cands, ranked, int(i), at, config), chunk_id=cands.chunk_id[i])
             for i in rejected]
 
 
-def _rejection_reason(cands: Candidates, ranked: Ranked, i: int, at: str) -> str:
+def _rejection_reason(cands: Candidates, ranked: Ranked, i: int, at: str, config: EngineConfig) -> str:
     code = CODES[ranked.reject_code[i]]
     if code in (RejectionCode.EXPIRED_VERSIONED_DOC, RejectionCode.HARD_EXPIRED_EVENT, RejectionCode.EXPIRED_DOC):
         return f"valid_until {iso(from_us(int(cands.valid_until_us[i])))} is not after {at}: no longer true"
@@ -571,11 +566,11 @@ def _rejection_reason(cands: Candidates, ranked: Ranked, i: int, at: str) -> str
     if code is RejectionCode.SUPERSEDED_IN_CHAIN:
         return f"a newer version of the same document was in force at {at}"
     if code is RejectionCode.BELOW_RELEVANCE_GATE:
-        return f"raw cosine {cands.raw_cosine[i]:.3f} below the relevance gate {DEFAULT_SCORING.relevance_gate}"
+        return f"raw cosine {cands.raw_cosine[i]:.3f} below the relevance gate {config.scoring.relevance_gate}"
     if code is RejectionCode.OUT_OF_TIME_RANGE:
         return "outside the time range named in the question"
     if code is RejectionCode.STALE_STATIC_DOC:
-        return f"decay {ranked.decay[i]:.3f} below {DEFAULT_TEMPORAL.freshness.drop_below}: too stale to retrieve"
+        return f"decay {ranked.decay[i]:.3f} below {config.temporal.freshness.drop_below}: too stale to retrieve"
     if code is RejectionCode.PAIR_PARTNER_NOT_FOUND:
         return f"decay {ranked.decay[i]:.3f}: weak alone and no fresher source of the same type"
     if code is RejectionCode.VERSION_MISMATCH:

@@ -192,7 +192,8 @@ def rerank(cands: Candidates, profile: Profile, *, t_us: int, intent: QueryInten
             score = boosted
     if profile.scorer == "default":
         version_named = intent is not None and bool(intent.version)
-        score, adjusted = _adjust(pool, profile, codes, score, bypass if version_named else None, k)
+        score, adjusted = _adjust(pool, profile, codes, score, bypass if version_named else None, k,
+                                  scoring.version_not_named_factor)
         notes = _with_notes(notes, adjusted)
 
     action = np.full(n, "SOLO", dtype=object)
@@ -267,15 +268,16 @@ def _one_per_chain(pool: Pool, codes: np.ndarray, score: np.ndarray) -> np.ndarr
 
 
 def _adjust(pool: Pool, profile: Profile, codes: np.ndarray, score: np.ndarray, version_hit: np.ndarray | None,
-            k: int) -> tuple[np.ndarray, dict[int, list[str]]]:
+            k: int, version_factor: float) -> tuple[np.ndarray, dict[int, list[str]]]:
     """The ``default`` profile's demotions, returned as (new scores, the notes that explain them
-    in the result's reasons): candidates not carrying a version the question names (×0.8);
+    in the result's reasons): candidates not carrying a version the question names
+    (× ``version_factor``, ``ScoringConfig.version_not_named_factor``);
     candidates that rely on a superseded version (the ripple, at query time); the lower-trust
     side of a contradiction."""
     notes: dict[int, list[str]] = {}
     kept = codes == KEEP
     if version_hit is not None and (version_hit & kept).any():
-        score = np.where(version_hit, score, score * VERSION_NOT_NAMED_FACTOR)
+        score = np.where(version_hit, score, score * version_factor)
     if profile.stale_dependency_demotion < 1.0:
         flagged = (pool.dependency_stale_us <= pool.t_us) & kept
         score = np.where(flagged, score * profile.stale_dependency_demotion, score)
@@ -325,7 +327,7 @@ def _conflict_boost(pool: Pool, codes: np.ndarray, score: np.ndarray, k: int, co
                     ) -> tuple[np.ndarray, np.ndarray]:
     """Numeric conflict with the previous version of the same chain (blog, "When the fact changed
     significantly between versions"): the winner's score rises by 0.2·severity (its confidence
-    falls by 0.1·severity, applied with the tiers). Only the 2k best kept candidates are compared.
+    falls by ``CalibrationConfig.conflict_penalty``·severity, in the answer confidence). Only the 2k best kept candidates are compared.
     Returns (boosted scores, severity per candidate)."""
     cands, chain = pool.cands, pool.chain
     severity = np.zeros(len(score))
@@ -337,9 +339,6 @@ def _conflict_boost(pool: Pool, codes: np.ndarray, score: np.ndarray, k: int, co
             severity[i] = conflict_severity(cands.text[older], cands.text[i], conflict).severity
     boosted = np.clip(score + conflict.boost_per_severity * severity, 0.0, 1.0)
     return boosted, severity
-
-
-VERSION_NOT_NAMED_FACTOR = 0.8   # ours: score factor for candidates not carrying a named version
 
 
 def _target_versions(pool: Pool, intent: QueryIntent, codes: np.ndarray

@@ -46,7 +46,8 @@ class CalibrationOps:
             asked = events["event_type"].isin([EventType.FEEDBACK_ACCEPT.value, EventType.FEEDBACK_CORRECT.value]) \
                 & (events["query_id"].fillna("") != "")
             pairs = self.feedback_certainty_pairs() if bool(asked.any()) else {}
-            state.calibration = {name: refit_knots(name, np.array(x), np.array(y, dtype=float))
+            state.calibration = {name: refit_knots(name, np.array(x), np.array(y, dtype=float),
+                                                   prior_weight=self.config.calibration.prior_weight)
                                  for name, (x, y) in pairs.items() if x and name != "naive"}
         return state.calibration
 

@@ -6,12 +6,15 @@ reference below is that set-based definition, kept here as the oracle."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pyarrow as pa
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from smartvector_core.config.query import DEFAULT_ABSTENTION, DEFAULT_SEARCH
 from smartvector_core.evaluation.perf import synthetic_candidates
 from smartvector_core.retrieval import calibration as cal
 from smartvector_core.retrieval.candidates import first_per_document
@@ -29,7 +32,7 @@ def reference_support(question, best, pool=None):
 
     best_stems = set().union(*(stems(t) for t in best)) if best else set()
     pool_stems = [stems(t) for t in (pool if pool is not None else best)]
-    limit = cal.GENERIC_SHARE * max(len(pool_stems), 1)
+    limit = DEFAULT_ABSTENTION.generic_share * max(len(pool_stems), 1)
     found = [w for w in asked if {w, w[:5]} & best_stems
              and sum(bool({w, w[:5]} & p) for p in pool_stems) <= max(limit, 1)]
     return len(found) / len(asked)
@@ -97,8 +100,8 @@ def test_name_matches_read_store_wide_equal_the_search_within_the_pool(fake_app,
         expected.append((set(named.column("chunk_id").to_pylist()), float(max(named.column("_score").to_pylist()))))
     assert len(expected) == 2 and all(ids for ids, _ in expected)
     for cap in (1_000, 3):                                     # store-wide, then the fallback
-        monkeypatch.setattr(pipeline, "NAME_MATCHES", cap)
-        searches = pipeline._text_searches(store, question, None, pipeline.CHUNK_COLUMNS)
+        searches = pipeline._text_searches(store, question, None, pipeline.CHUNK_COLUMNS,
+                                           config=replace(DEFAULT_SEARCH, name_matches=cap))
         got = pipeline._named_in_pool(store, searches, pool, None)
         assert [ids for ids, _ in got] == [ids for ids, _ in expected]
         assert np.allclose([w for _, w in got], [w for _, w in expected])
@@ -141,7 +144,7 @@ def _checkout_pages(app, now) -> None:
 CHECKOUT_QUESTION = "How many replicas does the Checkout Service keep?"
 
 
-def _names_of_a_checkout_question(app):
+def _names_of_a_checkout_question(app, config=DEFAULT_SEARCH):
     """Over the Checkout Service pages: (store, the names' cache, a pool of every other page, what
     the question's names find in it the first time)."""
     from smartvector_core.retrieval import pipeline
@@ -151,7 +154,7 @@ def _names_of_a_checkout_question(app):
     _checkout_pages(app, NOW)
     store, known = app.store, {}
     pool = store.fts_search("replicas", as_of=None, limit=10).column("chunk_id").to_pylist()[::2]
-    searches = pipeline._text_searches(store, CHECKOUT_QUESTION, None, ["chunk_id"], known)
+    searches = pipeline._text_searches(store, CHECKOUT_QUESTION, None, ["chunk_id"], known, config=config)
     return store, known, pool, pipeline._named_in_pool(store, searches, pool, None)
 
 
@@ -201,15 +204,15 @@ def test_a_common_name_is_searched_store_wide_once_then_only_within_the_pool(fak
     from smartvector_core.retrieval import pipeline
 
 
-    monkeypatch.setattr(pipeline, "NAME_MATCHES", 3)       # "Checkout Service" is in 6 chunks: common
-    store, known, pool, first = _names_of_a_checkout_question(fake_app)
+    config = replace(DEFAULT_SEARCH, name_matches=3)       # "Checkout Service" is in 6 chunks: common
+    store, known, pool, first = _names_of_a_checkout_question(fake_app, config)
     assert known[("Checkout Service", None)] is pipeline.COMMON_NAME
     assert first == [(set(pool), pytest.approx(first[0][1]))] and first[0][1] > 0   # every pool chunk names it
     calls = []
     original = store.fts_search
     store.fts_search = lambda text, **kw: calls.append((text, kw.get("within") is not None)) or original(text, **kw)
     again = pipeline._named_in_pool(store, pipeline._text_searches(store, "Which Checkout Service page?", None,
-                                                                   ["chunk_id"], known), pool, None)
+                                                                   ["chunk_id"], known, config=config), pool, None)
     assert again == first
     assert ("Checkout Service", False) not in calls and ("Checkout Service", True) in calls
 
