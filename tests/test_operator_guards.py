@@ -15,8 +15,8 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from smartvector_core.clock import parse_time
-from smartvector_core.config.temporal import DEFAULT_TEMPORAL
 from smartvector_core.config.query import DEFAULT_ABSTENTION
+from smartvector_core.config.temporal import DEFAULT_TEMPORAL
 from smartvector_core.service import SmartVector
 from smartvector_core.settings import DEMO_CORPUS, DEMO_QUERIES, load_settings
 

@@ -7,7 +7,6 @@ a support of exactly 0.25 do not abstain on that ground.
 """
 
 import math
-
 from dataclasses import replace
 
 import pytest
