@@ -196,10 +196,11 @@ class PreparedBench:
         self.now = now              # when the corpus was ingested and consolidated
         self.mode = mode
         self.knowledge = app.knowledge.get()
+        self.cache = app.query_caches.get(self.knowledge)
         # one batched encoder call, as ``query --batch`` does (same vectors, same scores)
         self.vectors = app.embedder.encode([q.text for q in queries]) if queries else []
         self.candidates: list[Candidates] = [
-            retrieve(app.store, vector, q.as_of, k, self.knowledge, text=q.text, config=app.config.search)
+            retrieve(app.store, vector, q.as_of, k, self.cache, text=q.text, config=app.config.search)
             for q, vector in zip(queries, self.vectors, strict=True)]
         self._fts: list[list[tuple[str, str, float]]] | None = None
 
@@ -229,7 +230,7 @@ class PreparedBench:
                 else:
                     resp = answer(self.candidates[i], QueryRequest(q.text, q.as_of, prof, self.k, q.id,
                                                                    config=self.app.config), prof,
-                                  self.knowledge)
+                                  self.knowledge, knots=self.cache.calibration_knots(prof.name))
                 runs[q.id] = [result_row(r) for r in resp.results]
         finally:
             self.app.flush()

@@ -23,6 +23,7 @@ from ..clock import from_us, iso, to_us
 from ..config import DEFAULT_ENGINE, EngineConfig
 from ..config.query import DEFAULT_ABSTENTION, DEFAULT_SEARCH, AbstentionConfig, SearchConfig
 from ..errors import InputError
+from ..knowledge import KnowledgeState
 from ..models import (
     Action,
     ConfidenceTier,
@@ -56,6 +57,7 @@ from .candidates import (
 )
 from .lexical import lexical_signal, subject_terms
 from .profiles import Profile, get_profile
+from .query_cache import Knots, QueryCache
 from .rerank import CODES, Ranked, age_days, rerank
 from .text_index import TextIndex
 
@@ -96,7 +98,8 @@ def new_query_id() -> str:
 
 
 def retrieve(store, query_vector: np.ndarray | Callable[[], np.ndarray], as_of: datetime, k: int,
-             knowledge=None, text: str | None = None, config: SearchConfig = DEFAULT_SEARCH) -> Candidates:
+             cache: QueryCache | None = None, text: str | None = None, config: SearchConfig = DEFAULT_SEARCH
+             ) -> Candidates:
     """Top chunks that existed at ``as_of``, one row per chunk (passage). ``query_vector``: the
     question's embedding, or a function that makes it (then the full-text search runs while
     the question is encoded).
@@ -106,25 +109,25 @@ def retrieve(store, query_vector: np.ndarray | Callable[[], np.ndarray], as_of: 
     and every passage carries its lexical signal (:mod:`.lexical`: the question's BM25 and the
     share of the question's names it contains).
 
-    With ``knowledge`` (the store's :class:`~smartvector_core.knowledge.KnowledgeState`) LanceDB
-    returns only the chunk's own columns and the document-level fields come from the state,
+    With ``cache`` (the :class:`.query_cache.QueryCache` of the store's knowledge state) LanceDB
+    returns only the chunk's own columns and the document-level fields come from the cache,
     which holds them already; when ``as_of`` is at or after the newest document the state knows,
     LanceDB's prefilter also leaves out the (then always true) existence bound. A hit on a
     document the state does not know (written since it was loaded) falls back to the plain
     search. Same candidates either way (tested); measured at 100k chunks, the search costs
-    about 40% less. Once the state's in-memory copy of the chunks table is built
+    about 40% less. Once the cache's in-memory copy of the chunks table is built
     (:class:`.text_index.TextIndex`), LanceDB returns only the hits' row ids and distances and the
     copy gives their chunk ids, documents and texts (:func:`_indexed_vector_hits`: at 1M chunks
     the search takes 10 ms instead of 20).
     """
     pool = max(config.candidate_pool, config.candidate_pool_per_k * k)
-    fields = knowledge.document_fields() if knowledge is not None else None
+    fields = cache.document_fields() if cache is not None else None
     if fields is not None:
-        index = knowledge.doc_index()
+        index = cache.knowledge.doc_index()
         bound = as_of if to_us(as_of) < int(fields["created_us"].max()) else None
-        overfetch = search_overfetch(knowledge.existing_share(None if bound is None else to_us(bound)), config)
-        chunks = knowledge.text_index(store)
-        found = _text_searches(store, text, bound, CHUNK_COLUMNS, knowledge.full_text_results, overfetch=overfetch,
+        overfetch = search_overfetch(cache.existing_share(None if bound is None else to_us(bound)), config)
+        chunks = cache.text_index()
+        found = _text_searches(store, text, bound, CHUNK_COLUMNS, cache.full_text, overfetch=overfetch,
                                index=chunks, config=config)
         query_vector = query_vector() if callable(query_vector) else query_vector
         hits = _indexed_vector_hits(store, chunks, query_vector, bound, pool, overfetch)
@@ -165,7 +168,7 @@ def _indexed_vector_hits(store, index: TextIndex | None, vector: np.ndarray, as_
 
 def search_overfetch(share: float, config: SearchConfig = DEFAULT_SEARCH) -> float | None:
     """How many rows an unfiltered search reads per row wanted when a ``share`` of the table's
-    rows exists at the moment asked (:meth:`KnowledgeState.existing_share`): ``margin / share``
+    rows exists at the moment asked (:meth:`.query_cache.QueryCache.existing_share`): ``margin / share``
     (``config.postfilter_margin``: the margin covers the estimate's error), 1 when every row exists (nothing is estimated
     then: at 1M chunks the ANN search re-ranks 180 rows instead of 225, ~1 ms less); None (use
     the prefilter) when fewer than ``config.postfilter_min_share`` exist."""
@@ -196,7 +199,7 @@ def _text_searches(store, text: str | None, as_of, columns, known: dict | None =
     With ``index`` (:class:`.text_index.TextIndex`) the question is searched in process and
     names are matched later, in the pool. Else LanceDB's index is searched; ``known``: the
     full-text results found for earlier questions of the same knowledge state
-    (``KnowledgeState.full_text_results``: same table versions, so the same answer): a name's
+    (``QueryCache.full_text``: same table versions, so the same answer): a name's
     store-wide matches, and a question asked before at the same existence bound."""
     if text is None:
         return None
@@ -361,9 +364,10 @@ def start_encoding(embedder, text: str) -> Future:
     return _READS.submit(encode)
 
 
-def run_query(store, embedder, request: QueryRequest, *, knowledge, vector: np.ndarray | Future | None = None
-              ) -> QueryResponse:
-    """Answer one query; ``knowledge`` is the store's :class:`KnowledgeState`; ``vector`` the
+def run_query(store, embedder, request: QueryRequest, *, cache: QueryCache,
+              vector: np.ndarray | Future | None = None) -> QueryResponse:
+    """Answer one query; ``cache`` is the query cache of the store's knowledge state
+    (:class:`.query_cache.QueryCache`); ``vector`` the
     question's embedding if already computed, or being computed (:func:`start_encoding`); else
     it is embedded here, once."""
     profile = get_profile(request.profile)
@@ -385,18 +389,20 @@ def run_query(store, embedder, request: QueryRequest, *, knowledge, vector: np.n
     # the full-text searches feed only the lexical signal: a profile that does not weigh it
     # (naive, temporal, smartvector) does not pay for them
     cands = retrieve(store, vector if isinstance(vector, np.ndarray) else encode, request.as_of, request.k,
-                     knowledge, text=request.text if profile.lexical_weight > 0 else None,
+                     cache, text=request.text if profile.lexical_weight > 0 else None,
                      config=request.config.search)
     timings["search"] = (time.perf_counter() - t1) * 1000 - waited_ms
     t2 = time.perf_counter()
-    response = answer(cands, request, profile, knowledge)
+    response = answer(cands, request, profile, cache.knowledge, knots=cache.calibration_knots(profile.name))
     timings["rerank"] = (time.perf_counter() - t2) * 1000
     response.timings_ms = timings
     return response
 
 
-def answer(cands: Candidates, request: QueryRequest, profile: Profile, knowledge) -> QueryResponse:
-    """Rerank ``cands`` and build the explained response (the part measured by ``rerank_1000_ms``)."""
+def answer(cands: Candidates, request: QueryRequest, profile: Profile, knowledge: KnowledgeState, *,
+           knots: Knots | None = None) -> QueryResponse:
+    """Rerank ``cands`` and build the explained response (the part measured by ``rerank_1000_ms``);
+    ``knots``: the store's calibration of the profile (None: the shipped prior)."""
     as_of_us = to_us(request.as_of)
     config = request.config
     intent = parse_intent(request.text, request.as_of, config.temporal.intent) if profile.use_intent else None
@@ -406,7 +412,7 @@ def answer(cands: Candidates, request: QueryRequest, profile: Profile, knowledge
     ranked = rerank(cands, profile, t_us=t_us, intent=intent, knowledge=knowledge,
                     k=request.k, scoring=config.scoring, temporal=config.temporal)
     abstain_reason = abstention(cands, request.text, config.abstention)
-    results = build_results(cands, ranked, profile, request.k, t_us, knowledge=knowledge,
+    results = build_results(cands, ranked, profile, request.k, t_us, knots=knots,
                             abstained=abstain_reason is not None, per_document=request.passages_per_document,
                             config=config)
     rejections = build_rejections(cands, ranked, t_us, limit=max(25, 3 * request.k), config=config)
@@ -439,12 +445,12 @@ def abstention(cands: Candidates, question: str, config: AbstentionConfig = DEFA
 
 
 def build_results(cands: Candidates, ranked: Ranked, profile: Profile, k: int, t_us: int, *,
-                  knowledge=None, abstained: bool = False, per_document: int = PASSAGES_PER_DOCUMENT,
+                  knots: Knots | None = None, abstained: bool = False, per_document: int = PASSAGES_PER_DOCUMENT,
                   config: EngineConfig = DEFAULT_ENGINE) -> list[Result]:
     """The top ``k`` kept rows as explained results. ``confidence`` is the calibrated
     probability of :mod:`.calibration` (certainty from score, margin over the best disagreeing
     candidate among all kept ones, trust, validity and conflict; the store's refit of the
-    profile's knots when ``knowledge`` has operator verdicts, else the shipped prior), capped at
+    profile's knots, ``knots``, when it has operator verdicts, else the shipped prior), capped at
     ``config.abstention.cap`` when the answer abstains; tiers are thresholds on it. The rows are up to
     ``k`` passages, at most ``per_document`` of one document, grouped under their document
     (:func:`candidates.select_passages`)."""
@@ -468,7 +474,6 @@ def build_results(cands: Candidates, ranked: Ranked, profile: Profile, k: int, t
     trust = ranked.trust[top]
     current = np.isin(ranked.states[top], (STATE_VALID, STATE_TEMPORAL))
     x = calibration.certainty(scores, margins, trust, current, severity, config.calibration)
-    knots = knowledge.calibration_knots(profile.name) if hasattr(knowledge, "calibration_knots") else None
     probability = calibration.calibrate(profile.name, x, knots, raw_scores=scores)
     if abstained:
         probability = np.minimum(probability, config.abstention.cap)

@@ -179,12 +179,12 @@ def test_a_names_matches_are_searched_once_per_knowledge_state(fake_app):
 def test_a_question_asked_again_reuses_its_full_text_hits_and_profiles_without_lexical_skip_them(
         fake_app, monkeypatch):
     """LanceDB's full-text path (a store whose in-memory text index is not built yet)."""
-    from smartvector_core.knowledge import KnowledgeState
+    from smartvector_core.retrieval.query_cache import QueryCache
 
     from ..conftest import NOW
 
     _checkout_pages(fake_app, NOW)
-    monkeypatch.setattr(KnowledgeState, "text_index", lambda self, store: None)
+    monkeypatch.setattr(QueryCache, "text_index", lambda self: None)
     question = "How many replicas does the Checkout Service keep?"
     first = fake_app.query(question, as_of=NOW, profile="default", log=False)
     calls = []
