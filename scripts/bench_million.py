@@ -97,7 +97,7 @@ def query_child(directory: str, rounds: int, recall: int) -> None:
     from smartvector_core.embedding import get_embedder
     from smartvector_core.evaluation import perf
     from smartvector_core.retrieval.candidates import SEARCH_COLUMNS
-    from smartvector_core.retrieval.pipeline import search_overfetch
+    from smartvector_core.retrieval.search import search_overfetch
 
     embedder = get_embedder()
     _, questions = perf.real_store(embedder)

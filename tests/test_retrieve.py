@@ -9,7 +9,7 @@ from datetime import datetime
 import numpy as np
 
 from smartvector_core.clock import parse_time, to_us
-from smartvector_core.retrieval.pipeline import retrieve
+from smartvector_core.retrieval.search import retrieve
 
 from .conftest import NOW
 

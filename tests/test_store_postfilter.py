@@ -10,7 +10,7 @@ import pytest
 
 from smartvector_core import store as store_module
 from smartvector_core.clock import parse_time
-from smartvector_core.retrieval.pipeline import search_overfetch
+from smartvector_core.retrieval.search import search_overfetch
 
 from .conftest import NOW
 

@@ -19,7 +19,7 @@ Choices (documented here, tested in ``tests/evaluation/test_runner.py``):
 - **The query path itself.** The questions are embedded in one batch (as ``query --batch`` does);
   every registered profile answers through :meth:`SmartVector.query` (``log=False``, one
   knowledge snapshot), so the numbers are those of ``query --batch --json``. Variants (ablations,
-  the weight sweep) rerank each query's cached candidate pool (:func:`retrieval.pipeline.retrieve`
+  the weight sweep) rerank each query's cached candidate pool (:func:`retrieval.search.retrieve`
   with the question's text, as the query path fetches it) with :func:`retrieval.pipeline.answer`.
 - **Baselines** (same store, same candidate pool or LanceDB's full-text index), each returning
   up to k passages (chunks), at most ``PASSAGES_PER_DOCUMENT`` of one document, as the profiles
@@ -62,8 +62,9 @@ import numpy as np
 from ..clock import parse_time, to_us
 from ..errors import InputError
 from ..retrieval.candidates import PASSAGES_PER_DOCUMENT, Candidates, select_passages
-from ..retrieval.pipeline import QueryRequest, answer, retrieve
+from ..retrieval.pipeline import QueryRequest, answer
 from ..retrieval.profiles import PROFILES, Profile, get_profile
+from ..retrieval.search import retrieve
 from ..service import SmartVector
 from ..settings import load_settings
 from .baselines import (

@@ -43,7 +43,6 @@ abstains and no result keeps a confidence above ``AbstentionConfig.cap``.
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Sequence
 from functools import lru_cache
 from pathlib import Path
@@ -55,16 +54,9 @@ import pyarrow.compute as pc
 
 from ..config.query import DEFAULT_ABSTENTION, DEFAULT_CALIBRATION, AbstentionConfig, CalibrationConfig
 from ..errors import InputError
+from ..words import CONTENT_STOP_WORDS, content_words
 
 KNOTS_FILE = Path(__file__).with_name("calibration.json")
-_WORD = re.compile(r"[a-z0-9]+")
-_STOP_WORDS = """a an the and or of to in on at for by with from as is are was were be been being do does
-did what which who whom whose when where why how this that these those it its there their our your my we you
-they he she i me us them any some all can could should would will may might must shall about into over under
-than then so not no yes if else also just only very more most much many per vs via please tell show give
-get know need want now today current currently latest new"""
-_STOP = frozenset(_STOP_WORDS.split())
-
 
 def certainty(scores: np.ndarray, margins: np.ndarray, trust: np.ndarray | float = 1.0,
               current: np.ndarray | bool = True, severity: np.ndarray | float = 0.0,
@@ -161,13 +153,8 @@ def save_knots(per_profile: dict[str, dict[str, list[float]]], meta: dict) -> No
     _shipped.cache_clear()
 
 
-def content_words(text: str) -> set[str]:
-    """Lower-cased words of ``text`` of 3+ characters that are not stop words."""
-    return {w for w in _WORD.findall(str(text).lower()) if len(w) >= 3 and w not in _STOP}
-
-
 _STEM = 5               # ours: words sharing their first five letters count as one ("refund", "refunds")
-_LONG_STOP = "|".join(sorted(w for w in _STOP if len(w) >= _STEM))
+_LONG_STOP = "|".join(sorted(w for w in CONTENT_STOP_WORDS if len(w) >= _STEM))
 
 
 def lexical_support(question: str, best, pool=None, generic_share: float = DEFAULT_ABSTENTION.generic_share) -> float:
@@ -177,7 +164,7 @@ def lexical_support(question: str, best, pool=None, generic_share: float = DEFAU
     nothing about what the question is about. 0 when the question has no content word.
 
     A question word ``w`` occurs in a text when one of the text's :func:`content_words` ``u``
-    shares a stem with it (``{w, w[:5]} ∩ {u, u[:5]} ≠ ∅``). That is: for ``len(w) >= 5``, some
+    (:func:`smartvector_core.words.content_words`) shares a stem with it (``{w, w[:5]} ∩ {u, u[:5]} ≠ ∅``). That is: for ``len(w) >= 5``, some
     content word starts with ``w[:5]``; for a shorter ``w``, ``w`` itself is a word of the text.
     Both are tested as one regular expression per question word over all texts at once (Arrow
     compute, :func:`_word_rows`), not word sets per candidate. ``best`` and ``pool``: sequences

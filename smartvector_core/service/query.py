@@ -11,7 +11,7 @@ from ..errors import InputError
 from ..models import QueryResponse
 from ..retrieval import QueryRequest, get_profile, run_query
 from ..retrieval.candidates import PASSAGES_PER_DOCUMENT
-from ..retrieval.pipeline import start_encoding
+from ..retrieval.search import start_encoding
 from .core import (
     MAX_K,
 )

@@ -10,7 +10,8 @@ import pytest
 
 from smartvector_core.retrieval import get_profile
 from smartvector_core.retrieval.lexical import NAME_SHARE, lexical_signal, subject_terms
-from smartvector_core.retrieval.pipeline import QueryRequest, answer, retrieve
+from smartvector_core.retrieval.pipeline import QueryRequest, answer
+from smartvector_core.retrieval.search import retrieve
 
 from ..conftest import NOW
 
