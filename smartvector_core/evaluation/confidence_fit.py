@@ -42,6 +42,7 @@ from typing import Any
 import numpy as np
 
 from ..clock import iso, parse_time
+from ..config import DEFAULT_ENGINE
 from ..errors import InputError
 from ..retrieval import confidence_model as cm
 from ..retrieval.calibration import KNOTS_FILE, calibrate, certainty
@@ -313,7 +314,7 @@ def confidences(rows: dict[str, np.ndarray], profile: str, fitted: dict[str, Any
         return rows["confidence"][keep].astype(float)
     model = cm.ConfidenceModel.from_dict(fitted["model"])
     p = np.interp(model.certainty(rows["x"][keep]), fitted["x"], fitted["y"])
-    return np.where(rows["abstained"][keep].astype(bool), np.minimum(p, 0.25), p)
+    return np.where(rows["abstained"][keep].astype(bool), np.minimum(p, DEFAULT_ENGINE.abstention.cap), p)
 
 
 def before_confidences(rows: dict[str, np.ndarray], profile: str, knots: dict[str, Any] | None) -> np.ndarray:
@@ -326,7 +327,7 @@ def before_confidences(rows: dict[str, np.ndarray], profile: str, knots: dict[st
                      x[:, col["conflict"]])
     k = None if knots is None else (np.asarray(knots["x"]), np.asarray(knots["y"]))
     p = calibrate(profile, cert, k) if k is not None else cert
-    return np.where(rows["abstained"][keep].astype(bool), np.minimum(p, 0.25), p)
+    return np.where(rows["abstained"][keep].astype(bool), np.minimum(p, DEFAULT_ENGINE.abstention.cap), p)
 
 
 def top1(rows: dict[str, np.ndarray], profile: str, conf: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -374,7 +375,6 @@ def fit_prior_command(*, embedder, repo: Path, realdata: Path, realtimeqa: Path 
     off: the rows already in ``rows_dir``), fit the prior, write it (``write``), and report the
     top-1 table of every corpus' report part: naive, and each profile before (``before``: the
     earlier prior's file, default the one being replaced) and after."""
-    from ..config import DEFAULT_ENGINE
     from ..retrieval.profiles import PROFILES
 
     t0 = time.perf_counter()

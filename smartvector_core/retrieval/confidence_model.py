@@ -182,7 +182,7 @@ def question_words(question: str, intent=None) -> QuestionWords:
     """The question's content words (:func:`calibration.content_words`), names
     (:func:`lexical.subject_terms`, split into words), years, and from ``intent`` whether it
     names a period, a date to judge at or a version, and whether it asks for the latest."""
-    from .calibration import content_words
+    from ..words import content_words
     from .lexical import subject_terms
 
     words = tuple(sorted(content_words(question)))
