@@ -281,7 +281,8 @@ def _fit_prior(app: SmartVector, args) -> int:
     out = fit_prior_command(embedder=app.embedder, repo=Path(__file__).resolve().parent.parent,
                             realdata=Path(args.realdata), realtimeqa=rtqa, rows_dir=Path(args.rows),
                             cache=Path(args.cache) if args.cache else None, collect_rows=not args.reuse_rows,
-                            write=not args.dry_run, log=lambda m: _eprint(f"fit-prior: {m}"))
+                            write=not args.dry_run, before=Path(args.before) if args.before else None,
+                            log=lambda m: _eprint(f"fit-prior: {m}"))
     print(dumps(out) if args.json else format_table(out["table"]))
     return 0
 
@@ -377,6 +378,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--reuse-rows", dest="reuse_rows", action="store_true",
                    help="--fit-prior: fit on the rows already collected (no benchmark runs)")
     p.add_argument("--dry-run", dest="dry_run", action="store_true", help="--fit-prior: report, write nothing")
+    p.add_argument("--before", help="--fit-prior: the earlier prior to report beside the new one "
+                                    "(default: the file being replaced)")
     p.set_defaults(func=cmd_calibration)
 
     p = sub.add_parser("consolidate", help="run the consolidation agent now")
