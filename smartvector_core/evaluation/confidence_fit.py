@@ -294,7 +294,7 @@ def fit_prior(rows: dict[tuple[str, str], dict[str, np.ndarray]], *, profiles: S
         if not xs:
             continue
         x, y, w, f = (np.concatenate(a) for a in (xs, ys, ws, firsts))
-        model = cm.fit_model(x, y, w, c=c)
+        model = cm.fit_model(x, y, w, c=c, fixed=single_corpus_features(xs))
         top = f > 0
         vx, vy = (verdicts or {}).get(name, ((), ()))
         cert = np.r_[model.certainty(x[top]), np.asarray(vx, dtype=np.float64)]
@@ -303,6 +303,14 @@ def fit_prior(rows: dict[tuple[str, str], dict[str, np.ndarray]], *, profiles: S
         fitted[name] = {"model": model.to_dict(), "x": [float(v) for v in kx], "y": [float(v) for v in ky],
                         "n": int(len(y) + len(vx))}
     return fitted
+
+
+def single_corpus_features(per_corpus: Sequence[np.ndarray]) -> frozenset[str]:
+    """The features that vary within fewer than two corpora (``per_corpus``: each corpus' fit
+    rows). Their weight would only tell that corpus from the others (trust is the authority
+    default 0.7 everywhere but in the paper suite): the fit holds them at 0."""
+    varies = np.sum([np.asarray(x).std(axis=0) > 1e-9 for x in per_corpus], axis=0)
+    return frozenset(n for n, v in zip(cm.FEATURES, varies, strict=True) if v < 2)
 
 
 def confidences(rows: dict[str, np.ndarray], profile: str, fitted: dict[str, Any] | None) -> np.ndarray:

@@ -284,10 +284,22 @@ def evidence(asked: QuestionWords, *, top: np.ndarray, kept: np.ndarray, raw_cos
     return out
 
 
+POSITIONAL = frozenset({"first"})   # where the result stands, not evidence about it: never listed as a factor
+# Features that say something is there (a period asked, a name missing, a conflict): listed only
+# when it is (their absence moving a confidence is not something to tell an operator)
+PRESENCE = frozenset({"names_missing", "period_asked", "range_asked", "range_unmatched", "time_asked",
+                      "version_missed", "range_ignored", "chain", "conflict", "recency_asked"})
+
+
 def factors(model: ConfidenceModel, x: np.ndarray, names: tuple[str, ...] = FEATURES) -> list[list[str]]:
     """Per row, the up to :data:`FACTORS_SHOWN` features that moved its log-odds most against an
-    average result (``|w_j · z_j| ≥ FACTOR_FLOOR``), largest first, in words."""
-    contrib = model.contributions(model.aligned(x, names))
+    average result (``|w_j · z_j| ≥ FACTOR_FLOOR``), largest first, in words; rank itself
+    (:data:`POSITIONAL`) is not listed, nor a :data:`PRESENCE` feature whose thing is absent."""
+    values = model.aligned(x, names)
+    contrib = model.contributions(values)
+    contrib[:, [j for j, n in enumerate(model.features) if n in POSITIONAL]] = 0.0
+    absent = np.array([n in PRESENCE for n in model.features], dtype=bool)[None, :] & (values <= 0)
+    contrib[absent] = 0.0
     order = np.argsort(-np.abs(contrib), axis=1, kind="stable")[:, :FACTORS_SHOWN]
     out: list[list[str]] = []
     for row, picks in zip(contrib, order, strict=True):     # per result (k of them)
@@ -311,12 +323,12 @@ DIRECTION: dict[str, int] = {
 
 
 def fit_model(x: np.ndarray, y: np.ndarray, weights: np.ndarray | None = None, *, c: float = 0.5,
-              names: tuple[str, ...] = FEATURES) -> ConfidenceModel:
+              names: tuple[str, ...] = FEATURES, fixed: frozenset[str] = frozenset()) -> ConfidenceModel:
     """Logistic regression on standardised features, L2-regularised (``C = c``, as
     scikit-learn's: minimise ``Σ_i w_i · logloss_i + ||w||² / (2C)`` with the weights summing to
     the row count), each weight constrained to the sign of :data:`DIRECTION` (L-BFGS-B bounds);
-    a feature constant in the data gets weight 0. ``weights``: per row (e.g. each corpus one
-    share)."""
+    a feature constant in the data, or named in ``fixed``, gets weight 0. ``weights``: per row
+    (e.g. each corpus one share)."""
     from scipy.optimize import minimize
 
     x = np.asarray(x, dtype=np.float64)
@@ -337,6 +349,7 @@ def fit_model(x: np.ndarray, y: np.ndarray, weights: np.ndarray | None = None, *
         grad = np.r_[g.sum(), z.T @ g + theta[1:] / c]
         return float(ll.sum() + theta[1:] @ theta[1:] / (2 * c)), grad
 
+    flat = flat | np.array([n in fixed for n in names], dtype=bool)
     bounds = [(None, None)] + [(0.0, 0.0) if f else ((0.0, None) if DIRECTION.get(n, 0) > 0 else
                                                      (None, 0.0) if DIRECTION.get(n, 0) < 0 else (None, None))
                                for n, f in zip(names, flat, strict=True)]

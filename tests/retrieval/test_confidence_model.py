@@ -190,3 +190,34 @@ def test_a_period_the_question_names_and_the_passage_does_not_mention():
     assert x[:, COL["range_asked"]].tolist() == [1.0, 1.0]
     assert x[:, COL["range_unmatched"]].tolist() == [0.0, 1.0]
     assert x[:, COL["period_in_text"]].tolist() == [0.5, 0.0]
+
+
+def test_a_feature_held_fixed_gets_no_weight_and_rank_is_never_a_factor():
+    rng = np.random.default_rng(1)
+    x = rng.normal(size=(300, len(cm.FEATURES)))
+    y = (x[:, COL["trust"]] + x[:, COL["margin"]]) > 0
+    model = cm.fit_model(x, y, fixed=frozenset({"trust"}))
+    assert model.coef[COL["trust"]] == 0.0 and model.coef[COL["margin"]] > 0
+    first = _model(first=5.0, margin=0.2)
+    row = np.zeros((1, len(cm.FEATURES)))
+    row[0, COL["first"]], row[0, COL["margin"]] = 1.0, 1.0
+    assert cm.factors(first, row) == [["no other answer comes close"]]
+
+
+def test_features_that_vary_in_one_corpus_only_are_held_at_zero():
+    from smartvector_core.evaluation.confidence_fit import single_corpus_features
+
+    a = np.zeros((4, len(cm.FEATURES)))
+    b = np.zeros((4, len(cm.FEATURES)))
+    a[:, COL["trust"]] = [0.7, 0.9, 1.0, 0.8]          # varies in one corpus only
+    a[:, COL["margin"]] = b[:, COL["margin"]] = [0.1, 0.2, 0.0, -0.1]
+    fixed = single_corpus_features([a, b])
+    assert "trust" in fixed and "margin" not in fixed
+
+
+def test_an_absent_thing_is_not_listed_as_a_factor():
+    model = cm.ConfidenceModel(cm.FEATURES, np.full(len(cm.FEATURES), 0.5), np.ones(len(cm.FEATURES)),
+                               np.where(np.array(cm.FEATURES) == "range_ignored", -2.0, 0.0), 0.0)
+    rows = np.zeros((2, len(cm.FEATURES)))
+    rows[1, COL["range_ignored"]] = 1.0
+    assert cm.factors(model, rows) == [[], ["nothing relevant falls in the named period"]]
