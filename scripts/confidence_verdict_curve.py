@@ -25,7 +25,7 @@ from smartvector_core.evaluation.confidence_fit import fit_prior, load_rows
 from smartvector_core.retrieval import confidence_model as cm
 from smartvector_core.retrieval.calibration import auroc, expected_calibration_error, refit_knots
 
-STEPS = (0, 5, 10, 20, 40, 80, 160, 320)
+STEPS = (0, 5, 10, 20, 30, 40, 60, 100, 200, 400)
 
 
 def top1_certainty(data: dict, profile: str, model: cm.ConfidenceModel) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

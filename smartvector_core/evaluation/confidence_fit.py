@@ -7,18 +7,18 @@ is a right answer (its id is relevant), its rank, and whether the answer abstain
 sampled per corpus with a fixed seed so that a fit runs in minutes on a small CPU
 (:data:`CORPORA`); every corpus has a **fit** part and a **report** part that never overlap:
 
-=================  ============================================  ==========================================
-corpus             fit                                           report
-=================  ============================================  ==========================================
-``paper``          the paper suite's ``tune`` split              its ``heldout`` split
-``changelogs``     ``data/real/changelogs`` ``split: tune``       ``split: test``
-``flask-docs``     ``data/real/flask-docs`` ``split: tune``       ``split: test``
-``timeqa``         TimeQA train, a seeded half of its pages      the other half (a page's paragraphs and
-                                                                 questions stay on one side)
-``situatedqa``     SituatedQA train                              SituatedQA dev
-``realtimeqa``     RealTimeQA 2022: weeks sampled from the       weeks sampled from the others
-                   alternate weeks, all their questions
-=================  ============================================  ==========================================
+=================  ===========================================  ==========================================
+corpus             fit                                          report
+=================  ===========================================  ==========================================
+``paper``          the paper suite's ``tune`` split             its ``heldout`` split
+``changelogs``     ``data/real/changelogs`` ``split: tune``      ``split: test``
+``flask-docs``     ``data/real/flask-docs`` ``split: tune``      ``split: test``
+``timeqa``         TimeQA train, a seeded half of its pages     the other half (a page's paragraphs and
+                                                                questions stay on one side)
+``situatedqa``     SituatedQA train                             SituatedQA dev
+``realtimeqa``     RealTimeQA 2022: weeks drawn from alternate  weeks drawn from the others, all their
+                   weeks, all their questions                   questions (articles cut to 800 characters)
+=================  ===========================================  ==========================================
 
 The fit (:func:`fit_prior`) weighs each corpus equally (its rows share one unit of weight), fits
 :func:`confidence_model.fit_model` per profile and the isotonic map on its certainties
@@ -195,34 +195,33 @@ def collect_from(bench, *, profiles: Sequence[str] = FIT_PROFILES) -> dict[str, 
     k = bench.k
     rows: dict[str, list] = {key: [] for key in ("x", "right", "rank", "qid", "profile", "abstained",
                                                 "confidence", "certainty")}
-    if True:
-        app = bench.app
-        app.batching = True
-        try:
-            for i, q in enumerate(bench.queries):
-                relevant = set(q.relevant)
-                for name in ("naive", *profiles):
-                    resp = app.query(q.text, as_of=q.as_of, profile=name, k=k, query_id=q.id, log=False,
-                                     vector=bench.vectors[i])
-                    if not resp.results:      # no result: counted as a wrong top-1 at confidence 0
-                        rows["x"].append(np.zeros(len(cm.FEATURES)))
-                        for key, value in (("right", False), ("rank", 1), ("qid", q.id), ("profile", name),
-                                           ("abstained", True), ("confidence", 0.0), ("certainty", 0.0)):
-                            rows[key].append(value)
-                        continue
-                    for r in resp.results:
-                        ev = r.evidence if r.evidence else (0.0,) * len(cm.FEATURES)
-                        rows["x"].append(np.asarray(ev, dtype=np.float64))
-                        rows["right"].append(r.id in relevant)
-                        rows["rank"].append(r.rank)
-                        rows["qid"].append(q.id)
-                        rows["profile"].append(name)
-                        rows["abstained"].append(resp.abstained)
-                        rows["confidence"].append(r.confidence)
-                        rows["certainty"].append(r.certainty)
-        finally:
-            app.flush()
-            app.batching = False
+    app = bench.app
+    app.batching = True
+    try:
+        for i, q in enumerate(bench.queries):
+            relevant = set(q.relevant)
+            for name in ("naive", *profiles):
+                resp = app.query(q.text, as_of=q.as_of, profile=name, k=k, query_id=q.id, log=False,
+                                 vector=bench.vectors[i])
+                if not resp.results:      # no result: counted as a wrong top-1 at confidence 0
+                    rows["x"].append(np.zeros(len(cm.FEATURES)))
+                    for key, value in (("right", False), ("rank", 1), ("qid", q.id), ("profile", name),
+                                       ("abstained", True), ("confidence", 0.0), ("certainty", 0.0)):
+                        rows[key].append(value)
+                    continue
+                for r in resp.results:
+                    ev = r.evidence if r.evidence else (0.0,) * len(cm.FEATURES)
+                    rows["x"].append(np.asarray(ev, dtype=np.float64))
+                    rows["right"].append(r.id in relevant)
+                    rows["rank"].append(r.rank)
+                    rows["qid"].append(q.id)
+                    rows["profile"].append(name)
+                    rows["abstained"].append(resp.abstained)
+                    rows["confidence"].append(r.confidence)
+                    rows["certainty"].append(r.certainty)
+    finally:
+        app.flush()
+        app.batching = False
     out = {key: np.asarray(v) for key, v in rows.items() if key != "x"}
     out["x"] = np.stack(rows["x"]) if rows["x"] else np.zeros((0, len(cm.FEATURES)))
     return out
