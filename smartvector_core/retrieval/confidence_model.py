@@ -145,10 +145,13 @@ class ConfidenceModel:
 
     def aligned(self, x: np.ndarray, names: tuple[str, ...] = FEATURES) -> np.ndarray:
         """``x`` (columns ``names``) reordered to this model's features (a missing one: its mean)."""
-        at = {n: i for i, n in enumerate(names)}
         x = np.asarray(x, dtype=np.float64).reshape(-1, len(names))
-        cols = [x[:, at[n]] if n in at else np.full(len(x), m) for n, m in zip(self.features, self.mean, strict=True)]
-        return np.stack(cols, axis=1) if cols else np.zeros((len(x), 0))
+        if tuple(names) == self.features:
+            return x
+        at = {n: i for i, n in enumerate(names)}
+        idx = np.array([at.get(n, -1) for n in self.features], dtype=np.intp)
+        out = x[:, np.maximum(idx, 0)] if len(idx) else np.zeros((len(x), 0))
+        return np.where(idx >= 0, out, self.mean)
 
 
 def _floats(a: np.ndarray) -> list[float]:
@@ -225,9 +228,11 @@ def evidence(asked: QuestionWords, *, top: np.ndarray, kept: np.ndarray, raw_cos
     row; ``groups_kept``: the agreement group (chain, else document) of each kept row;
     ``margins``, ``trust``, ``current``, ``severity``, ``age_days``: per result; ``temporal``,
     ``content_time``: the signals per pool row (None: not scored); ``texts``: title and text per
-    pool row (Arrow strings); ``versions``: each pool row's document version (a version the
-    question names matches it exactly or as a prefix of its dotted parts: "2.2" is "2.2.1"). A word the question shares with more than ``generic_share`` of the
-    pool is not specific support (as in :func:`calibration.lexical_support`)."""
+    pool row (Arrow strings; only the results and the best :data:`AGREEMENT_TOP` kept rows are
+    read); ``versions``: each pool row's document version (a version the question names matches
+    it exactly or as a prefix of its dotted parts: "2.2" is "2.2.1"). A word the question shares
+    with more than ``generic_share`` of the best kept passages is not specific support (the rule
+    of :func:`calibration.lexical_support`)."""
     n = len(top)
     cos = np.asarray(raw_cosine, dtype=np.float64)
     out = np.zeros((n, len(FEATURES)), dtype=np.float64)
@@ -237,21 +242,23 @@ def evidence(asked: QuestionWords, *, top: np.ndarray, kept: np.ndarray, raw_cos
     out[:, col["score"]] = np.nan_to_num(np.asarray(score, dtype=np.float64)[top])
     out[:, col["margin"]] = np.clip(np.nan_to_num(margins, nan=MARGIN_CLIP), -MARGIN_CLIP, MARGIN_CLIP)
     out[:, col["first"]] = np.arange(n) == 0
+    texts = texts if isinstance(texts, pa.Array | pa.ChunkedArray) else pa.array(list(texts), pa.large_string())
     if asked.words:
-        found = word_presence(texts, asked.words, prefix=True)          # (words, pool)
-        specific = found.sum(axis=1) <= max(generic_share * found.shape[1], 1)
-        out[:, col["support"]] = (found[:, top] & specific[:, None]).mean(axis=0)
-    if asked.names:
-        terms = tuple(dict.fromkeys(t for name in asked.names for t in name))
+        # specific: in at most generic_share of the best kept passages (and the results)
+        near = np.unique(np.r_[np.asarray(kept[:AGREEMENT_TOP], dtype=np.intp), top])
+        found = word_presence(texts.take(pa.array(near)), asked.words, prefix=True)     # (words, near)
+        specific = found.sum(axis=1) <= max(generic_share * len(near), 1)
+        out[:, col["support"]] = (found[:, np.searchsorted(near, top)] & specific[:, None]).mean(axis=0)
+    terms = tuple(dict.fromkeys([*(t for name in asked.names for t in name), *asked.years]))
+    if terms:                          # names and years, as whole words of the results' texts
         at = {t: i for i, t in enumerate(terms)}
-        rows = pa.array(texts).take(pa.array(top)) if not isinstance(texts, pa.Array) else texts.take(pa.array(top))
-        found = word_presence(rows, terms, prefix=False)
-        named = np.stack([found[[at[t] for t in name]].all(axis=0) for name in asked.names])
-        out[:, col["names_missing"]] = 1.0 - named.mean(axis=0)
-    if asked.years:
-        rows = texts.take(pa.array(top)) if isinstance(texts, pa.Array) else pa.array(texts).take(pa.array(top))
-        out[:, col["period_asked"]] = 1.0
-        out[:, col["period_in_text"]] = word_presence(rows, asked.years, prefix=False).mean(axis=0)
+        found = word_presence(texts.take(pa.array(top)), terms, prefix=False)
+        if asked.names:
+            named = np.stack([found[[at[t] for t in name]].all(axis=0) for name in asked.names])
+            out[:, col["names_missing"]] = 1.0 - named.mean(axis=0)
+        if asked.years:
+            out[:, col["period_asked"]] = 1.0
+            out[:, col["period_in_text"]] = found[[at[y] for y in asked.years]].mean(axis=0)
     if asked.range_asked:
         out[:, col["range_asked"]] = 1.0
         out[:, col["range_unmatched"]] = out[:, col["period_in_text"]] == 0
