@@ -228,11 +228,10 @@ def evidence(asked: QuestionWords, *, top: np.ndarray, kept: np.ndarray, raw_cos
     row; ``groups_kept``: the agreement group (chain, else document) of each kept row;
     ``margins``, ``trust``, ``current``, ``severity``, ``age_days``: per result; ``temporal``,
     ``content_time``: the signals per pool row (None: not scored); ``texts``: title and text per
-    pool row (Arrow strings; only the results and the best :data:`AGREEMENT_TOP` kept rows are
-    read); ``versions``: each pool row's document version (a version the question names matches
+    pool row (Arrow strings); ``versions``: each pool row's document version (a version the question names matches
     it exactly or as a prefix of its dotted parts: "2.2" is "2.2.1"). A word the question shares
-    with more than ``generic_share`` of the best kept passages is not specific support (the rule
-    of :func:`calibration.lexical_support`)."""
+    with more than ``generic_share`` of the pool is not specific support (the rule of
+    :func:`calibration.lexical_support`)."""
     n = len(top)
     cos = np.asarray(raw_cosine, dtype=np.float64)
     out = np.zeros((n, len(FEATURES)), dtype=np.float64)
@@ -244,11 +243,9 @@ def evidence(asked: QuestionWords, *, top: np.ndarray, kept: np.ndarray, raw_cos
     out[:, col["first"]] = np.arange(n) == 0
     texts = texts if isinstance(texts, pa.Array | pa.ChunkedArray) else pa.array(list(texts), pa.large_string())
     if asked.words:
-        # specific: in at most generic_share of the best kept passages (and the results)
-        near = np.unique(np.r_[np.asarray(kept[:AGREEMENT_TOP], dtype=np.intp), top])
-        found = word_presence(texts.take(pa.array(near)), asked.words, prefix=True)     # (words, near)
-        specific = found.sum(axis=1) <= max(generic_share * len(near), 1)
-        out[:, col["support"]] = (found[:, np.searchsorted(near, top)] & specific[:, None]).mean(axis=0)
+        found = word_presence(texts, asked.words, prefix=True)          # (words, pool)
+        specific = found.sum(axis=1) <= max(generic_share * found.shape[1], 1)
+        out[:, col["support"]] = (found[:, top] & specific[:, None]).mean(axis=0)
     terms = tuple(dict.fromkeys([*(t for name in asked.names for t in name), *asked.years]))
     if terms:                          # names and years, as whole words of the results' texts
         at = {t: i for i, t in enumerate(terms)}
