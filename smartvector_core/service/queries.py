@@ -13,6 +13,9 @@ from typing import Any
 from ..clock import parse_time
 from ..errors import InputError
 from ..ingest.parse import _decode, _read_bytes, parse_jsonl
+from ..ingest.validate import clean_id, is_encodable
+
+MAX_QUERY_ID_CHARS = 200   # the API's bound on a query id, and the file's
 
 QUERY_FIELDS = {"id", "text", "as_of", "relevant", "stale"}
 
@@ -30,7 +33,10 @@ class QuerySpec:
 
 
 def read_queries(path: str | Path, *, now: datetime, warn: Callable[[str], None] | None = None) -> list[QuerySpec]:
-    """Read a queries JSONL file; unknown fields are kept in ``extra`` (with one warning)."""
+    """Read a queries JSONL file; unknown fields are kept in ``extra`` (with one warning).
+
+    A query id is text or a whole number (a list or an object is refused), checked by
+    :func:`~smartvector_core.ingest.validate.clean_id` (NFC, no control characters)."""
     path = Path(path)
     text = _decode(_read_bytes(path, 50 * 1024 * 1024), str(path))
     specs: list[QuerySpec] = []
@@ -41,10 +47,14 @@ def read_queries(path: str | Path, *, now: datetime, warn: Callable[[str], None]
         file, _, line = origin.rpartition(":")
         where = {"file": file, "line": int(line)}
         qtext = record.get("text")
+        if isinstance(qtext, str) and not is_encodable(qtext):
+            raise InputError("holds a lone surrogate (a \\ud800-\\udfff escape that is half a character)",
+                             field="text", **where)
         if not isinstance(qtext, str) or not qtext.strip():
             raise InputError("missing or empty: every query needs its text", field="text", **where)
         qid = record.get("id")
-        qid = str(qid) if qid not in (None, "") else f"q{len(specs) + 1}"
+        qid = (clean_id(qid, field="id", max_chars=MAX_QUERY_ID_CHARS, **where) if qid not in (None, "")
+               else f"q{len(specs) + 1}")
         if qid in seen:
             raise InputError(f"duplicate query id {qid!r}", field="id", **where)
         seen.add(qid)
