@@ -95,6 +95,7 @@ def cmd_query(app: SmartVector, args) -> int:
             raise InputError("give either TEXT or --batch FILE, not both", field="query")
         asked_at = clock.now()
         specs = read_queries(args.batch, now=asked_at, warn=lambda m: _eprint(f"warning: {m}"))
+        app.check_query_ids({spec.id: spec.text for spec in specs if spec.id_given})
         vectors = app.embedder.encode([spec.text for spec in specs]) if specs else []   # one batched call
         app.batching = True
         try:
@@ -191,10 +192,14 @@ def _parse_versions(text: str) -> dict[str, int]:
     out: dict[str, int] = {}
     for part in text.split(","):
         name, _, value = part.strip().rpartition("=")
+        name = name.strip() or "chunks"
         try:
-            out[name.strip() or "chunks"] = int(value)
+            number = int(value)
         except ValueError:
             raise InputError(f"expected N or TABLE=N[,TABLE=N], found {text!r}", field="--version") from None
+        if name in out:
+            raise InputError(f"table {name!r} given twice, found {text!r}", field="--version")
+        out[name] = number
     return out
 
 
@@ -213,11 +218,9 @@ def cmd_restore(app: SmartVector, args) -> int:
             if name not in RESTORABLE_TABLES:
                 raise InputError(f"expected a table of {', '.join(RESTORABLE_TABLES)} (events and queries are "
                                  f"append-only history), found {name!r}", field="--version")
-        current = app.store.table_versions()
-        for name, number in versions.items():
-            if not 1 <= number <= current[name]:
-                raise InputError(f"expected a {name} version in 1..{current[name]}, found {number}",
-                                 field="--version")
+    problem = app.store.restore_problem(tag=args.tag, versions=versions)   # every version checked before any
+    if problem:
+        raise InputError(problem, field="--tag" if args.tag is not None else "--version")
     restored = app.restore(tag=args.tag, versions=versions, now=clock.now())
     print(dumps({"restored": restored}) if args.json else
           "restored: " + ", ".join(f"{k} -> version {v}" for k, v in restored.items()))

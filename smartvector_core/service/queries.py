@@ -30,6 +30,7 @@ class QuerySpec:
     relevant: list[str]
     stale: list[str]
     extra: dict[str, Any]
+    id_given: bool = True     # False: numbered by its line (``q1``, ``q2``, ...), not named in the file
 
 
 def read_queries(path: str | Path, *, now: datetime, warn: Callable[[str], None] | None = None) -> list[QuerySpec]:
@@ -74,7 +75,8 @@ def read_queries(path: str | Path, *, now: datetime, warn: Callable[[str], None]
             labels[name] = value
         extra = {k: v for k, v in record.items() if k not in QUERY_FIELDS}
         unknown.update(extra)
-        specs.append(QuerySpec(qid, qtext.strip(), as_of, labels["relevant"], labels["stale"], extra))
+        specs.append(QuerySpec(qid, qtext.strip(), as_of, labels["relevant"], labels["stale"], extra,
+                               id_given=record.get("id") not in (None, "")))
     if not specs:   # as for a corpus file (ingest/parse.py): an empty file is a mistake, not zero questions
         raise InputError("no queries: the file is empty or holds only blank lines", file=str(path))
     if unknown and warn:
