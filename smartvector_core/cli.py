@@ -236,7 +236,12 @@ def cmd_tag(app: SmartVector, args) -> int:
 
 
 def cmd_maintain(app: SmartVector, args) -> int:
-    """``maintain``: compact, and drop versions older than the retention age (tagged ones kept)."""
+    """``maintain``: compact, and drop versions older than the retention age (tagged ones kept);
+    ``--repair``: only undo what a fault left (broken tag files, stale locks), and say what."""
+    if args.repair:
+        done = app.repair()
+        print(dumps({"repaired": done}) if args.json else "\n".join(f"repaired: {line}" for line in done))
+        return 0
     out = app.maintain(cleanup_older_than_days=args.older_than_days, now=clock.now())
     print(dumps(out) if args.json else
           f"kept versions newer than {out['cleanup_older_than_days']} days and tags "
@@ -379,6 +384,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("maintain", help="retention: compact and clean up old versions (tagged ones are kept)")
     p.add_argument("--older-than-days", dest="older_than_days", type=float, default=RETENTION_DAYS,
                    help="drop untagged versions older than this (default 7)")
+    p.add_argument("--repair", action="store_true",
+                   help="only repair what a fault left (a tag file a full disk broke, a stale lock) and say what")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_maintain)
 
@@ -429,7 +436,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         app = SmartVector(load_settings(args.store))
-        return int(args.func(app, args) or 0)
+        code = int(args.func(app, args) or 0)
+        if app._store is not None and args.func is not cmd_maintain:
+            for line in app.store.repairs:   # done when the store opened (maintain --repair prints them itself)
+                _eprint(f"warning: repaired: {line}")
+        return code
     except InputError as exc:
         _eprint(f"error: {exc}")
         return 2

@@ -5,14 +5,16 @@ after it has set LanceDB's log level."""
 
 from __future__ import annotations
 
+import contextlib
 import time
 from datetime import datetime, timedelta
 from typing import Any
 
 from lancedb.index import FTS, Bitmap, BTree, IvfHnswSq
 
-from .errors import InputError
+from .errors import InputError, StoreError
 from .store_index import ivf_hnsw_partitions
+from .store_repair import repair_tags
 from .store_schema import RESTORABLE_TABLES, check_tag_label
 
 # Index policy (measured, see docs/PERF.md): under SCALAR_INDEX_MIN_ROWS a scan is as fast as
@@ -42,15 +44,29 @@ class Versions:
         return int(self._tables[name].stats()["fragment_stats"]["num_fragments"])
 
     def tag(self, label: str) -> dict[str, int]:
-        """Tag the current version of every table with ``label`` (kept by cleanup)."""
+        """Tag the current version of every table with ``label`` (kept by cleanup), all or
+        nothing: a table that cannot be tagged (a full disk) is a :class:`StoreError`, its
+        broken tag file is removed (:func:`~smartvector_core.store_repair.repair_tags`) and the
+        tags this call created on the other tables are deleted again."""
         label = check_tag_label(label)
-        versions = {}
+        versions: dict[str, int] = {}
+        created: list[Any] = []
         with self.write_lock():
             for name, t in self._tables.items():
-                if label in t.tags.list():
-                    t.tags.update(label, t.version)
-                else:
-                    t.tags.create(label, t.version)
+                try:
+                    if label in t.tags.list():
+                        t.tags.update(label, t.version)
+                    else:
+                        t.tags.create(label, t.version)
+                        created.append(t)
+                    t.tags.list()   # read back: a full disk can leave the file empty without an error
+                except Exception as exc:
+                    repair_tags(self)
+                    for done in created:   # removed already, or a broken file repair_tags took: fine
+                        with contextlib.suppress(Exception):
+                            done.tags.delete(label)
+                    raise StoreError(f"store {self.uri}: cannot tag table {name} {label!r} ({exc}); "
+                                     "the tags this call created on other tables were deleted again") from exc
                 versions[name] = int(t.version)
         return versions
 
