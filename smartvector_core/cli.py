@@ -402,8 +402,9 @@ def build_parser() -> argparse.ArgumentParser:
                                       "default, bm25, hybrid, langchain, llamaindex_fixed, llamaindex_time)")
     p.add_argument("--k", type=int, default=5)
     p.add_argument("--mode", default="live", choices=["live", "backdated"],
-                   help="live (default): ingest and consolidate before the first question, every question asked "
-                        "after it; backdated: at the latest moment in the data, questions dated before it")
+                   help="live (default): ingest and consolidate right after the corpus (its latest created_at), "
+                        "each question at its own as_of, as an operator asks; backdated: at the latest moment "
+                        "in the data, every question dated before it")
     p.add_argument("--split", default="heldout", choices=["heldout", "tune", "all"], help="--suite only")
     p.add_argument("--seed", type=int, default=7, help="--suite only")
     p.add_argument("--rates", help="contradiction rates of the robustness sweep (default 0,0.25,0.5,0.75; none)")
