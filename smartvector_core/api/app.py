@@ -38,6 +38,7 @@ from fastapi.responses import JSONResponse, Response
 
 from .. import clock
 from ..errors import InputError, OperatorTokenError
+from ..ingest.parse import huge_number
 from ..ingest.validate import clean_id, is_encodable
 from ..service import SmartVector
 from .schemas import (
@@ -153,6 +154,18 @@ def create_app(service: SmartVector | None = None, *, flush_interval_s: float = 
                   description="Temporal, trust-aware retrieval over a SmartVector store. `/query` returns "
                               "exactly the `query --json` line of the command line.")
     api.state.engine = engine
+
+    @api.middleware("http")
+    async def refuse_huge_numbers(request: Request, call_next):
+        """A body integer over 4,300 digits, which Python's JSON reader refuses (a bare 400
+        naming nothing), is a 422 naming its field."""
+        if request.method in ("POST", "PUT", "PATCH"):
+            huge = huge_number(await request.body())
+            if huge:
+                return JSONResponse({"detail": [{"loc": ["body", huge[0]], "type": "value_error",
+                                                 "msg": f"a number of {huge[1]} digits, over the limit of 4300 digits"}]},
+                                    status_code=422)
+        return await call_next(request)
 
     @api.exception_handler(RequestValidationError)
     async def unprocessable(_: Request, exc: RequestValidationError) -> JSONResponse:

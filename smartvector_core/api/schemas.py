@@ -28,7 +28,10 @@ def _utf8(value: str) -> str:
 
 
 def _finite(value: Any) -> Any:
-    """Refuse NaN and ±Infinity (JSON bodies may carry them; ``1e309`` reads as Infinity)."""
+    """Refuse NaN and ±Infinity (JSON bodies may carry them; ``1e309`` reads as Infinity), and
+    ``true``/``false`` where a number or a time goes."""
+    if isinstance(value, bool):
+        raise ValueError("expected a number, found a boolean")
     if isinstance(value, float) and not math.isfinite(value):
         raise ValueError("expected a finite number, found NaN or Infinity")
     return value

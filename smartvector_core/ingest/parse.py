@@ -108,6 +108,23 @@ def _huge_field(record: dict[str, Any]) -> tuple[str, int] | None:
     return None
 
 
+_LONG_DIGITS = re.compile(rb"\d{%d}" % (MAX_INT_DIGITS + 1))
+
+
+def huge_number(data: bytes) -> tuple[str, int] | None:
+    """(top-level field, digits) of an integer over ``MAX_INT_DIGITS`` digits in the JSON object
+    ``data``, or None (also when ``data`` is no JSON object: its parser reports that)."""
+    if not _LONG_DIGITS.search(data):
+        return None
+    try:
+        value = json.loads(data, parse_int=_json_int)
+    except (ValueError, RecursionError):
+        return None
+    if isinstance(value, _HugeInt):
+        return "body", len(value.lstrip("-"))
+    return _huge_field(value) if isinstance(value, dict) else None
+
+
 def _too_many_digits(digits: int) -> str:
     return f"a number of {digits} digits, over the limit of {MAX_INT_DIGITS} digits"
 

@@ -177,7 +177,8 @@ HOSTILE_BODIES = [   # raw JSON: NaN, Infinity and 1e309 (read as Infinity) wher
     b'{"text": "x", "as_of": -1e309}', b'{"text": "\\ud800"}', b'{"text": "a\\udfffb"}',
     b'{"text": "x", "id": "\\ud800"}', b'{"text": "x", "profile": "\\udc00"}', b'{"text": "x", "id": "q\\u0000"}',
     b'{"text": "x", "id": "q\\u001b[31m"}', b'{"text": "x", "id": ["a"]}',
-    b'{"queries": [{"text": "x", "k": NaN}]}',
+    b'{"queries": [{"text": "x", "k": NaN}]}', b'{"text": "x", "k": true}', b'{"text": "\\u0000\\u001b"}',
+    b'{"text": "x", "k": ' + b"9" * 5000 + b'}', b'{"text": "x", "id": -' + b"9" * 5000 + b'}',
 ]
 
 
@@ -194,6 +195,8 @@ def test_non_finite_and_unencodable_values_are_422_and_the_connection_lives(serv
         detail = json.loads(reply.read())
         assert reply.status == 422, detail
         assert detail["detail"] and all("loc" in d and "msg" in d for d in detail["detail"])
+        if b"9" * 5000 in body:
+            assert detail["detail"][0]["loc"][-1] in ("k", "id") and "5000 digits" in detail["detail"][0]["msg"]
         for _ in range(2):   # the same keep-alive connection answers the next requests
             conn.request("GET", "/health")
             again = conn.getresponse()
