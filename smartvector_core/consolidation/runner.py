@@ -247,7 +247,7 @@ def write_moves(store, events: pd.DataFrame, moves, *, now: datetime, actor: str
     with store.write_lock():   # checked and written as one step: no other writer moves these documents meanwhile
         moves = _still_due(store, moves)
         ids = [m.doc_id for m in moves]
-        latest = _latest_moves(_events_frame(store.events(ids)), ids) if ids else {}
+        latest = _latest_moves(events_frame(store.events(ids)), ids) if ids else {}
         rows = [e.row(now, actor=actor, query_id=query_id) for e in move_events(moves, latest, now)]
         _append_new(store, rows)
         store.crash_point("lifecycle:after:events")   # test hook: LIFECYCLE events written, fields not yet

@@ -45,10 +45,10 @@ def _write(path, text: str):
 
 
 @pytest.mark.parametrize("line, field", [
-    ('{"id": %s, "text": "x"}' % BIG, "id:"),
-    ('{"id": "a", "text": "x", "metadata": {"n": [1, %s]}}' % BIG, "metadata:"),
-    ('{"id": "a", "text": "x", "authority": -%s}' % BIG, "authority:"),
-    ('{"id": "a", "text": "x", "created_at": %s}' % BIG, "created_at:"),
+    (f'{{"id": {BIG}, "text": "x"}}', "id:"),
+    (f'{{"id": "a", "text": "x", "metadata": {{"n": [1, {BIG}]}}}}', "metadata:"),
+    (f'{{"id": "a", "text": "x", "authority": -{BIG}}}', "authority:"),
+    (f'{{"id": "a", "text": "x", "created_at": {BIG}}}', "created_at:"),
 ])
 def test_a_5000_digit_number_is_exit_2_naming_file_line_and_field(seeded, tmp_path, line, field):
     path = _write(tmp_path / "big.jsonl", '{"id": "ok", "text": "fine"}\n' + line + "\n")
@@ -58,7 +58,7 @@ def test_a_5000_digit_number_is_exit_2_naming_file_line_and_field(seeded, tmp_pa
 def test_a_5000_digit_number_in_front_matter_and_in_a_query_file(seeded, tmp_path):
     md = _write(tmp_path / "big.md", f"---\ntitle: T\nauthority: {BIG}\n---\nBody.\n")
     _one_line_exit_2(seeded, "ingest", md, pieces=(f"{md}:3:", "authority:", "5000 digits"))
-    queries = _write(tmp_path / "q.jsonl", '{"id": "q1", "text": "rules"}\n{"id": %s, "text": "x"}\n' % BIG)
+    queries = _write(tmp_path / "q.jsonl", f'{{"id": "q1", "text": "rules"}}\n{{"id": {BIG}, "text": "x"}}\n')
     _one_line_exit_2(seeded, "query", "--batch", queries, "--json", pieces=(f"{queries}:2:", "id:", "5000 digits"))
 
 
