@@ -8,7 +8,6 @@ from collections.abc import Sequence
 from datetime import datetime
 
 from ..errors import InputError
-from ..ingest.parse import strip_control
 from ..models import QueryResponse
 from ..retrieval import QueryRequest, get_profile, run_query
 from ..retrieval.candidates import PASSAGES_PER_DOCUMENT
@@ -31,8 +30,7 @@ class QueryOps:
         the access events carry it, so asking about a past moment never rewrites that past's
         confidence. ``vector``: the question's embedding when the caller encoded it already.
         """
-        text = strip_control(text or "")   # as in documents: control characters are no part of a question
-        if not text.strip():
+        if not text or not text.strip():
             raise InputError("empty: the query needs some text", field="query")
         if not 1 <= k <= MAX_K:
             raise InputError(f"expected a whole number from 1 to {MAX_K}, found {k}", field="--k")

@@ -177,7 +177,7 @@ HOSTILE_BODIES = [   # raw JSON: NaN, Infinity and 1e309 (read as Infinity) wher
     b'{"text": "x", "as_of": -1e309}', b'{"text": "\\ud800"}', b'{"text": "a\\udfffb"}',
     b'{"text": "x", "id": "\\ud800"}', b'{"text": "x", "profile": "\\udc00"}', b'{"text": "x", "id": "q\\u0000"}',
     b'{"text": "x", "id": "q\\u001b[31m"}', b'{"text": "x", "id": ["a"]}',
-    b'{"queries": [{"text": "x", "k": NaN}]}', b'{"text": "x", "k": true}', b'{"text": "\\u0000\\u001b"}',
+    b'{"queries": [{"text": "x", "k": NaN}]}', b'{"text": "x", "k": true}',
     b'{"text": "x", "k": ' + b"9" * 5000 + b'}', b'{"text": "x", "id": -' + b"9" * 5000 + b'}',
 ]
 
