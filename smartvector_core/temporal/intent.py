@@ -365,7 +365,7 @@ def _version_rank(text: str) -> str | None:
 
 
 # --- time ranges --------------------------------------------------------------------------
-def periods_in(text: str, anchor: datetime) -> list[tuple[int, int, datetime, datetime]]:
+def periods_in(text: str, anchor: datetime, *, relative: bool = True) -> list[tuple[int, int, datetime, datetime]]:
     """Every period written in ``text``, as ``(char start, char end, start, end)`` (half-open
     ``[start, end)``; ``start`` is :data:`OPEN_START` for "until 2019"), in text order.
 
@@ -373,13 +373,15 @@ def periods_in(text: str, anchor: datetime) -> list[tuple[int, int, datetime, da
     left: two-ended ranges first ("from 2004 to 2005", "between ... and ...", "1916-1920"), then
     one-ended ones ("since 1990", "until 2019", "before 2020"), relative ones ("last year",
     "this month", "today"; ``anchor`` is the moment they are relative to: the passage's
-    ``created_at``), then single periods ("in 1963", "March 2024", "the 1980s", "2024-03-15").
-    Each phrase is taken once: a found phrase is blanked before the next search.
+    ``created_at``; left out when ``relative`` is false), then single periods ("in 1963",
+    "March 2024", "the 1980s", "2024-03-15"). Each phrase is taken once: a found phrase is
+    blanked before the next search.
     """
     scratch = text if isinstance(text, str) else ""
     anchor = ensure_utc(anchor)
     out: list[tuple[int, int, datetime, datetime]] = []
-    for finder in (_two_ended, _one_ended, _rolling, _calendar, _single):
+    finders = (_two_ended, _one_ended, _rolling, _calendar, _single) if relative else (_two_ended, _one_ended, _single)
+    for finder in finders:
         while True:
             found = finder(scratch, anchor)
             if found is None:
