@@ -34,37 +34,25 @@ the question "from 2004 to 2005", q = [2004, 2006), |q| = 2 years:
 - span 2007 = [2007, 2008): gap 1 year, |q ∪ s| = 4, match 0.5 · √(2/4) ≈ 0.354;
 - span "since 1996" to a 2021 ``created_at``, [1996, 2021-…): gap 0, |q ∪ s| ≈ 25.1, match ≈ 0.282;
 - no span: ``unspanned`` (0.0).
+
+Parameters: :class:`~smartvector_core.config.temporal.ContentTimeConfig` (``TemporalConfig.content_time``).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import UTC, datetime
 
 import numpy as np
 
 from ..clock import US_PER_DAY, ensure_utc, to_us
+from ..config.temporal import DEFAULT_TEMPORAL, ContentTimeConfig
 from .codes import NO_START
 from .intent import OPEN_START, periods_in
 
 US_PER_YEAR = 365.25 * US_PER_DAY
 _FAR_FUTURE = datetime(9999, 12, 31, tzinfo=UTC)   # "since 1990" in an undated text: no end known
 
-HALF_GAP_YEARS = 1.0          # a span this far from the question's period matches half as well
-SPECIFICITY_POWER = 0.5       # how much a span wider than the question's period counts less
-UNSPANNED = 0.0               # the signal of a passage with no time expression
-
-
-@dataclass(frozen=True)
-class ContentTimeConfig:
-    """Parameters of :func:`content_time_signal` (module docstring)."""
-
-    half_gap_years: float = HALF_GAP_YEARS
-    specificity_power: float = SPECIFICITY_POWER
-    unspanned: float = UNSPANNED
-
-
-DEFAULT_CONTENT_TIME = ContentTimeConfig()
+DEFAULT_CONTENT_TIME = DEFAULT_TEMPORAL.content_time
 
 
 def passage_spans(text: object, created_at: datetime | None) -> tuple[list[int], list[int]]:

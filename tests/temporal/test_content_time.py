@@ -6,13 +6,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from smartvector_core.clock import to_us
+from smartvector_core.config.temporal import ContentTimeConfig
 from smartvector_core.temporal.codes import NO_START
-from smartvector_core.temporal.content_time import (
-    DEFAULT_CONTENT_TIME,
-    ContentTimeConfig,
-    content_time_signal,
-    passage_spans,
-)
+from smartvector_core.temporal.content_time import DEFAULT_CONTENT_TIME, content_time_signal, passage_spans
 
 CREATED = datetime(2021, 2, 20, tzinfo=UTC)
 
