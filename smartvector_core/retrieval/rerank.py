@@ -366,7 +366,7 @@ def _target_versions(pool: Pool, intent: QueryIntent, codes: np.ndarray
         hit = np.zeros(n, dtype=bool)
         for c in np.unique(chain):
             members = np.flatnonzero(chain == c)
-            pick = members[np.argmin(eff[members])] if intent.version_rank == "oldest" else members[np.argmax(eff[members])]
+            pick = members[np.argmin(eff[members])]   # version_rank is "oldest" (recency words are none)
             hit[pick] = True
     if not hit.any():
         return np.zeros(n, dtype=bool), codes, notes
