@@ -199,10 +199,11 @@ def recency_factor(question: float, tau: float, *, gain: float, cap: float) -> f
     return float(min(cap, max(1.0, question) * (1.0 + gain * max(0.0, min(1.0, tau)))))
 
 
-def weighted_sum(values: dict[str, np.ndarray], weights: dict[str, float]) -> SignalSet:
-    """Σ w_s · S_s (weights used as given: the paper's sum to 1)."""
+def weighted_sum(values: dict[str, np.ndarray], weights: dict[str, float | np.ndarray]) -> SignalSet:
+    """Σ w_s · S_s (weights used as given: the paper's sum to 1); a weight is one number or one
+    per candidate."""
     n = len(next(iter(values.values())))
-    wv = {name: np.full(n, float(weights.get(name, 0.0))) for name in values}
+    wv = {name: np.broadcast_to(np.asarray(weights.get(name, 0.0), dtype=np.float64), (n,)).copy() for name in values}
     score = np.zeros(n)
     for name, v in values.items():
         score += wv[name] * v
