@@ -24,7 +24,8 @@ kept whole except where it is grouped by question: TimeQA keeps the pages (title
 sampled questions, RealTimeQA the weeks (``--weeks-per-half``). Vectors are cached on disk by
 encoder id and text digest (``SMARTVECTOR_EMBED_CACHE_DIR``, default
 ``/tmp/smartvector-embed-cache`` here; ``--no-cache`` turns it off), which leaves every answer as
-it was and makes a second run cheap.
+it was and makes a second run cheap. ``SMARTVECTOR_REALDATA`` overrides where the shared sets lie
+(default ``../shared/realdata``; for a checkout elsewhere, e.g. an exported earlier commit).
 
     nice -n 10 python scripts/bench_real.py --sample 200 --out /tmp/bench-real/before
 """
@@ -41,7 +42,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-REALDATA = ROOT.parent / "shared" / "realdata"
+REALDATA = Path(os.environ.get("SMARTVECTOR_REALDATA", ROOT.parent / "shared" / "realdata"))
 SNAPSHOT = Path("/work/.mirror/realtimeqa+realtimeqa_public/repo")
 SHARED_SETS = ("timeqa-train", "situatedqa-train", "situatedqa-dev")
 NEWS_SETS = ("rtqa-a", "rtqa-b")
