@@ -39,6 +39,7 @@ from .profiles import Profile
 from .scoring import (
     DEFAULT_SCORING,
     SignalSet,
+    current_decay,
     current_signal,
     pool_time_sensitivity,
     recency_and_decay,
@@ -89,6 +90,7 @@ class Pool:
     t_us: int
     states: np.ndarray                   # validity state at t (temporal.validity_states)
     decay: np.ndarray                    # decay, 1 for an EVENT inside its window
+    current: np.ndarray                  # the decay ``default`` reads (scoring.current_decay), same EVENT rule
     recency: np.ndarray                  # in-pool recency
     half_life: np.ndarray                # days, by doc type and kind (temporal.decay.profile_arrays)
     type_weight: np.ndarray
@@ -149,6 +151,9 @@ def rerank(cands: Candidates, profile: Profile, *, t_us: int, intent: QueryInten
     # ours: an EVENT inside its window is as fresh as its window (the blog's live notice is the
     # most important document "while its window is open", whatever its half-life says)
     decay = np.where(states == STATE_TEMPORAL, 1.0, decay)
+    current = np.where(states == STATE_TEMPORAL, 1.0, current_decay(
+        cands.created_us, cands.dated, t_us, half_life, floors, news_half_life_days=scoring.news_half_life_days,
+        current_days=scoring.news_current_days, config=temporal.decay))
 
     index = knowledge.doc_index(with_inferred=profile.consolidated)
     pos = index.lookup(cands.doc_id)
@@ -156,7 +161,7 @@ def rerank(cands: Candidates, profile: Profile, *, t_us: int, intent: QueryInten
     at = np.maximum(pos, 0)
     superseded_us = np.where(known, index.superseded_us[at], NO_END)
     pool = Pool(
-        cands=cands, t_us=t_us, states=states, decay=decay, recency=recency, half_life=half_life,
+        cands=cands, t_us=t_us, states=states, decay=decay, current=current, recency=recency, half_life=half_life,
         type_weight=type_weight, chain=np.where(known, index.chain[at], -1 - np.arange(n)),
         superseded_us=superseded_us, effective_us=np.where(known, index.effective_us[at], cands.created_us),
         relational=np.where(known, index.relational[at], 0.0),
@@ -404,7 +409,7 @@ def _score(pool: Pool, profile: Profile, intent, scoring, temporal=DEFAULT_TEMPO
             weight = np.maximum(weight, intent.recency_weight)
         return temporal_layer_score(cands.raw_cosine, cands.kind, states, decay, pool.recency, weight, scoring,
                                     temporal.validity)
-    signal = (current_signal(cands.kind, states, decay, cands.raw_cosine, scoring, temporal.validity)
+    signal = (current_signal(cands.kind, states, pool.current, cands.raw_cosine, scoring, temporal.validity)
               if profile.scorer == "default" else temporal_signal(cands.kind, states, decay, cands.raw_cosine, scoring))
     values = {
         "semantic": semantic_signal(cands.raw_cosine),
