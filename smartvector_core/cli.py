@@ -405,6 +405,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="live (default): ingest and consolidate right after the corpus (its latest created_at), "
                         "each question at its own as_of, as an operator asks; backdated: at the latest moment "
                         "in the data, every question dated before it")
+    p.add_argument("--dump", metavar="FILE", help="--corpus/--queries only: write each profile's answer to each "
+                                                   "question here (JSON Lines; see evaluation.report.write_dump)")
     p.add_argument("--split", default="heldout", choices=["heldout", "tune", "all"], help="--suite only")
     p.add_argument("--seed", type=int, default=7, help="--suite only")
     p.add_argument("--rates", help="contradiction rates of the robustness sweep (default 0,0.25,0.5,0.75; none)")

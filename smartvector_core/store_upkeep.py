@@ -15,7 +15,7 @@ from lancedb.index import FTS, Bitmap, BTree, IvfHnswSq
 from .errors import InputError, StoreError
 from .store_index import ivf_hnsw_partitions
 from .store_repair import repair_tags
-from .store_schema import RESTORABLE_TABLES, check_tag_label
+from .store_schema import RESTORABLE_TABLES, check_tag_label, chunks_schema
 
 # Index policy (measured, see docs/PERF.md): under SCALAR_INDEX_MIN_ROWS a scan is as fast as
 # any index. Brute-force top-k grows linearly while IVF_HNSW_SQ stays near 10 ms: searches of the
@@ -102,6 +102,9 @@ class Versions:
                     t.restore()
                     restored[name] = int(t.version)
                     self.crash_point(f"restore:after:{name}")
+                if "chunks" in restored:   # a version older than a column gets it back (one more commit)
+                    self._add_missing_columns(chunks_schema(self.dim))
+                    restored["chunks"] = int(self._tables["chunks"].version)
             except Exception:
                 for name in restored:   # all or nothing: the tables already rolled back go forward again
                     t = self._tables[name]
