@@ -74,7 +74,7 @@ _NAMED_NUMBER = "".join(rf"(?<!{re.escape(w)} )" for w in ("code", "error", "por
 # "1000" in "1000 -> 500" stays a quantity.
 _OLD_YEAR = r"1[0-8]\d\d"
 _OLD_YEAR_CUED = ("(?:(?:" + "|".join(rf"(?<=\b{w} )" for w in (
-    "in", "since", "until", "till", "during", "before", "after", "circa", "around", "between", "of"))
+    "in", "since", "until", "till", "during", "before", "after", "circa", "around", "between"))
     + r"|(?<=\d\d\d\d-)|(?<=\d\d\d\d–)|(?<=\d\d\d\d to )|(?<=\d\d\d\d and )|(?<=\d\d\d\d until ))"
     + _OLD_YEAR + "|" + _OLD_YEAR + r"(?=\s*(?:[-–—]|to\b|until\b|till\b|through\b|and\b)\s*1[0-9]\d\d\b))")
 _YEAR_ALONE = (rf"(?<![\w.$€£/:]){_NAMED_NUMBER}(?:19\d\d|20\d\d|2100|{_OLD_YEAR_CUED})"
