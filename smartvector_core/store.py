@@ -37,6 +37,7 @@ from .clock import ensure_utc
 from .errors import StoreError
 from .settings import Settings
 from .store_lock import S3WriteLock
+from .store_repair import repair_tags
 
 os.environ.setdefault("LANCEDB_LOG", "error")
 import lancedb  # noqa: E402
@@ -161,6 +162,7 @@ class Store(LogTables, Versions, Indexes):
         self._versions_seen: dict[tuple, tuple] = {}   # table names -> (their version files, versions)
         self._writes: dict[str, int] = {}
         self._ensure_tables()
+        self.repairs: list[str] = repair_tags(self)   # what a fault left, undone on open (store_repair)
 
     # ----------------------------------------------------------------------------- set-up
     def _ensure_tables(self) -> None:
