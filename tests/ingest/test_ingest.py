@@ -113,18 +113,15 @@ def test_chunk_offsets_point_into_the_source():
     text = "# Title\n\n" + "\n\n".join(f"Paragraph {i} talks about topic {i} at some length, enough to stand alone."
                                       for i in range(6)) + "\n\n" + "A long sentence here. " * 80
     chunks = chunk_document("d", text)
-    assert len(chunks) >= 3                       # the packed paragraphs, then the long one's pieces
+    assert len(chunks) >= 7
     for c in chunks:
         assert text[c.char_start:c.char_end] == c.text
     assert [c.ordinal for c in chunks] == list(range(len(chunks)))
 
 
-FULL_PARAGRAPH = ("The archive team checks this class at the end of each quarter and records the outcome. " * 9).strip()
-
-
 def test_one_word_edit_reembeds_one_chunk(fake_app):
-    paragraphs = [f"Section {i}: the retention period for archive class {i} is {i + 10} days in every region. "
-                  + FULL_PARAGRAPH for i in range(20)]   # each as long as the target: one chunk each
+    paragraphs = [f"Section {i}: the retention period for archive class {i} is {i + 10} days in every region."
+                  for i in range(20)]
     doc = {"id": "handbook", "text": "\n\n".join(paragraphs), "kind": "STATIC", "doc_type": "reference",
            "created_at": "2025-01-01"}
     first = fake_app.ingest_records([doc], now=NOW)
