@@ -1,0 +1,100 @@
+"""The in-memory copy of the chunks table follows writes without a rebuild: after any write,
+the updated copy answers every search exactly as a fresh build of the table does."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import numpy as np
+import pytest
+
+from smartvector_core.retrieval.text_index import TextIndex
+from tests.conftest import NOW
+
+WORDS = ["refund", "policy", "annual", "plan", "prorated", "card", "region", "outage", "notice", "rate", "limit", "key", "minute", "quota", "billing", "invoice", "retention", "archive", "audit", "storage"]
+
+
+def _doc(i: int, version: int = 0, paragraphs: int = 3) -> dict:
+    body = [" ".join(WORDS[(i * 3 + p * 5 + w * (version + 1)) % len(WORDS)] for w in range(12 + p)) + f" item {i}."
+            for p in range(paragraphs)]
+    return {"id": f"doc{i}", "title": f"Doc {i}", "text": "\n\n".join(body), "kind": "STATIC",
+            "doc_type": "reference", "created_at": "2025-01-01"}
+
+
+def _same_answers(store, index: TextIndex) -> None:
+    fresh = TextIndex.from_store(store)
+    assert index.live_rows == fresh.live_rows == store.count_rows("chunks")
+    assert index.total_length == fresh.total_length
+    every = np.flatnonzero(index.current)
+    assert sorted(index.ids(every)) == sorted(fresh.ids(np.flatnonzero(fresh.current)))
+    for question in ["annual refund policy", "rate limit per key", "archive retention audit", "item 3",
+                     "quota", "nothing matches zzz"]:
+        for as_of in (None, int((NOW - timedelta(days=400)).timestamp() * 1e6)):
+            rows, scores = index.search(question, as_of_us=as_of, limit=7)
+            want_rows, want_scores = fresh.search(question, as_of_us=as_of, limit=7)
+            assert index.ids(rows) == fresh.ids(want_rows), question
+            assert np.array_equal(scores, want_scores), question
+        named, score = index.matches(question, every)
+        fresh_every = fresh.rows(index.ids(every))
+        want_named, want_score = fresh.matches(question, fresh_every)
+        assert np.array_equal(named, want_named) and np.array_equal(score, want_score)
+    assert index.ids(index.rows(fresh.ids(np.arange(len(fresh))))) == fresh.ids(np.arange(len(fresh)))
+    hits = index.hit_rows(fresh.row_id)
+    assert index.ids(hits) == fresh.ids(np.arange(len(fresh)))
+    assert index.columns(hits)["text"].to_pylist() == fresh.columns(np.arange(len(fresh)))["text"].to_pylist()
+
+
+@pytest.mark.parametrize("with_vectors", [True, False])
+def test_an_updated_copy_answers_as_a_fresh_build(fake_app, monkeypatch, with_vectors):
+    import smartvector_core.retrieval.text_index as text_index_module
+
+    if not with_vectors:
+        monkeypatch.setattr(text_index_module, "MEMORY_ROWS", 0)
+    store = fake_app.store
+    fake_app.ingest_records([_doc(i) for i in range(12)], now=NOW, consolidate=False)
+    index, version = TextIndex.from_store(store), store.version("chunks")
+    steps = [
+        lambda: fake_app.ingest_records([_doc(3, version=1)], now=NOW, consolidate=False),    # an edit
+        lambda: fake_app.ingest_records([_doc(20), _doc(21)], now=NOW, consolidate=False),    # new docs
+        lambda: fake_app.ingest_records([_doc(5, version=2, paragraphs=1)], now=NOW),         # shrink, consolidate
+        lambda: fake_app.ingest_records([_doc(3, version=0)], now=NOW, consolidate=False),    # back again
+    ]
+    for n, step in enumerate(steps):
+        step()
+        touched = store.chunk_ids_written(version, store.version("chunks"))
+        assert touched, n                        # this process wrote it: known without a full read
+        assert n == 2 or len(touched) < 8        # an edit touches its own rows (consolidation: every document's)
+        index, version = index.updated(store, touched), store.version("chunks")
+        _same_answers(store, index)
+    assert index.dead_rows > 0 and index.texts_added > 0
+    assert (index.vectors is not None) is with_vectors
+
+
+def test_a_commit_the_journal_does_not_know_breaks_the_chain(fake_app):
+    fake_app.ingest_records([_doc(i) for i in range(3)], now=NOW, consolidate=False)
+    store = fake_app.store
+    version = store.version("chunks")
+    fake_app.ingest_records([_doc(7)], now=NOW, consolidate=False)
+    assert store.chunk_ids_written(version, store.version("chunks"))
+    store._tables["chunks"].delete("doc_id = 'doc7'")             # not through the store's writes
+    assert store.chunk_ids_written(version, store.version("chunks")) is None
+
+
+def test_an_update_with_nothing_touched_changes_nothing(fake_app):
+    fake_app.ingest_records([_doc(i) for i in range(4)], now=NOW, consolidate=False)
+    index = TextIndex.from_store(fake_app.store)
+    same = index.updated(fake_app.store, [])
+    _same_answers(fake_app.store, same)
+    assert same.dead_rows == 0 and not same.wants_compaction()
+
+
+def test_deleted_rows_leave_the_copy(fake_app):
+    fake_app.ingest_records([_doc(i) for i in range(4)], now=NOW, consolidate=False)
+    store = fake_app.store
+    index = TextIndex.from_store(store)
+    gone = store.chunks_for_docs(["doc1"], current_only=False).column("chunk_id").to_pylist()
+    store._tables["chunks"].delete("doc_id = 'doc1'")
+    index = index.updated(store, gone)
+    _same_answers(store, index)
+    assert not set(gone) & set(index.ids(np.flatnonzero(index.current)))
+    assert index.wants_compaction()           # a quarter of the rows died
