@@ -79,6 +79,7 @@ SEARCH_REFINE_FACTOR = 3   # re-rank 3·k candidates by exact distance
 SEARCH_EF = 300            # HNSW beam (raised to refine·k when that is larger: LanceDB needs ef >= it)
 
 
+PLAIN_COLUMNS = ("chunk_id", "doc_id", "text")   # what the plain baseline search returns
 CHUNK_JOURNAL = 256   # ours: chunk-table commits remembered with the chunk ids they touched
 
 
@@ -442,6 +443,13 @@ class Store(LogTables, Versions, Indexes):
             if found is not None:
                 return found
         return build(cond, limit, columns)
+
+    def plain_search(self, vector: np.ndarray, limit: int, columns: Sequence[str] = PLAIN_COLUMNS) -> pa.Table:
+        """The plainest LanceDB vector search: the ``limit`` rows nearest ``vector`` with LanceDB's
+        defaults (no prefilter, no tuning), ``columns`` and ``_distance``: the baseline a user
+        compares the product with (``perf``'s ``plain_overhead_ratio``)."""
+        return (self._tables["chunks"].search(np.asarray(vector, dtype=np.float32), vector_column_name="vector")
+                .limit(limit).select([*columns, "_distance"]).to_arrow())
 
     def _vector_query(self, vector: np.ndarray, n: int, cond=None, *, exact: bool = False):
         """LanceDB's search for the ``n`` chunk rows nearest ``vector`` (cosine), prefiltered by

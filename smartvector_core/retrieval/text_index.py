@@ -59,9 +59,8 @@ MAX_TOKEN_BYTES = 40     # LanceDB's max_token_length: a token of 40 bytes or mo
 BUILD_BATCH = 65_536     # ours: distinct texts analysed at a time while the index is built (bounds its memory)
 MEMORY_ROWS = 50_000     # ours: up to this many rows the index also keeps each chunk's vector
 #                          (50k x 384-d: 77 MB), so a lexical hit needs no LanceDB read
-COMPACT_SHARE = 0.2      # ours: an updated index is rebuilt (compacted) once its dead rows and appended
+COMPACT_SHARE = 0.05     # ours: an updated index is rebuilt (compacted) once its dead rows and appended
 #                          texts pass this share of its live rows
-COMPACT_SEGMENTS = 64    # ours: ... or once its Arrow columns hold more than this many appended pieces
 TEXT_MEMORY_BYTES = 1 << 30   # ours: the distinct texts are kept while they take at most 1 GiB (a
 #                               million distinct 1 kB chunks); beyond it the query reads texts from LanceDB
 _SPLIT = r"[^\p{L}\p{N}]+"   # tantivy's simple tokenizer: a token is a run of letters and digits
@@ -168,12 +167,33 @@ def _columns(with_vector: bool) -> tuple[str, ...]:
 
 
 def _take(values: pa.Array | pa.ChunkedArray, rows) -> pa.Array:
-    taken = values.take(pa.array(np.asarray(rows, dtype=np.int64)))
-    return taken.combine_chunks() if isinstance(taken, pa.ChunkedArray) else taken
+    """``values[rows]`` as one array. An updated index holds a column as two pieces, what the
+    last fresh build read and what was appended since (:func:`_appended`); each piece is taken
+    from apart (Arrow's take over a chunked array would join the pieces first: a copy of the
+    column on every call)."""
+    rows = np.asarray(rows, dtype=np.int64)
+    if isinstance(values, pa.Array):
+        return values.take(pa.array(rows))
+    base, tail = values.chunks
+    later = rows >= len(base)
+    if not later.any():
+        return base.take(pa.array(rows))
+    if later.all():
+        return tail.take(pa.array(rows - len(base)))
+    early = ~later
+    parts = pa.concat_arrays([base.take(pa.array(rows[early])), tail.take(pa.array(rows[later] - len(base)))])
+    order = np.empty(len(rows), dtype=np.int64)
+    order[early] = np.arange(int(early.sum()))
+    order[later] = int(early.sum()) + np.arange(int(later.sum()))
+    return parts.take(pa.array(order))
 
 
-def _chunked(*parts) -> pa.ChunkedArray:
-    return pa.chunked_array([c for p in parts for c in (p.chunks if isinstance(p, pa.ChunkedArray) else [p])])
+def _appended(values: pa.Array | pa.ChunkedArray, new: pa.Array) -> pa.ChunkedArray:
+    """``values`` with ``new`` after them, as (base, tail) pieces: the base is never copied."""
+    if isinstance(values, pa.Array):
+        return pa.chunked_array([values, new], type=values.type)
+    base, tail = values.chunks
+    return pa.chunked_array([base, pa.concat_arrays([tail, new.cast(tail.type)])], type=values.type)
 
 
 @dataclass
@@ -317,12 +337,12 @@ class TextIndex:
         row_place = np.searchsorted(self.row_id[self.row_id_order], new_row_id[by_row_id])
         texts = None
         if self.texts is not None and self.texts.nbytes + new_texts.nbytes <= TEXT_MEMORY_BYTES:
-            texts = _chunked(self.texts, new_texts)
+            texts = _appended(self.texts, new_texts)
         vectors = None
         if self.vectors is not None and live_rows <= MEMORY_ROWS and "vector" in rows.column_names:
             vectors = np.concatenate([self.vectors, vector_matrix(rows.column("vector"))]) if m else self.vectors
         return TextIndex(
-            chunk_id=_chunked(self.chunk_id, new_ids),
+            chunk_id=_appended(self.chunk_id, new_ids),
             current=np.r_[current, rows.column("current").fill_null(False).to_numpy(zero_copy_only=False).astype(bool)],
             created_us=np.r_[self.created_us, pc.cast(rows.column("created_at"), pa.int64()).fill_null(0)
                              .to_numpy(zero_copy_only=False)],
@@ -335,17 +355,16 @@ class TextIndex:
             post_tf=np.insert(self.post_tf, at, tf).astype(np.float32),
             id_hash=np.insert(id_hash, place, new_hash[by_hash]), id_row=np.insert(id_row, place, n + by_hash),
             row_doc=np.r_[self.row_doc, len(self.doc_ids) + docs.indices.to_numpy(zero_copy_only=False)].astype(np.int32),
-            doc_ids=_chunked(self.doc_ids, docs.dictionary),
+            doc_ids=_appended(self.doc_ids, docs.dictionary),
             row_id=np.r_[self.row_id, new_row_id].astype(self.row_id.dtype, copy=False),
             row_id_order=np.insert(self.row_id_order, row_place, n + by_row_id),
             texts=texts, vectors=vectors, dead_rows=self.dead_rows + len(dead),
             texts_added=self.texts_added + len(new_texts))
 
     def wants_compaction(self) -> bool:
-        """Whether a fresh build would shed enough: dead rows and appended texts past
-        ``COMPACT_SHARE`` of the live rows, or more than ``COMPACT_SEGMENTS`` appended pieces."""
-        pieces = self.chunk_id.num_chunks if isinstance(self.chunk_id, pa.ChunkedArray) else 1
-        return self.dead_rows + self.texts_added > COMPACT_SHARE * max(self.live_rows, 1) or pieces > COMPACT_SEGMENTS
+        """Whether a fresh build would shed enough: dead rows and appended texts (each update
+        copies the appended part of every column) past ``COMPACT_SHARE`` of the live rows."""
+        return self.dead_rows + self.texts_added > COMPACT_SHARE * max(self.live_rows, 1)
 
     def __len__(self) -> int:
         return len(self.chunk_id)
