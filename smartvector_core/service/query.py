@@ -11,7 +11,7 @@ from ..errors import InputError
 from ..models import QueryResponse
 from ..retrieval import QueryRequest, get_profile, run_query
 from ..retrieval.candidates import PASSAGES_PER_DOCUMENT
-from ..retrieval.pipeline import start_encoding
+from ..retrieval.search import start_encoding
 from .core import (
     MAX_K,
 )
@@ -39,10 +39,10 @@ class QueryOps:
         self._check_encoder()
         if vector is None:   # encoded while the knowledge state is checked
             vector = start_encoding(self.embedder, request.text)
-        state = self._state_for_query()
-        if state.calibration is None:
-            self._fit_store_calibration(state)
-        response = run_query(self.store, self.embedder, request, knowledge=state, vector=vector)
+        cache = self.query_cache()
+        if cache.calibration() is None:
+            self._fit_store_calibration(cache)
+        response = run_query(self.store, self.embedder, request, cache=cache, vector=vector)
         if log:
             self._log_query(response, now=asked_at or as_of)
         return response
