@@ -98,3 +98,39 @@ def test_deleted_rows_leave_the_copy(fake_app):
     _same_answers(store, index)
     assert not set(gone) & set(index.ids(np.flatnonzero(index.current)))
     assert index.wants_compaction()           # a quarter of the rows died
+
+
+def _copy(app) -> TextIndex:
+    return app.query_cache().wait_for_text_index(timeout=60)
+
+
+def test_the_query_cache_carries_the_copy_across_this_process_s_writes(fake_app):
+    fake_app.ingest_records([_doc(i) for i in range(6)], now=NOW, consolidate=False)
+    fake_app.query("annual refund policy", as_of=NOW, log=False)
+    fake_app.ingest_records([_doc(2, version=1), _doc(30)], now=NOW)
+    index = fake_app.query_cache()._text_index.result(timeout=0)    # ready at once: no build to wait for
+    assert index.texts_added > 0                                      # updated, not rebuilt
+    _same_answers(fake_app.store, index)
+    found = fake_app.query("item 30", as_of=NOW, log=False)
+    assert "doc30" in {r.id for r in found.results}
+    fake_app.store._tables["chunks"].delete("doc_id = 'doc4'")        # a commit this process did not journal
+    rebuilt = _copy(fake_app)
+    assert rebuilt.texts_added == 0 and rebuilt.dead_rows == 0        # built afresh from the table
+    _same_answers(fake_app.store, rebuilt)
+
+
+def test_an_updated_copy_is_compacted_in_the_background(fake_app, monkeypatch):
+    import time
+
+    import smartvector_core.retrieval.text_index as text_index_module
+
+    fake_app.ingest_records([_doc(i) for i in range(6)], now=NOW, consolidate=False)
+    fake_app.query("annual refund policy", as_of=NOW, log=False)
+    monkeypatch.setattr(text_index_module, "COMPACT_SHARE", 0.0)
+    fake_app.ingest_records([_doc(1, version=1)], now=NOW, consolidate=False)
+    deadline = time.monotonic() + 60
+    while _copy(fake_app).texts_added and time.monotonic() < deadline:
+        time.sleep(0.05)
+    compacted = _copy(fake_app)
+    assert compacted.texts_added == 0 and compacted.dead_rows == 0
+    _same_answers(fake_app.store, compacted)
