@@ -80,7 +80,6 @@ SEARCH_EF = 300            # HNSW beam (raised to refine·k when that is larger:
 
 
 PLAIN_COLUMNS = ("chunk_id", "doc_id", "text")   # what the plain baseline search returns
-CHUNK_JOURNAL = 256   # ours: chunk-table commits remembered with the chunk ids they touched
 
 
 def _existing(as_of: datetime | None = None):
@@ -164,7 +163,6 @@ class Store(LogTables, Versions, Indexes):
         self._tables: dict[str, Any] = {}
         self._versions_seen: dict[tuple, tuple] = {}   # table names -> (their version files, versions)
         self._writes: dict[str, int] = {}
-        self._chunk_journal: list[tuple[int, int, frozenset[str]]] = []   # (version before, after, ids)
         self._ensure_tables()
 
     # ----------------------------------------------------------------------------- set-up
@@ -348,7 +346,7 @@ class Store(LogTables, Versions, Indexes):
         conformed = rows.select(schema.names).cast(schema)
         tbl = self._tables["chunks"]
         with self.write_lock():
-            self.journalled(rows.column("chunk_id").to_pylist(), lambda: self._retry(lambda: write(tbl, conformed)))
+            self._retry(lambda: write(tbl, conformed))
 
     def update_doc_fields(self, updates: Sequence[dict[str, Any]]) -> int:
         """Set document-level fields (e.g. ``lifecycle``, ``superseded_at``) on all rows of each doc.
@@ -371,32 +369,8 @@ class Store(LogTables, Versions, Indexes):
         table = pa.table({k: pa.array(v, type=schema.field(k).type) for k, v in cols.items()})
         tbl = self._tables["chunks"]
         with self.write_lock():
-            self.journalled(cols["chunk_id"], lambda: self._retry(
-                lambda: tbl.merge_insert("chunk_id").when_matched_update_all().execute(table)))
+            self._retry(lambda: tbl.merge_insert("chunk_id").when_matched_update_all().execute(table))
         return len(by_doc)
-
-    def journalled(self, chunk_ids: Iterable[str], write):
-        """Run ``write``, one commit to the chunks table made under the write lock, and remember
-        the chunk ids it touched (none for an index build, which moves no row) for
-        :meth:`chunk_ids_written`; the last ``CHUNK_JOURNAL`` commits are remembered."""
-        tbl = self._tables["chunks"]
-        before = int(tbl.version)
-        out = write()
-        self._chunk_journal.append((before, int(tbl.version), frozenset(chunk_ids)))
-        del self._chunk_journal[:-CHUNK_JOURNAL]
-        return out
-
-    def chunk_ids_written(self, since: int, until: int) -> set[str] | None:
-        """The chunk ids that this process's commits touched from chunks-table version ``since``
-        to ``until`` (empty: none); None when a commit in between is not one it remembers
-        (another process's, a compaction, which moves rows): only a full read says what changed."""
-        touched: set[str] = set()
-        at = since
-        for before, after, ids in list(self._chunk_journal):
-            if before == at:
-                touched |= ids
-                at = after
-        return touched if at == until else None
 
     def documents(self, *, include_retired: bool = False) -> pa.Table:
         """One row per document (its first current chunk), without vectors or text."""
@@ -522,6 +496,14 @@ class Store(LogTables, Versions, Indexes):
         tbl = self._tables["chunks"]
         return tbl.search().select(list(columns)).with_row_id(True).limit(max(1, tbl.count_rows())).to_arrow()
 
+    def chunk_rows_after(self, row_id: int, columns: Sequence[str], limit: int) -> pa.Table:
+        """``columns`` and ``_rowid`` of up to ``limit`` rows of the chunks table whose row id is
+        above ``row_id``. LanceDB writes every new or rewritten row into a new fragment, whose id
+        is above every earlier one, so these are the rows written since a reader that saw row
+        ids up to ``row_id`` (unless a compaction rewrote the table)."""
+        return (self._tables["chunks"].search().where(f"_rowid > {int(row_id)}").select(list(columns))
+                .with_row_id(True).limit(max(1, int(limit))).to_arrow())
+
     def chunks_by_row_id(self, row_ids: Sequence[int], columns: Sequence[str]) -> pa.Table:
         """``columns`` of the chunk rows ``row_ids`` (``_rowid`` values, any order; at 1M rows
         ~6 ms for 30 where a ``chunk_id IN`` filter takes ~10). A row id is valid for the table
@@ -530,15 +512,13 @@ class Store(LogTables, Versions, Indexes):
             return self._tables["chunks"].schema.empty_table().select(list(columns))
         return self._tables["chunks"].take_row_ids([int(r) for r in row_ids]).select(list(columns)).to_arrow()
 
-    def chunks_by_id(self, chunk_ids: Sequence[str], columns: Sequence[str], *, row_ids: bool = False) -> pa.Table:
-        """``columns`` of the chunks ``chunk_ids`` (any order; an unknown id is left out), with
-        LanceDB's ``_rowid`` of each row when ``row_ids``."""
+    def chunks_by_id(self, chunk_ids: Sequence[str], columns: Sequence[str]) -> pa.Table:
+        """``columns`` of the chunks ``chunk_ids`` (any order; an unknown id is left out)."""
         ids = [str(c) for c in chunk_ids]
         if not ids:
-            empty = self._tables["chunks"].schema.empty_table().select(list(columns))
-            return empty.append_column("_rowid", pa.array([], pa.uint64())) if row_ids else empty
-        query = self._tables["chunks"].search().where(col("chunk_id").isin(ids)).select(list(columns))
-        return (query.with_row_id(True) if row_ids else query).limit(len(ids)).to_arrow()
+            return self._tables["chunks"].schema.empty_table().select(list(columns))
+        return (self._tables["chunks"].search().where(col("chunk_id").isin(ids)).select(list(columns))
+                .limit(len(ids)).to_arrow())
 
     def current_chunks(self, columns: Sequence[str] = ("chunk_id", "doc_id", "text")
                        ) -> tuple[pa.Table, np.ndarray]:

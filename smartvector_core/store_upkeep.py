@@ -139,12 +139,11 @@ class Indexes:
         with self.write_lock():
             for column, kind in SCALAR_INDEXES.items():
                 if column not in have:
-                    self.journalled((), lambda c=column, k=kind: tbl.create_index(
-                        c, config=Bitmap() if k == "bitmap" else BTree()))
+                    tbl.create_index(column, config=Bitmap() if kind == "bitmap" else BTree())
                     done["created"].append(column)
             if "vector" not in have and rows >= (vector_min_rows or VECTOR_INDEX_MIN_ROWS):
-                self.journalled((), lambda: tbl.create_index("vector", config=IvfHnswSq(
-                    distance_type="cosine", num_partitions=ivf_hnsw_partitions(rows))))
+                tbl.create_index("vector", config=IvfHnswSq(distance_type="cosine",
+                                                            num_partitions=ivf_hnsw_partitions(rows)))
                 done["created"].append("vector")
             elif have:
                 stale = max((s.num_unindexed_rows for s in
@@ -169,5 +168,5 @@ class Indexes:
             if stats is None or stats.num_unindexed_rows <= REINDEX_FRACTION * rows:
                 return False
         with self.write_lock():
-            self.journalled((), lambda: self._retry(lambda: tbl.create_index(TEXT_INDEX, config=FTS(), replace=True)))
+            self._retry(lambda: tbl.create_index(TEXT_INDEX, config=FTS(), replace=True))
         return True

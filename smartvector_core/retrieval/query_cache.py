@@ -146,11 +146,11 @@ class QueryCache:
 class QueryCaches:
     """One :class:`QueryCache` per knowledge state of ``store``: a new state gets a new cache,
     which starts with the previous one's text index: as it was when the chunks table is the same
-    version, else updated by the commits in between (:meth:`TextIndex.updated`, when this
-    process made them all: ``Store.chunk_ids_written``), so a write never leaves the queries
-    without the copy; a fresh build runs only when a commit came from elsewhere, or in the
-    background to compact an updated copy (:meth:`TextIndex.wants_compaction`), which then takes
-    the copy's place once it is brought up to date the same way."""
+    version, else caught up with the rows written since (:meth:`TextIndex.caught_up`: any
+    process's writes), so a write never leaves the queries without the copy; a fresh build runs
+    only after a commit that deleted or moved rows, or in the background to compact a caught-up
+    copy (:meth:`TextIndex.wants_compaction`), which then takes the copy's place once it is
+    caught up the same way."""
 
     def __init__(self, store) -> None:
         self.store = store
@@ -176,22 +176,16 @@ class QueryCaches:
         built = last._text_index
         if not built.done() or built.exception() is not None:
             return None
-        index = self._brought_up(built.result(), was, now)
+        index = built.result().caught_up(self.store)
         if index is None:
             return None
         if index.wants_compaction():
-            self._compact(now)
+            self._compact()
         return _done(index)
 
-    def _brought_up(self, index: TextIndex, was: int, now: int) -> TextIndex | None:
-        """``index`` (of chunks-table version ``was``) as of version ``now``; None when a commit
-        in between is not this process's."""
-        touched = self.store.chunk_ids_written(was, now)
-        return None if touched is None else index.updated(self.store, touched)
-
-    def _compact(self, version: int) -> None:
-        """Build the text index afresh in the background; once built, bring it up to the
-        current cache's chunks version and put it in that cache (a daemon thread)."""
+    def _compact(self) -> None:
+        """Build the text index afresh in the background; once built, catch it up with the
+        table and put it in the current cache (a daemon thread)."""
         if self._compacting:
             return
         self._compacting = True
@@ -200,12 +194,9 @@ class QueryCaches:
             try:
                 fresh = TextIndex.from_store(self.store)
                 with self._lock:
-                    cache = self._cache
-                    now = None if cache is None or cache.knowledge.versions is None else cache.knowledge.versions[2]
-                    if now is not None:
-                        index = fresh if now == version else self._brought_up(fresh, version, now)
-                        if index is not None:
-                            cache._text_index = _done(index)
+                    index = fresh.caught_up(self.store)
+                    if self._cache is not None and index is not None:
+                        self._cache._text_index = _done(index)
             except Exception:  # noqa: BLE001 - the updated copy keeps answering; the next write tries again
                 pass
             finally:

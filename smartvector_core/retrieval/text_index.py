@@ -5,10 +5,9 @@ read, the take of the rows); the lexical signal made one for the question and on
 on real text they cost as much as the vector search. :class:`TextIndex` is an in-memory copy of
 that index over the chunks table: the question's best chunks and every name's matches in the
 pool are then a few numpy operations. It is built once, then follows the writes
-(:meth:`TextIndex.updated`: the rows of the chunk ids a commit touched are read again, the old
-ones die and the new ones are appended, the statistics updated), and is rebuilt from the table
-only to compact it (:meth:`TextIndex.wants_compaction`) or when a commit it cannot account for
-(another process's, a compaction, which moves rows) came in between.
+(:meth:`TextIndex.caught_up`: the rows written since are read, the old rows of their chunk ids
+die and the new ones are appended, the statistics updated), and is rebuilt from the table only
+to compact it (:meth:`TextIndex.wants_compaction`) or after a commit that deleted or moved rows.
 
 It reproduces LanceDB's index exactly (``lancedb.index.FTS`` defaults, checked against LanceDB
 in tests/retrieval/test_text_index.py: the same scores on every question of the real sets, the
@@ -55,6 +54,7 @@ MEMORY_ROWS = 50_000     # ours: up to this many rows the index also keeps each 
 #                          (50k x 384-d: 77 MB), so a lexical hit needs no LanceDB read
 COMPACT_SHARE = 0.05     # ours: an updated index is rebuilt (compacted) once its dead rows and appended
 #                          texts pass this share of its live rows
+CATCH_UP_SHARE = 0.5     # ours: past this share of new rows an index is built afresh rather than caught up
 TEXT_MEMORY_BYTES = 1 << 30   # ours: the distinct texts are kept while they take at most 1 GiB (a
 #                               million distinct 1 kB chunks); beyond it the query reads texts from LanceDB
 
@@ -150,10 +150,10 @@ class TextIndex:
     stay an Arrow array, found by their 64-bit hash (``hash`` of the id in this process,
     checked against the id).
 
-    :meth:`updated` applies a write: the rows of the chunk ids it touched are read again, their
-    old rows become dead (not current, out of the statistics and the id lookup) and the new ones
-    are appended, their texts as new texts (a text may then be held twice: the scores are the
-    same); results equal those of a fresh build. ``dead_rows`` and ``texts_added`` say how much a
+    :meth:`caught_up` applies the writes since it was read: the rows written since are read,
+    the old rows of their chunk ids become dead (not current, out of the statistics and the id
+    lookup) and the new ones are appended, their texts as new texts (a text may then be held
+    twice: the scores are the same); results equal those of a fresh build. ``dead_rows`` and ``texts_added`` say how much a
     fresh build (:meth:`from_store`) would compact (:meth:`wants_compaction`)."""
 
     chunk_id: pa.Array | pa.ChunkedArray   # per row
@@ -222,11 +222,21 @@ class TextIndex:
         small = store.count_rows("chunks") <= MEMORY_ROWS
         return cls.build(store.chunk_rows(list(_columns(small))))
 
-    def updated(self, store, chunk_ids) -> TextIndex:
-        """This index after writes that touched ``chunk_ids`` (added, rewritten or deleted rows):
-        those ids' rows are read from the store as it is now and :meth:`applied`."""
-        ids = sorted({str(c) for c in chunk_ids})
-        return self.applied(ids, store.chunks_by_id(ids, list(_columns(self.vectors is not None)), row_ids=True))
+    def caught_up(self, store) -> TextIndex | None:
+        """This index as of the chunks table now, without a rebuild, when every commit since it
+        was read wrote rows (new ones, or rewritten ones: LanceDB writes both into new
+        fragments, above every row id held here; ``Store.chunk_rows_after``): each row above the
+        highest row id held replaces the live row of its chunk id, if any (:meth:`applied`).
+        None when only a fresh build knows: rows were deleted outright (the table then holds
+        fewer rows than this index has live ones), or more than ``CATCH_UP_SHARE`` of the table
+        is new (a bulk load, or a compaction that rewrote it: a fresh build costs no more)."""
+        top = int(self.row_id.max()) if len(self.row_id) else -1
+        most = int(CATCH_UP_SHARE * max(self.live_rows, 1)) + 1
+        rows = store.chunk_rows_after(top, list(_columns(self.vectors is not None)), limit=most + 1)
+        if rows.num_rows > most:
+            return None
+        index = self.applied(rows.column("chunk_id").to_pylist(), rows) if rows.num_rows else self
+        return index if index.live_rows == store.count_rows("chunks") else None
 
     def applied(self, chunk_ids, rows: pa.Table) -> TextIndex:
         """A new index (this one is left as it is, for the queries reading it): the live rows of

@@ -1,5 +1,5 @@
 """The in-memory copy of the chunks table follows writes without a rebuild: after any write,
-the updated copy answers every search exactly as a fresh build of the table does."""
+the caught-up copy answers every search exactly as a fresh build of the table does."""
 
 from __future__ import annotations
 
@@ -45,81 +45,78 @@ def _same_answers(store, index: TextIndex) -> None:
 
 
 @pytest.mark.parametrize("with_vectors", [True, False])
-def test_an_updated_copy_answers_as_a_fresh_build(fake_app, monkeypatch, with_vectors):
+def test_a_caught_up_copy_answers_as_a_fresh_build(fake_app, monkeypatch, with_vectors):
     import smartvector_core.retrieval.text_index as text_index_module
 
     if not with_vectors:
         monkeypatch.setattr(text_index_module, "MEMORY_ROWS", 0)
     store = fake_app.store
-    fake_app.ingest_records([_doc(i) for i in range(12)], now=NOW, consolidate=False)
-    index, version = TextIndex.from_store(store), store.version("chunks")
+    fake_app.ingest_records([_doc(i) for i in range(40)], now=NOW)       # consolidated: later runs touch only theirs
+    index = TextIndex.from_store(store)
     steps = [
         lambda: fake_app.ingest_records([_doc(3, version=1)], now=NOW, consolidate=False),    # an edit
-        lambda: fake_app.ingest_records([_doc(20), _doc(21)], now=NOW, consolidate=False),    # new docs
+        lambda: fake_app.ingest_records([_doc(50), _doc(51)], now=NOW, consolidate=False),    # new docs
         lambda: fake_app.ingest_records([_doc(5, version=2, paragraphs=1)], now=NOW),         # shrink, consolidate
         lambda: fake_app.ingest_records([_doc(3, version=0)], now=NOW, consolidate=False),    # back again
     ]
     for n, step in enumerate(steps):
         step()
-        touched = store.chunk_ids_written(version, store.version("chunks"))
-        assert touched, n                        # this process wrote it: known without a full read
-        assert n == 2 or len(touched) < 8        # an edit touches its own rows (consolidation: every document's)
-        index, version = index.updated(store, touched), store.version("chunks")
+        index = index.caught_up(store)
+        assert index is not None, n              # rows written, none deleted: no rebuild needed
         _same_answers(store, index)
     assert index.dead_rows > 0 and index.texts_added > 0
     assert (index.vectors is not None) is with_vectors
 
 
-def test_a_commit_the_journal_does_not_know_breaks_the_chain(fake_app):
-    fake_app.ingest_records([_doc(i) for i in range(3)], now=NOW, consolidate=False)
-    store = fake_app.store
-    version = store.version("chunks")
-    fake_app.ingest_records([_doc(7)], now=NOW, consolidate=False)
-    assert store.chunk_ids_written(version, store.version("chunks"))
-    store._tables["chunks"].delete("doc_id = 'doc7'")             # not through the store's writes
-    assert store.chunk_ids_written(version, store.version("chunks")) is None
+def test_another_process_s_writes_are_caught_up_too(fake_app, store_dir):
+    from smartvector_core.embedding import HashingEmbedder
+    from smartvector_core.evaluation.perf.stores import open_app
+
+    fake_app.ingest_records([_doc(i) for i in range(12)], now=NOW)
+    index = TextIndex.from_store(fake_app.store)
+    other = open_app(str(store_dir), HashingEmbedder(fake_app.embedder.dim))
+    other.ingest_records([_doc(1, version=3), _doc(40)], now=NOW)
+    index = index.caught_up(fake_app.store)
+    assert index is not None and index.texts_added > 0
+    _same_answers(fake_app.store, index)
 
 
-def test_an_update_with_nothing_touched_changes_nothing(fake_app):
+def test_nothing_written_changes_nothing(fake_app):
     fake_app.ingest_records([_doc(i) for i in range(4)], now=NOW, consolidate=False)
     index = TextIndex.from_store(fake_app.store)
-    same = index.updated(fake_app.store, [])
+    same = index.caught_up(fake_app.store)
     _same_answers(fake_app.store, same)
     assert same.dead_rows == 0 and not same.wants_compaction()
 
 
-def test_deleted_rows_leave_the_copy(fake_app):
+def test_rows_deleted_outright_need_a_fresh_build(fake_app):
     fake_app.ingest_records([_doc(i) for i in range(4)], now=NOW, consolidate=False)
     store = fake_app.store
     index = TextIndex.from_store(store)
-    gone = store.chunks_for_docs(["doc1"], current_only=False).column("chunk_id").to_pylist()
     store._tables["chunks"].delete("doc_id = 'doc1'")
-    index = index.updated(store, gone)
-    _same_answers(store, index)
-    assert not set(gone) & set(index.ids(np.flatnonzero(index.current)))
-    assert index.wants_compaction()           # a quarter of the rows died
+    assert index.caught_up(store) is None
 
 
 def _copy(app) -> TextIndex:
     return app.query_cache().wait_for_text_index(timeout=60)
 
 
-def test_the_query_cache_carries_the_copy_across_this_process_s_writes(fake_app):
-    fake_app.ingest_records([_doc(i) for i in range(6)], now=NOW, consolidate=False)
+def test_the_query_cache_carries_the_copy_across_writes(fake_app):
+    fake_app.ingest_records([_doc(i) for i in range(12)], now=NOW)
     fake_app.query("annual refund policy", as_of=NOW, log=False)
     fake_app.ingest_records([_doc(2, version=1), _doc(30)], now=NOW)
     index = fake_app.query_cache()._text_index.result(timeout=0)    # ready at once: no build to wait for
-    assert index.texts_added > 0                                      # updated, not rebuilt
+    assert index.texts_added > 0                                      # caught up, not rebuilt
     _same_answers(fake_app.store, index)
     found = fake_app.query("item 30", as_of=NOW, log=False)
     assert "doc30" in {r.id for r in found.results}
-    fake_app.store._tables["chunks"].delete("doc_id = 'doc4'")        # a commit this process did not journal
+    fake_app.store._tables["chunks"].delete("doc_id = 'doc4'")        # rows deleted outright
     rebuilt = _copy(fake_app)
     assert rebuilt.texts_added == 0 and rebuilt.dead_rows == 0        # built afresh from the table
     _same_answers(fake_app.store, rebuilt)
 
 
-def test_an_updated_copy_is_compacted_in_the_background(fake_app, monkeypatch):
+def test_a_caught_up_copy_is_compacted_in_the_background(fake_app, monkeypatch):
     import time
 
     import smartvector_core.retrieval.text_index as text_index_module
