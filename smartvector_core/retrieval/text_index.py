@@ -66,6 +66,11 @@ def _statistics(df: np.ndarray, length: np.ndarray, rows: int, total_length: int
     return idf, K1 * (1.0 - B + B * length / max(avgdl, 1e-12))
 
 
+def _weights(tf: np.ndarray, text: np.ndarray, norm: np.ndarray) -> np.ndarray:
+    """BM25's term-frequency part of each posting, ``(k1 + 1)·tf / (tf + norm[text])`` (float32)."""
+    return ((K1 + 1.0) * tf / (tf + norm[text])).astype(np.float32)
+
+
 def _postings_of(texts: pa.Array, terms: dict[str, int]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """(term, text, tf) of every posting of ``texts`` (text = position in ``texts``), by term
     then text, and each text's length in terms; new terms are added to ``terms``. Analysed
@@ -144,9 +149,10 @@ class TextIndex:
     one version to the next (the real sets: 1,805 distinct texts among 3,784 chunks), so the
     index is built and searched per distinct text, and the statistics count rows, as LanceDB's
     do (``N`` rows, a term's document frequency in rows, the average length over rows). Each
-    posting keeps its text (int32) and term frequency (float32); a term's weight in a text is
-    computed when the term is searched, from the statistics of the moment (IDF per term, length
-    norm per text), so a write changes the statistics without touching the postings. Chunk ids
+    posting keeps its text (int32), term frequency (float32) and BM25's term-frequency part
+    (float32), so a term's score in a text is one product with its IDF; a write recomputes the
+    statistics (IDF per term, length norm per text) and that part of every posting (one
+    vectorised pass), so a caught-up index scores exactly as a fresh build. Chunk ids
     stay an Arrow array, found by their 64-bit hash (``hash`` of the id in this process,
     checked against the id).
 
@@ -172,6 +178,7 @@ class TextIndex:
     starts: np.ndarray              # per term: where its postings start (and, at [id + 1], end)
     post_text: np.ndarray           # postings: text (int32), by term then text
     post_tf: np.ndarray             # postings: term frequency (float32)
+    post_weight: np.ndarray         # postings: (k1 + 1)·tf / (tf + norm of its text) (float32), for the statistics of the moment
     id_hash: np.ndarray             # hash of each live row's chunk id, sorted
     id_row: np.ndarray              # the row of each of them
     row_doc: np.ndarray             # per row: its document, a place in ``doc_ids`` (int32)
@@ -210,7 +217,7 @@ class TextIndex:
             text_rows=np.argsort(row_text, kind="stable").astype(np.int32),
             terms=terms, df=df, text_length=length, live_rows=n, total_length=total_length,
             idf=idf, norm=norm, starts=np.searchsorted(term, np.arange(len(terms) + 1)), post_text=text_of,
-            post_tf=tf, id_hash=id_hash[id_row], id_row=id_row.astype(np.int64),
+            post_tf=tf, post_weight=_weights(tf, text_of, norm), id_hash=id_hash[id_row], id_row=id_row.astype(np.int64),
             row_doc=docs.indices.to_numpy(zero_copy_only=False).astype(np.int32), doc_ids=docs.dictionary,
             row_id=row_id, row_id_order=np.argsort(row_id, kind="stable"),
             texts=texts if texts.nbytes <= TEXT_MEMORY_BYTES else None,
@@ -275,6 +282,8 @@ class TextIndex:
         total_length += int(added @ length.astype(np.int64))
         live_rows = self.live_rows - len(dead) + m
         idf, norm = _statistics(df, text_length, live_rows, total_length)
+        post_text = np.insert(self.post_text, at, text_of + n_texts).astype(np.int32)
+        post_tf = np.insert(self.post_tf, at, tf).astype(np.float32)
         new_ids = rows.column("chunk_id").combine_chunks()
         new_hash = _id_hashes(new_ids)
         by_hash = np.argsort(new_hash, kind="stable")
@@ -299,8 +308,7 @@ class TextIndex:
             text_rows=np.r_[self.text_rows, n + np.argsort(local, kind="stable")].astype(np.int32),
             terms=terms, df=df, text_length=text_length, live_rows=live_rows,
             total_length=total_length, idf=idf, norm=norm, starts=np.r_[0, np.cumsum(counts)].astype(np.int64),
-            post_text=np.insert(self.post_text, at, text_of + n_texts).astype(np.int32),
-            post_tf=np.insert(self.post_tf, at, tf).astype(np.float32),
+            post_text=post_text, post_tf=post_tf, post_weight=_weights(post_tf, post_text, norm),
             id_hash=np.insert(id_hash, place, new_hash[by_hash]), id_row=np.insert(id_row, place, n + by_hash),
             row_doc=np.r_[self.row_doc, len(self.doc_ids) + docs.indices.to_numpy(zero_copy_only=False)].astype(np.int32),
             doc_ids=_appended(self.doc_ids, docs.dictionary),
@@ -367,8 +375,7 @@ class TextIndex:
         if t is None:
             return np.zeros(0, dtype=np.int32), np.zeros(0)
         lo, hi = self.starts[t], self.starts[t + 1]
-        texts, tf = self.post_text[lo:hi], self.post_tf[lo:hi]
-        return texts, self.idf[t] * ((K1 + 1.0) * tf / (tf + self.norm[texts])).astype(np.float32)
+        return self.post_text[lo:hi], self.idf[t] * self.post_weight[lo:hi]
 
     def existing(self, rows: np.ndarray, as_of_us: int | None) -> np.ndarray:
         """Which of ``rows`` a search at ``as_of`` may return: current, created by then
