@@ -44,7 +44,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..store_schema import vector_matrix
+from ..store_schema import CONTENT_TIME_COLUMNS, vector_matrix
 from ..words import analyse, terms_of
 
 K1 = 1.2                 # BM25 term-frequency saturation (LanceDB's)
@@ -106,7 +106,16 @@ def _id_hashes(chunk_id: pa.Array | pa.ChunkedArray) -> np.ndarray:
 
 def _columns(with_vector: bool) -> tuple[str, ...]:
     """What :meth:`TextIndex.build` reads of each row (``_rowid`` comes with it)."""
-    return ("chunk_id", "doc_id", "text", "current", "created_at", *(("vector",) if with_vector else ()))
+    return ("chunk_id", "doc_id", "text", "current", "created_at", *CONTENT_TIME_COLUMNS,
+            *(("vector",) if with_vector else ()))
+
+
+def _content_spans(rows: pa.Table) -> dict[str, pa.Array]:
+    """The content-time list columns of the rows, when read (``TextIndex.content_start`` / ``_end``)."""
+    if not all(name in rows.column_names for name in CONTENT_TIME_COLUMNS):
+        return {}
+    return {"content_start": rows.column(CONTENT_TIME_COLUMNS[0]).combine_chunks(),
+            "content_end": rows.column(CONTENT_TIME_COLUMNS[1]).combine_chunks()}
 
 
 def _take(values: pa.Array | pa.ChunkedArray, rows) -> pa.Array:
@@ -187,6 +196,8 @@ class TextIndex:
     row_id_order: np.ndarray        # rows by ``row_id``
     texts: pa.Array | pa.ChunkedArray | None = None   # the texts, while they fit TEXT_MEMORY_BYTES
     vectors: np.ndarray | None = None   # rows <= MEMORY_ROWS: per row, its vector (rows x dim float32)
+    content_start: pa.Array | pa.ChunkedArray | None = None   # per row: the periods its text names (store_schema.content_spans)
+    content_end: pa.Array | pa.ChunkedArray | None = None
     dead_rows: int = 0              # rows replaced or deleted since the last fresh build
     texts_added: int = 0            # texts appended since the last fresh build
 
@@ -221,7 +232,8 @@ class TextIndex:
             row_doc=docs.indices.to_numpy(zero_copy_only=False).astype(np.int32), doc_ids=docs.dictionary,
             row_id=row_id, row_id_order=np.argsort(row_id, kind="stable"),
             texts=texts if texts.nbytes <= TEXT_MEMORY_BYTES else None,
-            vectors=vector_matrix(rows.column("vector")) if n <= MEMORY_ROWS and "vector" in rows.column_names else None)
+            vectors=vector_matrix(rows.column("vector")) if n <= MEMORY_ROWS and "vector" in rows.column_names else None,
+            **_content_spans(rows))
 
     @classmethod
     def from_store(cls, store) -> TextIndex:
@@ -298,6 +310,11 @@ class TextIndex:
         vectors = None
         if self.vectors is not None and live_rows <= MEMORY_ROWS and "vector" in rows.column_names:
             vectors = np.concatenate([self.vectors, vector_matrix(rows.column("vector"))]) if m else self.vectors
+        spans = {}
+        added_spans = _content_spans(rows)
+        if self.content_start is not None and self.content_end is not None and added_spans:
+            spans = {"content_start": _appended(self.content_start, added_spans["content_start"]),
+                     "content_end": _appended(self.content_end, added_spans["content_end"])}
         return TextIndex(
             chunk_id=_appended(self.chunk_id, new_ids),
             current=np.r_[current, rows.column("current").fill_null(False).to_numpy(zero_copy_only=False).astype(bool)],
@@ -314,7 +331,7 @@ class TextIndex:
             doc_ids=_appended(self.doc_ids, docs.dictionary),
             row_id=np.r_[self.row_id, new_row_id].astype(self.row_id.dtype, copy=False),
             row_id_order=np.insert(self.row_id_order, row_place, n + by_row_id),
-            texts=texts, vectors=vectors, dead_rows=self.dead_rows + len(dead),
+            texts=texts, vectors=vectors, **spans, dead_rows=self.dead_rows + len(dead),
             texts_added=self.texts_added + len(new_texts))
 
     def wants_compaction(self) -> bool:
@@ -355,10 +372,15 @@ class TextIndex:
         return np.where(self.row_id[rows] == wanted, rows, -1)
 
     def columns(self, rows: np.ndarray) -> dict[str, pa.Array]:
-        """``chunk_id``, ``doc_id`` and ``text`` of ``rows`` (the index keeps the texts: ``texts``)."""
+        """``chunk_id``, ``doc_id``, ``text`` and the content-time spans of ``rows`` (the index
+        keeps the texts: ``texts``)."""
         rows = np.asarray(rows, dtype=np.int64)
-        return {"chunk_id": _take(self.chunk_id, rows), "doc_id": _take(self.doc_ids, self.row_doc[rows]),
-                "text": _take(self.texts, self.row_text[rows])}
+        out = {"chunk_id": _take(self.chunk_id, rows), "doc_id": _take(self.doc_ids, self.row_doc[rows]),
+               "text": _take(self.texts, self.row_text[rows])}
+        if self.content_start is not None and self.content_end is not None:
+            out[CONTENT_TIME_COLUMNS[0]] = _take(self.content_start, rows)
+            out[CONTENT_TIME_COLUMNS[1]] = _take(self.content_end, rows)
+        return out
 
     def table(self, rows: np.ndarray, scores: np.ndarray) -> pa.Table:
         """``rows`` as LanceDB returns them (``chunk_id``, ``doc_id``, ``text``, ``vector``) with
