@@ -37,6 +37,7 @@ from .clock import ensure_utc
 from .errors import StoreError
 from .settings import Settings
 from .store_lock import S3WriteLock
+from .store_repair import repair_tags
 
 os.environ.setdefault("LANCEDB_LOG", "error")
 import lancedb  # noqa: E402
@@ -77,6 +78,9 @@ __all__ = [
 SEARCH_NPROBES = 20        # IVF partitions probed per query
 SEARCH_REFINE_FACTOR = 3   # re-rank 3·k candidates by exact distance
 SEARCH_EF = 300            # HNSW beam (raised to refine·k when that is larger: LanceDB needs ef >= it)
+
+
+PLAIN_COLUMNS = ("chunk_id", "doc_id", "text")   # what the plain baseline search returns
 
 
 def _existing(as_of: datetime | None = None):
@@ -161,6 +165,7 @@ class Store(LogTables, Versions, Indexes):
         self._versions_seen: dict[tuple, tuple] = {}   # table names -> (their version files, versions)
         self._writes: dict[str, int] = {}
         self._ensure_tables()
+        self.repairs: list[str] = repair_tags(self)   # what a fault left, undone on open (store_repair)
 
     # ----------------------------------------------------------------------------- set-up
     def _ensure_tables(self) -> None:
@@ -177,6 +182,7 @@ class Store(LogTables, Versions, Indexes):
                   "events": EVENTS_SCHEMA, "queries": QUERIES_SCHEMA}
         for name, schema in wanted.items():
             self._tables[name] = self._open_or_create(name, schema)
+        self._add_missing_columns(wanted["chunks"])
         stored_dim = self._tables["chunks"].schema.field("vector").type.list_size
         if stored_dim != self.dim:
             raise StoreError(f"store {self.uri} holds {stored_dim}-d vectors, the model makes "
@@ -185,6 +191,20 @@ class Store(LogTables, Versions, Indexes):
         if version and version.decode() != SCHEMA_VERSION:
             raise StoreError(f"store {self.uri} has schema version {version.decode()}, "
                              f"this code reads {SCHEMA_VERSION}")
+
+    def _add_missing_columns(self, schema: pa.Schema) -> None:
+        """A store written before a nullable column of the chunks schema existed (the content-time
+        spans) gets it, all null, in one commit under the write lock: old stores open, read and
+        take new writes. Null spans read as none."""
+        table = self._tables["chunks"]
+        missing = [schema.field(name) for name in schema.names if name not in table.schema.names]
+        if not missing:
+            return
+        with self.write_lock():
+            table.checkout_latest()
+            missing = [f for f in missing if f.name not in table.schema.names]
+            if missing:
+                self._retry(lambda: table.add_columns(missing))
 
     def _open_or_create(self, name: str, schema: pa.Schema):
         try:
@@ -415,6 +435,13 @@ class Store(LogTables, Versions, Indexes):
                 return found
         return build(cond, limit, columns)
 
+    def plain_search(self, vector: np.ndarray, limit: int, columns: Sequence[str] = PLAIN_COLUMNS) -> pa.Table:
+        """The plainest LanceDB vector search: the ``limit`` rows nearest ``vector`` with LanceDB's
+        defaults (no prefilter, no tuning), ``columns`` and ``_distance``: the baseline a user
+        compares the product with (``perf``'s ``plain_overhead_ratio``)."""
+        return (self._tables["chunks"].search(np.asarray(vector, dtype=np.float32), vector_column_name="vector")
+                .limit(limit).select([*columns, "_distance"]).to_arrow())
+
     def _vector_query(self, vector: np.ndarray, n: int, cond=None, *, exact: bool = False):
         """LanceDB's search for the ``n`` chunk rows nearest ``vector`` (cosine), prefiltered by
         ``cond``: by the vector index where there is one (``SEARCH_NPROBES`` partitions, exact
@@ -485,6 +512,14 @@ class Store(LogTables, Versions, Indexes):
         it), with LanceDB's ``_rowid`` of each row."""
         tbl = self._tables["chunks"]
         return tbl.search().select(list(columns)).with_row_id(True).limit(max(1, tbl.count_rows())).to_arrow()
+
+    def chunk_rows_after(self, row_id: int, columns: Sequence[str], limit: int) -> pa.Table:
+        """``columns`` and ``_rowid`` of up to ``limit`` rows of the chunks table whose row id is
+        above ``row_id``. LanceDB writes every new or rewritten row into a new fragment, whose id
+        is above every earlier one, so these are the rows written since a reader that saw row
+        ids up to ``row_id`` (unless a compaction rewrote the table)."""
+        return (self._tables["chunks"].search().where(f"_rowid > {int(row_id)}").select(list(columns))
+                .with_row_id(True).limit(max(1, int(limit))).to_arrow())
 
     def chunks_by_row_id(self, row_ids: Sequence[int], columns: Sequence[str]) -> pa.Table:
         """``columns`` of the chunk rows ``row_ids`` (``_rowid`` values, any order; at 1M rows
