@@ -99,6 +99,22 @@ class FeedbackIn(BaseModel):
     actor: str = Field("api", max_length=200, description="who gave the verdict")
 
 
+class ArchiveIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    id: str = Field(min_length=1, max_length=1_000, description="document version id")
+    reason: str = Field("", max_length=500, description="why (archive only; kept in the event)")
+    actor: str = Field("api", max_length=200, description="who archived or unarchived it")
+
+
+class ArchiveOut(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+    id: str
+    lifecycle: str
+    actor: str
+
+
 class FeedbackOut(BaseModel):
     model_config = ConfigDict(extra="allow")
 
