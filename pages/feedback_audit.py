@@ -4,6 +4,7 @@ import pandas as pd
 import streamlit as st
 
 from pages._common import (
+    actor_name,
     page_setup,
     require_write,
     service,
@@ -63,10 +64,10 @@ with feedback, shown_errors("Feedback"):
                    title="A correction of this document would ripple to")
     if sent and doc and require_write("Feedback"):
         if verdict == "undo":
-            out = sv.feedback_undo(doc, now=utc_now(), query_id=query_id.strip(), actor="dashboard")
+            out = sv.feedback_undo(doc, now=utc_now(), query_id=query_id.strip(), actor=actor_name())
             said = f"{out['undone']} undone for {doc}"
         else:
-            out = sv.feedback(doc, verdict, now=utc_now(), query_id=query_id.strip(), actor="dashboard")
+            out = sv.feedback(doc, verdict, now=utc_now(), query_id=query_id.strip(), actor=actor_name())
             said = (f"{verdict} recorded for {doc}; rippled to {len(out['rippled'])} document(s)"
                     if out.get("recorded", True) else f"{verdict} was already recorded for {doc}: nothing written")
         st.success(f"{said}: trust {views.share_text(out['trust_before'])} → {views.share_text(out['trust_after'])}")

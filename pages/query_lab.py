@@ -13,6 +13,7 @@ from datetime import UTC, datetime, timedelta
 import streamlit as st
 
 from pages._common import (
+    actor_name,
     as_utc,
     page_setup,
     require_write,
@@ -29,7 +30,6 @@ page_setup()
 started, started_cpu = time.perf_counter(), time.thread_time()
 st.title("Query Lab")
 sv = service()
-ACTOR = "dashboard"
 names = list(PROFILES)
 if "lab_default_as_of" not in st.session_state:  # the picker starts at "now" (UTC) for this session
     st.session_state["lab_default_as_of"] = utc_now().replace(tzinfo=None, second=0, microsecond=0)
@@ -65,10 +65,10 @@ def record(verdict: str, doc_id: str, query_id: str) -> None:
     with shown_errors("Feedback"):
         now = utc_now()
         if verdict == "undo":
-            out = sv.feedback_undo(doc_id, now=now, query_id=query_id, actor=ACTOR)
+            out = sv.feedback_undo(doc_id, now=now, query_id=query_id, actor=actor_name())
             message = f"{out['undone']} undone on {doc_id}"
         else:
-            out = sv.feedback(doc_id, verdict, now=now, query_id=query_id, actor=ACTOR)
+            out = sv.feedback(doc_id, verdict, now=now, query_id=query_id, actor=actor_name())
             if not out.get("recorded", True):
                 message = f"{verdict} was already recorded on {doc_id} for this question: nothing written"
             else:
@@ -117,7 +117,7 @@ def show_response(response: dict, side: str) -> None:
     if st.session_state.get("lab_charts"):
         show_figure(charts.score_breakdown(response["results"], title=f"Score breakdown · {response['profile']}"),
                     key=f"lab_chart_{side}", config={"displayModeBar": False})
-    verdicts = sv.standing_verdicts(response["query_id"], ACTOR)
+    verdicts = sv.standing_verdicts(response["query_id"], actor_name())
     for first, passages in views.passages_by_document(response["results"]):
         with st.container(border=True):
             reasons = [f"• {reason}" for reason in first.get("reasons") or []]

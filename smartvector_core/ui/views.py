@@ -319,11 +319,6 @@ def node_options(nodes: pd.DataFrame, *, text: str = "", limit: int | None = Non
 
 
 # ---------------------------------------------------------------------------- freshness
-FRESHNESS_COLUMNS = ["id", "title", "kind", "doc_type", "grade", "graded_by", "freshness", "advice", "review_due",
-                     "superseded_by", "decay", "age_days", "half_life_days", "validity_state", "hours_left", "action",
-                     "trust", "lifecycle"]
-
-
 def counts_frame(counts: Mapping[str, int], name: str) -> pd.DataFrame:
     """Counts per category (kinds, lifecycle states, doc types) as rows ``name``, ``documents``,
     in the order given."""
@@ -336,22 +331,6 @@ def grade_counts(grades: Iterable[str]) -> pd.DataFrame:
     (columns ``grade``, ``documents``)."""
     counts = pd.Series(list(grades), dtype=object).value_counts()
     return counts_frame({g: int(counts.get(g, 0)) for g in GRADES}, "grade")
-
-
-def freshness_table(report: pd.DataFrame, *, grades: Iterable[str] = (), kinds: Iterable[str] = (),
-                    doc_types: Iterable[str] = (), text: str = "") -> pd.DataFrame:
-    """The freshness report filtered (literal, case-insensitive title/id match), freshest first
-    (by ``freshness``, the score its grade comes from, else by ``decay``)."""
-    out = report
-    for col, chosen in (("grade", grades), ("kind", kinds), ("doc_type", doc_types)):
-        chosen = [c for c in chosen if c]
-        if chosen and col in out.columns:
-            out = out[out[col].isin(chosen)]
-    if (text or "").strip():
-        out = out[title_or_id_contains(out, text)]
-    cols = [c for c in FRESHNESS_COLUMNS if c in out.columns]
-    sort = next((c for c in ("freshness", "decay") if c in out.columns), "id")
-    return out.sort_values(sort, ascending=sort == "id", ignore_index=True)[cols]
 
 
 # --------------------------------------------------------------------------- rejections

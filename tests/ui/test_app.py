@@ -225,22 +225,57 @@ def test_tables_export_as_csv(seeded_store, monkeypatch):
     _ok(at)
     at.download_button(key="fresh_csv").click().run()
     _ok(at)
-    table = pd.read_csv(io.BytesIO(exported[-1]))
-    assert list(table.columns[:5]) == ["id", "title", "kind", "doc_type", "grade"]
+    table = next(t for t in (pd.read_csv(io.BytesIO(b)) for b in reversed(exported)) if "advice" in t.columns)
+    assert list(table.columns[:5]) == ["grade", "flag", "id", "title", "advice"]
     assert len(table) and set(table["grade"]) <= {"A", "B"}
 
 
-def test_freshness_counts_grades_and_draws_decay_curves_on_request(seeded_store):
+def test_freshness_worklist_counts_agree_with_the_service_and_draws_curves_on_request(seeded_store):
     at = _page("pages/freshness.py")
     _ok(at)
-    counts, documents = _table(at, "grade"), _table(at, "advice")
+    counts, documents = _table(at, "documents"), _table(at, "advice")
+    report = _store(seeded_store).freshness(as_of=datetime.now(NOW.tzinfo))
+    live = report[report["live"]]
     assert list(counts["grade"]) == ["A", "B", "C", "D", "F"]
-    assert counts["documents"].sum() == len(documents) == 58
+    assert counts["documents"].sum() == len(documents) == len(live)
+    assert list(documents["id"]) == list(live["id"])            # the service's order: most urgent first
     assert list(counts["documents"]) == [int((documents["grade"] == g).sum()) for g in "ABCDF"]
+    assert documents["trust"].map(lambda v: round(v, 3) == v).all()
+    assert f"**{len(live)} live documents**" in " ".join(m.value for m in at.markdown)
     assert not at.get("plotly_chart")
     at.toggle(key="fresh_curves_on").set_value(True).run()
     _ok(at)
     assert len(at.get("plotly_chart")) == 1
+    at.toggle(key="fresh_all").set_value(True).run()
+    assert len(_table(at, "advice")) == len(report)
+
+
+def test_freshness_worklist_archives_and_pastes_a_new_version(seeded_store):
+    at = _page("pages/freshness.py")
+    top = _table(at, "advice")["id"].iloc[0]
+    at.multiselect(key="fresh_pick").select(top).run()
+    at.text_input(key="fresh_reason").input("out of date").run()
+    at.button(key="fresh_archive").click().run()
+    _ok(at)
+    assert any(f"{top} archived" in s.value for s in at.success)
+    assert top not in list(_table(at, "advice")["id"])
+    sv = _store(seeded_store)
+    assert sv.archived_documents(as_of=datetime.now(NOW.tzinfo))[top].reason == "out of date"
+
+    at = _page("pages/freshness.py")
+    at.multiselect(key="fresh_pick").select("policy_v3").run()
+    form = "fresh_new_policy_v3"
+    assert at.text_input(key=f"{form}_id").value == "policy_v4"
+    assert at.text_input(key=f"{form}_title").value == "API rate limit policy"
+    assert at.number_input(key=f"{form}_authority").value == 0.9
+    at.text_area(key=f"{form}_text").input("From December 2026 the Larkspur API allows 800 requests a minute.")
+    at.button[[b.label for b in at.button].index("Ingest as the new version")].click().run()
+    _ok(at)
+    assert any("policy_v4 now supersedes policy_v3" in s.value for s in at.success)
+    rows = _store(seeded_store).freshness(as_of=datetime.now(NOW.tzinfo)).set_index("id")
+    assert rows.loc["policy_v4", "live"] and not rows.loc["policy_v3", "live"]
+    assert rows.loc["policy_v3", "superseded_by"] == "policy_v4"
+    assert rows.loc["policy_v4", "trust"] == pytest.approx(0.9, abs=1e-3)   # the authority it replaced
 
 
 def test_rejection_log_drilldown(seeded_store):

@@ -142,13 +142,6 @@ def test_grade_counts_always_have_five_grades_in_order():
     assert list(views.grade_counts(pd.Series([], dtype=object))["documents"]) == [0] * 5
 
 
-def test_freshness_table_filters_and_sorts_freshest_first():
-    report = pd.DataFrame({"id": ["a", "b", "c"], "title": ["A", "B", "C"], "kind": ["STATIC"] * 3,
-                           "doc_type": ["news", "policy", "news"], "grade": ["F", "A", "B"], "decay": [0.1, 0.9, 0.7]})
-    assert list(views.freshness_table(report)["id"]) == ["b", "c", "a"]
-    assert list(views.freshness_table(report, doc_types=["news"], grades=["B"])["id"]) == ["c"]
-
-
 def test_rejection_counts_and_drilldown():
     rej = pd.DataFrame({"query_id": ["q1", "q1", "q2"], "query": ["x", "x", "y"],
                         "asked_at": pd.to_datetime(["2026-01-01", "2026-01-01", "2026-01-02"], utc=True),
