@@ -325,15 +325,19 @@ def rejections_over_time(frame: pd.DataFrame, *, freq: str = "D",
 # --------------------------------------------------------------------------------- audit
 def trust_over_time(history: pd.DataFrame, events: pd.DataFrame | None = None,
                     title: str = "Trust over time") -> go.Figure:
-    """The trust line (``at``, ``trust``: ``SmartVector.trust_history``) with one marker per
-    event (``at``, ``event_type``)."""
+    """The trust line (``at``, ``trust``: ``SmartVector.trust_history``), drawn as steps (trust
+    changes at events, in one step, and holds in between), with one marker per event (``at``,
+    ``event_type``) at the trust it left."""
     if history.empty:
         return _empty(title)
-    fig = go.Figure(go.Scatter(x=history["at"], y=history["trust"], mode="lines", name="trust"))
+    fig = go.Figure(go.Scatter(x=history["at"], y=history["trust"], mode="lines", name="trust",
+                               line={"shape": "hv"}, hovertemplate="%{x|%Y-%m-%d %H:%M} UTC: trust %{y:.3f}"
+                                                                   "<extra></extra>"))
     if events is not None and len(events):
         at = pd.to_datetime(events["at"], utc=True)
-        level = np.interp(at.astype("int64"), pd.to_datetime(history["at"], utc=True).astype("int64"),
-                          history["trust"].to_numpy(dtype=float))
+        times = pd.to_datetime(history["at"], utc=True).astype("int64").to_numpy()
+        after = np.clip(np.searchsorted(times, at.astype("int64").to_numpy(), side="right") - 1, 0, len(times) - 1)
+        level = history["trust"].to_numpy(dtype=float)[after]
         fig.add_trace(go.Scatter(x=at, y=level, mode="markers", name="events",
                                  text=[plain(t) for t in events["event_type"]], hoverinfo="text+x",
                                  marker={"size": 9, "symbol": "diamond"}))

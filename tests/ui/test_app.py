@@ -146,7 +146,7 @@ def test_the_token_field_shows_in_the_sidebar_only_when_a_token_is_set(seeded_st
     assert not [t for t in _app().sidebar.text_input if t.key == "operator_token_input"]
     monkeypatch.setenv("SMARTVECTOR_OPERATOR_TOKEN", "s3cret")
     at = _app()
-    assert [t.label for t in at.sidebar.text_input] == ["Operator token"]
+    assert [t.label for t in at.sidebar.text_input if t.key == "operator_token_input"] == ["Operator token"]
     at.text_input(key="operator_token_input").input("s3cret").run()
     assert at.session_state["operator_token"] == "s3cret"
     assert any("unlocked" in s.value for s in at.sidebar.success)
@@ -484,3 +484,40 @@ def test_feedback_audit_trust_table_newest_first_and_undo(seeded_store):
     _ok(at)
     series = next(d.value for d in at.dataframe if "trust" in d.value.columns and "at" in d.value.columns)
     assert series["at"].is_monotonic_decreasing
+
+
+def test_review_queue_preselects_nothing_confirms_refreshes_and_undoes(seeded_store):
+    at = _page("pages/feedback_audit.py")
+    _ok(at)
+    assert at.selectbox(key="aud_fb_doc").value is None and at.radio(key="aud_fb_verdict").value is None
+    sv = _store(seeded_store)
+    sv.ingest_records([
+        {"id": "kb_a", "text": "Password resets are allowed for contractors.", "source": "wiki", "authority": 0.4,
+         "created_at": "2026-11-01T00:00:00Z", "doc_type": "reference", "kind": "STATIC"},
+        {"id": "kb_b", "text": "Password resets are not allowed for contractors.", "source": "security",
+         "authority": 0.9, "created_at": "2026-11-02T00:00:00Z", "doc_type": "reference", "kind": "STATIC"}], now=NOW)
+    queue = sv.review_queue()
+    assert len(queue), "the pair above contradicts"
+    at.run()
+    edge = queue["edge_id"].iloc[0]
+    assert at.selectbox(key="aud_edge").value is None
+    at.sidebar.text_input(key="actor_name_input").input("Ana").run()
+    at.selectbox(key="aud_edge").select(edge).run()
+    radio = at.radio(key=f"aud_resolution_{edge}")
+    assert radio.value is None and not [b for b in at.button if b.key == "aud_resolve"]
+    src, dst = queue["src"].iloc[0], queue["dst"].iloc[0]
+    shown = " ".join(c.value for c in at.caption)
+    assert f"{src} · source" in shown and f"{dst} · source" in shown and "trust" in shown
+    radio.set_value(f"Keep {src}, correct {dst}").run()
+    assert at.checkbox(key=f"aud_confirm_kept_{edge}").value is False
+    at.button(key="aud_resolve").click().run()
+    _ok(at)
+    assert any("Resolved" in s.value for s in at.success)
+    assert edge not in set(_store(seeded_store).review_queue()["edge_id"])
+    assert not [b for b in at.selectbox if b.key == "aud_edge" and edge in b.options]   # refreshed at once
+    events = _store(seeded_store).events_frame(src)
+    assert not len(events[(events["event_type"] == "FEEDBACK_ACCEPT") & (events["query_id"] == f"review:{edge}")])
+    assert set(events.loc[events["event_type"] == "REVIEW", "actor"]) == {"Ana"}
+    at.button(key="aud_review_undo").click().run()
+    _ok(at)
+    assert edge in set(_store(seeded_store).review_queue()["edge_id"])
