@@ -31,17 +31,18 @@ started, started_cpu = time.perf_counter(), time.thread_time()
 st.title("Query Lab")
 sv = service()
 names = list(PROFILES)
-if "lab_default_as_of" not in st.session_state:  # the picker starts at "now" (UTC) for this session
+if "lab_default_as_of" not in st.session_state:  # the picker starts at the minute the session opened
     st.session_state["lab_default_as_of"] = utc_now().replace(tzinfo=None, second=0, microsecond=0)
 
 with st.form("lab_form"):
     text = st.text_input("Question", key="lab_text", placeholder="What are the API rate limits?")
-    c1, c2, c3, c4 = st.columns([2, 2, 3, 1])
+    c1, c2, c3, c4, c5 = st.columns([2, 2, 1, 3, 1])
     left = c1.selectbox("Left profile", names, index=names.index("naive"), key="lab_left")
     right = c2.selectbox("Right profile", names, index=names.index("default"), key="lab_right")
-    as_of = c3.datetime_input("As of (UTC)", value=st.session_state["lab_default_as_of"], step=timedelta(minutes=1),
-                              key="lab_as_of", format="YYYY-MM-DD")
-    k = c4.number_input("Results", 1, 50, 5, key="lab_k")
+    pinned = c3.toggle("Pin moment", key="lab_pin", help="Off: each question is asked now. On: as of the moment set.")
+    as_of = c4.datetime_input("As of (UTC, when pinned)", value=st.session_state["lab_default_as_of"],
+                              step=timedelta(minutes=1), key="lab_as_of", format="YYYY-MM-DD")
+    k = c5.number_input("Results", 1, 50, 5, key="lab_k")
     run = st.form_submit_button("Run side by side", type="primary")
 
 if run:
@@ -49,8 +50,8 @@ if run:
         st.warning("Type a question first.")
     else:
         with shown_errors("Query"), st.spinner("Querying both profiles…"):
-            moment = as_utc(as_of)
             asked_at = datetime.now(UTC)
+            moment = as_utc(as_of) if pinned else asked_at
             st.session_state["lab_responses"] = [
                 r.to_dict() for r in sv.compare(text, (left, right), as_of=moment, k=int(k), asked_at=asked_at)]
             st.session_state.pop("lab_flash", None)
@@ -100,8 +101,20 @@ def feedback_row(result: dict, query_id: str, side: str, verdict: str | None) ->
         row.button("Undo", key=f"undo_{key}", icon=":material/undo:", on_click=record, args=("undo", *args),
                    help="Appends a reversing event; the verdict stays in the history")
     flash = st.session_state.get("lab_flash")
-    if flash and flash["doc"] == result["id"] and flash["query_id"] == query_id:
+    if flash and flash["doc"] == result["id"]:   # an undo from the history names an earlier query
         st.success(flash["text"])
+
+
+def verdict_history(box, doc_id: str, current_query: str, side: str, rank: int) -> None:
+    """This operator's standing verdicts on ``doc_id``, one per question, with an Undo for each."""
+    past = sv.verdict_history(doc_id, actor_name())
+    if not past:
+        box.caption("None yet.")
+    for i, item in enumerate(past):
+        row = box.container(horizontal=True)
+        here = " (this question)" if item["query_id"] == current_query else ""
+        row.text(f"{item['verdict']} · query {item['query_id'] or '(none)'}{here} · {item['at'][:16].replace('T', ' ')} UTC")
+        row.button("Undo", key=f"hist_undo_{side}_{rank}_{i}", on_click=record, args=("undo", doc_id, item["query_id"]))
 
 
 def show_response(response: dict, side: str) -> None:
@@ -109,7 +122,9 @@ def show_response(response: dict, side: str) -> None:
     judged, judged_line = views.judged_moment(response)
     st.text(f"query id {response['query_id']} · {judged_line}")
     if response.get("abstained"):
-        st.warning(f"Abstained: {response.get('abstain_reason') or 'nothing in the store is about the question'}")
+        with st.container(border=True):
+            st.markdown("**Nothing relevant in the store**")
+            st.text(response.get("abstain_reason") or "nothing in the store is about the question")
     intent = views.intent_summary(response.get("intent"))
     if len(intent):
         with st.expander("Parsed intent (time range, moment judged, recency weight…)", expanded=False):
@@ -118,13 +133,15 @@ def show_response(response: dict, side: str) -> None:
         show_figure(charts.score_breakdown(response["results"], title=f"Score breakdown · {response['profile']}"),
                     key=f"lab_chart_{side}", config={"displayModeBar": False})
     verdicts = sv.standing_verdicts(response["query_id"], actor_name())
-    for first, passages in views.passages_by_document(response["results"]):
+    groups = [] if response.get("abstained") else views.passages_by_document(response["results"])
+    for first, passages in groups:
         with st.container(border=True):
             reasons = [f"• {reason}" for reason in first.get("reasons") or []]
-            st.text("\n".join([*views.result_card(first, judged), *reasons]))   # one element per card
+            st.text("\n".join([*views.result_card(first, judged), "", views.answer_text(first), "",
+                               *reasons]))   # one element per card: the answer passage's text on it
             if verdicts.get(first["id"]):
                 st.caption(f"Your verdict: {verdicts[first['id']]}")
-            label = "Text" if len(passages) == 1 else f"{len(passages)} passages"
+            label = "Full text" if len(passages) == 1 else f"{len(passages)} passages"
             shown = st.expander(label, key=f"passages_{side}_{first['rank']}", on_change="rerun")
             if shown.open:         # the text is sent when the operator opens it
                 for passage in passages:
@@ -132,6 +149,10 @@ def show_response(response: dict, side: str) -> None:
                         shown.caption(f"rank {passage['rank']} · score {float(passage['score']):.3f}")
                     shown.text(passage["text"])
             feedback_row(first, response["query_id"], side, verdicts.get(first["id"]))
+            history = st.expander("Your verdicts on this document", key=f"history_{side}_{first['rank']}",
+                                  on_change="rerun")
+            if history.open:       # read when opened: one query per row, each with its own undo
+                verdict_history(history, first["id"], response["query_id"], side, first["rank"])
     show_table(views.rejections_table(response), key=f"lab_rej_{side}", wrap=("reason",),
                title=f"Rejected ({len(response['rejections'])}) · {response['profile']}",
                file_name=f"rejections_{response['query_id']}.csv")

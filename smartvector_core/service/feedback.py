@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..clock import to_us
+from ..clock import from_us, iso, to_us
 from ..config import DEFAULT_CONFIDENCE
 from ..errors import InputError
 from ..models import EventType, event_detail
@@ -82,6 +82,22 @@ class FeedbackOps:
         after = self.trust_of([doc_id], as_of=now)[doc_id]
         return {"id": doc_id, "undone": standing["verdict"], "trust_before": before,
                 "trust_after": after, "ripple_reversed": len(rows) - 1, "query_id": query_id}
+
+    def verdict_history(self, doc_id: str, actor: str = "operator") -> list[dict[str, Any]]:
+        """Every verdict ``actor`` holds now on ``doc_id``, one per query (the query id, ``verdict``,
+        ``at`` ISO), newest first: what an undo of an earlier question names."""
+        events = self.knowledge.get().events
+        if not len(events):
+            return []
+        mine = events[(events["doc_id"] == doc_id) & (events["actor"].fillna("") == actor)
+                      & events["event_type"].isin([EventType.FEEDBACK_ACCEPT.value, EventType.FEEDBACK_CORRECT.value])]
+        out = []
+        for query_id in dict.fromkeys(mine["query_id"].fillna("")):
+            standing = self._standing_verdicts(query_id, actor, [doc_id]).get(doc_id)
+            if standing:
+                out.append({"query_id": query_id, "verdict": standing["verdict"], "at_us": standing["at_us"]})
+        out.sort(key=lambda v: v["at_us"], reverse=True)
+        return [{"query_id": v["query_id"], "verdict": v["verdict"], "at": iso(from_us(v["at_us"]))} for v in out]
 
     def standing_verdicts(self, query_id: str, actor: str = "operator") -> dict[str, str]:
         """doc id -> "accept" / "correct": the verdicts ``actor`` holds now on ``query_id``'s answers."""

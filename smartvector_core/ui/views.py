@@ -225,9 +225,34 @@ def rejections_table(response: Mapping[str, Any]) -> pd.DataFrame:
 
 
 def intent_summary(intent: Mapping[str, Any] | None) -> pd.DataFrame:
-    """The parsed intent as (field, value) rows; empty values left out."""
-    rows = [{"field": k, "value": str(v)} for k, v in (intent or {}).items() if v not in (None, "", [], {})]
+    """The parsed intent as (field, value) rows; empty values left out, and ``judged_at`` too
+    (the moment judged is shown once, in the answer's header: :func:`judged_moment`)."""
+    rows = [{"field": k, "value": _readable(v)} for k, v in (intent or {}).items()
+            if v not in (None, "", [], {}) and k != "judged_at"]
     return pd.DataFrame(rows, columns=["field", "value"])
+
+
+def _readable(value: object) -> str:
+    """A value as a person reads it: lists joined by commas, numbers at three places, mappings as
+    ``key: value`` pairs (never Python's or JSON's brackets)."""
+    if isinstance(value, float):
+        return f"{value:.3f}".rstrip("0").rstrip(".")
+    if isinstance(value, (list, tuple)):
+        return ", ".join(_readable(v) for v in value)
+    if isinstance(value, Mapping):
+        return "; ".join(f"{k}: {_readable(v)}" for k, v in value.items() if v not in (None, "", [], {}))
+    return str(value)
+
+
+ANSWER_CHARS = 600   # the answer passage's text on a card: up to this many characters
+
+
+def answer_text(result: Mapping[str, Any], limit: int = ANSWER_CHARS) -> str:
+    """The passage's text as the card shows it: whitespace folded, cut at a word near ``limit``."""
+    text = " ".join(str(result.get("text") or "").split())
+    if len(text) <= limit:
+        return text
+    return text[:limit].rsplit(" ", 1)[0] + " …"
 
 
 SHARE_DECIMALS = 3   # confidence and trust: the one rounding used on the card, in tables and in CSV

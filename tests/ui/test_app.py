@@ -119,6 +119,7 @@ def test_query_lab_any_two_profiles_and_as_of(seeded_store):
     at = _app().switch_page("pages/query_lab.py").run()
     at.selectbox(key="lab_left").select("temporal")
     at.selectbox(key="lab_right").select("smartvector")
+    at.toggle(key="lab_pin").set_value(True)
     at.datetime_input(key="lab_as_of").set_value(datetime(2025, 7, 1, 12, 0))
     at = _query(at, "API rate limit requests per minute", switch=False)
     _ok(at)
@@ -391,7 +392,41 @@ def test_query_lab_shows_the_abstention(seeded_store):
     responses = at.session_state["lab_responses"]
     abstained = [r for r in responses if r.get("abstained")]
     assert abstained, "the engine abstains on a question about nothing in the store"
-    assert any(w.value.startswith("Abstained:") for w in at.warning)
+    assert any(m.value == "**Nothing relevant in the store**" for m in at.markdown)
+    sides = [side for r, side in zip(responses, ("left", "right"), strict=True) if r.get("abstained")]
+    assert not [b for b in at.button if any(b.key.startswith(f"{v}_{s}_") for v in ("accept", "correct")
+                                            for s in sides)]   # no verdict buttons on an abstention
+
+
+def test_query_lab_reads_now_at_each_question_and_puts_the_answer_on_the_card(seeded_store):
+    at = _query(_app())
+    first_as_of = at.session_state["lab_responses"][0]["as_of"]
+    at = _query(at, switch=False)
+    assert at.session_state["lab_responses"][0]["as_of"] > first_as_of      # not frozen at the session start
+    top = at.session_state["lab_responses"][1]["results"][0]
+    assert any(views.answer_text(top) in t.value and "confidence" in t.value for t in at.text)
+    assert not [t for t in at.text if "judged_at" in t.value]
+
+
+def test_query_lab_verdict_history_undoes_an_earlier_question(seeded_store):
+    at = _query(_app())
+    first = at.session_state["lab_responses"][0]["results"][0]
+    earlier = at.session_state["lab_responses"][0]["query_id"]
+    at.button(key=f"correct_left_{first['rank']}").click().run()
+    at = _query(at, switch=False)                                      # asked again: a new query id
+    again = at.session_state["lab_responses"][0]
+    card = next(r for r in again["results"] if r["id"] == first["id"])
+    at.session_state[f"history_left_{card['rank']}"] = True
+    at.run()
+    rows = [t.value for t in at.text if t.value.startswith("correct · query ")]
+    assert rows and earlier in rows[0]
+    at.button(key=f"hist_undo_left_{card['rank']}_0").click().run()
+    _ok(at)
+    flash = next(s.value for s in at.success if "correct undone" in s.value)
+    message_trust = flash.rsplit("→ ", 1)[1]
+    shown = next(r for r in at.session_state["lab_responses"][0]["results"] if r["id"] == first["id"])
+    assert views.share_text(shown["trust"]) == message_trust              # the card and the message: one read
+    assert not _store(seeded_store).verdict_history(first["id"], "dashboard")
 
 
 def test_tables_have_titles_and_wrap_their_reasons(seeded_store):

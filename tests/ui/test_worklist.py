@@ -5,7 +5,12 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from smartvector_core.temporal.review import FLAG_CONTESTED, FLAG_LOW_TRUST, flag_for_review, most_urgent_first
+from smartvector_core.temporal.review import (
+    FLAG_CONTESTED,
+    FLAG_LOW_TRUST,
+    flag_for_review,
+    most_urgent_first,
+)
 from smartvector_core.ui import worklist
 
 
