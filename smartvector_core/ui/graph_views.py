@@ -111,7 +111,7 @@ def graph_layout(node_ids: Sequence[str], times_us: Sequence[int],
     return positions
 
 
-def short_labels(nodes: pd.DataFrame, limit: int = 18) -> dict[str, str]:
+def short_labels(nodes: pd.DataFrame, limit: int = 40) -> dict[str, str]:
     """id -> a short label: the title cut to ``limit`` characters (the id when untitled).
 
     Collisions are handled: a label shared by several nodes (the versions of one document,
@@ -136,8 +136,26 @@ def short_labels(nodes: pd.DataFrame, limit: int = 18) -> dict[str, str]:
     return out
 
 
-def focus_set(selected: str | None, chain: Iterable[str] = (), ripple: Iterable[str] = ()) -> list[str]:
-    """The documents a focused node brings forward: itself, its version chain and its ripple set."""
+def focus_set(selected: str | None, chain: Iterable[str] = (), ripple: Iterable[str] = (),
+              contradicts: Iterable[str] = ()) -> list[str]:
+    """The documents a focused node brings forward: itself, its version chain, its ripple set and
+    the other sides of its contradictions."""
     if not selected:
         return []
-    return list(dict.fromkeys([selected, *chain, *ripple]))
+    return list(dict.fromkeys([selected, *chain, *ripple, *contradicts]))
+
+
+def contradicting(selected: str | None, edges: pd.DataFrame) -> list[str]:
+    """The other sides of ``selected``'s CONTRADICTS edges (open or settled), in edge order."""
+    if not selected or not len(edges):
+        return []
+    mine = edges[(edges["edge_type"] == "CONTRADICTS") & ((edges["src"] == selected) | (edges["dst"] == selected))]
+    return list(dict.fromkeys(d if s == selected else s for s, d in zip(mine["src"], mine["dst"], strict=True)))
+
+
+def relations_in_focus(edges: pd.DataFrame, focus: Iterable[str]) -> pd.DataFrame:
+    """The relations between documents of ``focus`` (all of ``edges`` when there is no focus)."""
+    ids = list(focus)
+    if not ids or not len(edges):
+        return edges
+    return edges[edges["src"].isin(ids) & edges["dst"].isin(ids)].reset_index(drop=True)

@@ -24,6 +24,7 @@ from ..evaluation.runner import run_bench
 from ..ingest import read_records, validate_records
 from ..ingest.parse import JSONL_SUFFIXES, parse_jsonl
 from ..ingest.validate import validate_record
+from ..models import event_detail
 from ..retrieval.calibration import reliability_bins  # noqa: F401  (re-exported for the pages)
 from ..settings import DEMO_CORPUS, DEMO_QUERIES
 from ..temporal.freshness import GRADES
@@ -242,6 +243,41 @@ def _readable(value: object) -> str:
     if isinstance(value, Mapping):
         return "; ".join(f"{k}: {_readable(v)}" for k, v in value.items() if v not in (None, "", [], {}))
     return str(value)
+
+
+DETAIL_HIDDEN = ("vector", "chunk_id", "ordinal", "content_hash")   # storage fields, not the document's
+
+
+def document_details(row: pd.Series) -> pd.DataFrame:
+    """One document's fields as ``field``, ``value`` rows a person reads: times as
+    "YYYY-MM-DD HH:MM UTC", numbers at three places, lists joined, JSON objects as ``key: value``,
+    and nothing (None, NaT, NaN, [], {}) as "—"."""
+    rows = []
+    for name, value in row.items():
+        if str(name) in DETAIL_HIDDEN:
+            continue
+        rows.append({"field": str(name), "value": _detail_value(value)})
+    return pd.DataFrame(rows, columns=["field", "value"])
+
+
+def _detail_value(value: object) -> str:
+    if isinstance(value, np.ndarray):
+        value = value.tolist()
+    if isinstance(value, str) and value.strip().startswith("{"):
+        value = event_detail(value) or value   # a JSON object (metadata) as its pairs
+    if isinstance(value, (list, tuple, dict, Mapping, str)):
+        if not value:
+            return "—"
+    elif value is None or pd.isna(value):
+        return "—"
+    if isinstance(value, (pd.Timestamp, datetime)):
+        return pd.Timestamp(value).tz_convert("UTC").strftime("%Y-%m-%d %H:%M UTC") if pd.Timestamp(value).tzinfo \
+            else pd.Timestamp(value).strftime("%Y-%m-%d %H:%M UTC")
+    if isinstance(value, (bool, np.bool_)):
+        return "yes" if value else "no"
+    if isinstance(value, (float, np.floating)):
+        return _readable(float(value))
+    return _readable(value) or "—"
 
 
 ANSWER_CHARS = 600   # the answer passage's text on a card: up to this many characters

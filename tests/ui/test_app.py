@@ -446,7 +446,11 @@ def test_knowledge_graph_labels_arrows_and_focus(seeded_store):
     by_id = {c: x for t in nodes for c, x in zip(t["customdata"], t["text"], strict=True)}
     chain = [by_id[d] for d in ("policy_v1", "policy_v2", "policy_v3")]
     assert all(lab.startswith("API rate") for lab in chain) and len(set(chain)) == 3   # same title, told apart
-    assert len(labels) == len(set(labels)) and all(0 < len(lab) <= 18 for lab in labels)
+    assert len(labels) == len(set(labels)) and all(0 < len(lab.replace("<br>", " ")) <= 40 for lab in labels)
+    assert all(len(line) <= 20 for lab in labels for line in lab.split("<br>"))   # wrapped on the node
+    hover = {c: h for t in nodes for c, h in zip(t["customdata"], t["hovertext"], strict=True)}
+    assert "Incident review: EU region 5xx errors on 3 September" in hover["incident_review_2026_09"].replace(
+        "<br>", " ")                                                   # the full title in the hover
     arrows = [t for t in fig["data"] if t.get("marker", {}).get("symbol") == "arrow"]
     assert arrows and any("supersedes" in t["name"] for t in arrows)
     assert "hostile_doc" not in {c for t in fig["data"] for c in (t.get("customdata") or [])}   # isolated: hidden
@@ -456,6 +460,8 @@ def test_knowledge_graph_labels_arrows_and_focus(seeded_store):
     lit = {c for t in fig["data"] if t.get("mode") == "markers+text"
            for c, o in zip(t["customdata"], t["marker"]["opacity"], strict=True) if o == 1.0}
     assert {"policy_v1", "policy_v2", "policy_v3"} <= lit and len(lit) < len(labels)
+    relations = _table(at, "edge_type")
+    assert len(relations) and set(relations["src"]) | set(relations["dst"]) <= lit   # the table is the focus's
 
 
 def test_rejection_log_picker_names_the_profile_and_opens_on_rejections(seeded_store):
