@@ -138,8 +138,10 @@ with shown_errors("Review worklist"):
     ticked = [table["id"].iloc[i] for i in (event.selection.rows if event is not None else [])
               if i < len(table)]
     a1, a2 = st.columns([3, 1])
+    names = dict(zip(table["id"], table["title"], strict=True))
     picked = a1.multiselect("Act on", list(table["id"]), key="fresh_pick",
-                            placeholder="Tick rows above, or pick documents here")
+                            format_func=lambda d: f"{d} — {names[d]}" if names.get(d) else d,
+                            placeholder="Tick rows above, or pick documents here (most urgent first)")
     every = a2.checkbox(f"All {len(table)} shown", key="fresh_every")
     chosen = list(table["id"]) if every else list(dict.fromkeys([*ticked, *picked]))
     st.caption(f"Selected: {', '.join(chosen) if chosen else 'none'}")
