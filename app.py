@@ -21,6 +21,7 @@ PAGES = {
     ],
     "Explore": [
         st.Page("pages/query_lab.py", title="Query Lab", icon=":material/science:"),
+        st.Page("pages/demo.py", title="Guided demo", icon=":material/slideshow:"),
         st.Page("pages/knowledge_graph.py", title="Knowledge Graph", icon=":material/hub:"),
         st.Page("pages/freshness.py", title="Review worklist", icon=":material/schedule:"),
         st.Page("pages/rejection_log.py", title="Rejection Log", icon=":material/block:"),

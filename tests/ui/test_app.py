@@ -17,7 +17,8 @@ from tests.conftest import NOW, REPO
 from tests.ui.conftest import SCRIPT_TITLE
 
 PAGES = ["pages/overview.py", "pages/ingest.py", "pages/query_lab.py", "pages/knowledge_graph.py",
-         "pages/freshness.py", "pages/rejection_log.py", "pages/feedback_audit.py", "pages/evaluation.py"]
+         "pages/freshness.py", "pages/rejection_log.py", "pages/feedback_audit.py", "pages/evaluation.py",
+         "pages/demo.py"]
 
 
 def _app() -> AppTest:
@@ -562,3 +563,13 @@ def test_review_queue_preselects_nothing_confirms_refreshes_and_undoes(seeded_st
     at.button(key="aud_review_undo").click().run()
     _ok(at)
     assert edge in set(_store(seeded_store).review_queue()["edge_id"])
+
+
+def test_guided_demo_asks_both_profiles_and_says_why(seeded_store):
+    at = _page("pages/demo.py")
+    _ok(at)
+    at.button(key="demo_ask_2").click().run()
+    _ok(at)
+    shown = at.session_state["demo_answer_2"]
+    assert shown["naive"] and shown["default"] and shown["why"]
+    assert any(m.value == "**naive answers**" for m in at.markdown) and any(i.value.startswith("Why: ") for i in at.info)

@@ -173,3 +173,16 @@ def test_node_options_filter_literally_and_cap():
     assert len(views.node_options(nodes)) == 10 and len(views.node_options(nodes, limit=3)) == 3
     assert list(views.node_options(nodes, text="rate (")) == ["d0", "d1", "d2", "d3", "d4"]
     assert views.node_options(nodes, text="d7")["d7"] == "d7 — Other"
+
+
+def test_demo_contrast_explains_a_rejected_naive_answer():
+    from smartvector_core.ui import demo
+
+    naive = {"results": [{"id": "policy_v1", "title": "Limits", "text": "100 a minute", "rank": 1}]}
+    default = {"results": [{"id": "policy_v3", "title": "Limits", "text": "1,000 a minute", "rank": 1}],
+               "rejections": [{"id": "policy_v1", "code": "SUPERSEDED_IN_CHAIN", "reason": "replaced by policy_v3"}]}
+    out = demo.contrast(naive, default)
+    assert out["naive"]["id"] == "policy_v1" and out["default"]["id"] == "policy_v3" and not out["same"]
+    assert out["why"] == "default rejected policy_v1: SUPERSEDED_IN_CHAIN — replaced by policy_v3"
+    assert demo.contrast(default, default)["why"] == "Both profiles give the same answer."
+    assert demo.contrast({"abstained": True, "results": []}, default)["naive"] is None
