@@ -178,9 +178,13 @@ def test_every_page_in_chromium(server, tmp_path):
 
 def _pick(page, label: str, option: str | None = None) -> str:
     """Choose ``option`` (the first one when None) in the multiselect or selectbox ``label``."""
-    page.get_by_label(label).first.click()
-    choice = page.locator('[role="option"]').filter(has_text=option).first if option else \
-        page.locator('[role="option"]').first
+    page.locator('[data-testid="stMultiSelect"], [data-testid="stSelectbox"]').filter(has_text=label) \
+        .locator("input").first.click()
+    page.keyboard.press("ArrowDown")            # opens the list
+    if option:
+        page.keyboard.type(option)
+    options = page.locator('[role="option"]:not([data-key="__select_all__"])')
+    choice = options.filter(has_text=option).first if option else options.first
     text = choice.inner_text()
     choice.click()
     page.keyboard.press("Escape")
@@ -206,7 +210,9 @@ def test_editor_and_agent_workflows_in_chromium(server, tmp_path):
             # the editor: the most urgent document is the first to act on; archived, it leaves answers
             page.get_by_text("Worklist, most urgent first").first.wait_for()
             assert page.get_by_text(re.compile(r"\d+ live documents")).count() >= 1
-            urgent, title = _pick(page, "Act on").split(" — ", 1)
+            picked = _pick(page, "Act on")
+            assert " — " in picked, picked
+            urgent, title = picked.split(" — ", 1)
             _open(page, server, "query_lab", "Query Lab")
             _ask(page, title)
             before = _card_ids(page)
@@ -255,6 +261,7 @@ def test_editor_and_agent_workflows_in_chromium(server, tmp_path):
                 "button", name="Undo").first.click()
             page.get_by_text(f"correct undone on {doc}").first.wait_for(timeout=30_000)
             undone = page.get_by_text(f"correct undone on {doc}").first.inner_text()
-            assert float(undone.rsplit("→ ", 1)[1][:5]) == pytest.approx(trust, abs=0.01)   # access adds a little
+            restored = float(undone.rsplit("→ ", 1)[1][:5])
+            assert restored > lowered and restored == pytest.approx(trust, abs=0.02)   # each answer's access adds a little
         finally:
             browser.close()
