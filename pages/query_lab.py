@@ -39,7 +39,7 @@ with st.form("lab_form"):
     c1, c2, c3, c4, c5 = st.columns([2, 2, 1, 3, 1])
     left = c1.selectbox("Left profile", names, index=names.index("naive"), key="lab_left")
     right = c2.selectbox("Right profile", names, index=names.index("default"), key="lab_right")
-    pinned = c3.toggle("Pin moment", key="lab_pin", help="Off: each question is asked now. On: as of the moment set.")
+    pinned = c3.toggle("Pin", key="lab_pin", help="Off: each question is asked now. On: as of the moment set.")
     as_of = c4.datetime_input("As of (UTC, when pinned)", value=st.session_state["lab_default_as_of"],
                               step=timedelta(minutes=1), key="lab_as_of", format="YYYY-MM-DD")
     k = c5.number_input("Results", 1, 50, 5, key="lab_k")

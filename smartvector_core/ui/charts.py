@@ -307,7 +307,7 @@ def _graph_frame(positions: Mapping[str, tuple[float, float]], title: str) -> di
             "hoverlabel": {"align": "left", "bgcolor": "#FFFFFF", "bordercolor": "#333333",
                            "font": {"color": "#111111", "size": 13}}, "legend": {"groupclick": "togglegroup"},
             "xaxis": {"visible": False, "range": [min(xs) - 2.2, max(xs) + 2.2]},   # room for the end labels
-            "yaxis": {"visible": False, "range": [min(ys) - 0.8, max(ys) + 0.6]}, **LAYOUT}
+            "yaxis": {"visible": False, "range": [min(ys) - 1.1, max(ys) + 1.0]}, **LAYOUT}   # wrapped labels
 
 
 # --------------------------------------------------------------------------------- freshness

@@ -111,7 +111,7 @@ def graph_layout(node_ids: Sequence[str], times_us: Sequence[int],
     return positions
 
 
-def short_labels(nodes: pd.DataFrame, limit: int = 40) -> dict[str, str]:
+def short_labels(nodes: pd.DataFrame, limit: int = 64) -> dict[str, str]:
     """id -> a short label: the title cut to ``limit`` characters (the id when untitled).
 
     Collisions are handled: a label shared by several nodes (the versions of one document,
@@ -128,11 +128,13 @@ def short_labels(nodes: pd.DataFrame, limit: int = 40) -> dict[str, str]:
     def tail(text: str, n: int) -> str:
         return text if len(text) <= n else "…" + text[-(n - 1):]
 
-    out = {i: b if counts[b] == 1 else f"{cut(b, limit - 8)} {tail(v.strip() or i, 7)}"
+    keep = max(7, limit // 3)   # characters of the version or id that tell a shared title apart
+    out = {i: b if counts[b] == 1 else f"{cut(b, limit - keep - 1)} {tail(v.strip() or i, keep)}"
            for i, b, v in zip(ids, base, versions, strict=True)}
     shared = pd.Series(list(out.values()), dtype=object).value_counts()
     if len(shared) < len(out):   # same title and version: the id decides
-        out = {i: f"{cut(lab, limit - 8)} {tail(i, 7)}" if shared[lab] > 1 else lab for i, lab in out.items()}
+        out = {i: f"{cut(lab, limit - keep - 1)} {tail(i, keep)}" if shared[lab] > 1 else lab
+               for i, lab in out.items()}
     return out
 
 

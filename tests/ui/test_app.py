@@ -447,8 +447,9 @@ def test_knowledge_graph_labels_arrows_and_focus(seeded_store):
     by_id = {c: x for t in nodes for c, x in zip(t["customdata"], t["text"], strict=True)}
     chain = [by_id[d] for d in ("policy_v1", "policy_v2", "policy_v3")]
     assert all(lab.startswith("API rate") for lab in chain) and len(set(chain)) == 3   # same title, told apart
-    assert len(labels) == len(set(labels)) and all(0 < len(lab.replace("<br>", " ")) <= 40 for lab in labels)
-    assert all(len(line) <= 20 for lab in labels for line in lab.split("<br>"))   # wrapped on the node
+    assert len(labels) == len(set(labels)) and all(0 < len(lab.replace("<br>", " ")) <= 64 for lab in labels)
+    assert all(len(line) <= 24 for lab in labels for line in lab.split("<br>"))   # wrapped on the node
+    assert by_id["incident_2026_09_eu"].replace("<br>", " ") == "Incident: elevated 5xx errors in the EU region"
     hover = {c: h for t in nodes for c, h in zip(t["customdata"], t["hovertext"], strict=True)}
     assert "Incident review: EU region 5xx errors on 3 September" in hover["incident_review_2026_09"].replace(
         "<br>", " ")                                                   # the full title in the hover
