@@ -97,7 +97,7 @@ def query_child(directory: str, rounds: int, recall: int) -> None:
     from smartvector_core.embedding import get_embedder
     from smartvector_core.evaluation import perf
     from smartvector_core.retrieval.candidates import SEARCH_COLUMNS
-    from smartvector_core.retrieval.pipeline import search_overfetch
+    from smartvector_core.retrieval.search import search_overfetch
 
     embedder = get_embedder()
     _, questions = perf.real_store(embedder)
@@ -108,7 +108,7 @@ def query_child(directory: str, rounds: int, recall: int) -> None:
     app.query(texts[0], as_of=as_of, log=False)
     first_s = time.perf_counter() - t0          # opens the store, loads the knowledge state
     t0 = time.perf_counter()                    # the in-memory text index, built in the background
-    built = app.knowledge.get().wait_for_text_index(app.store) is not None
+    built = app.query_cache().wait_for_text_index() is not None
     text_index_s = time.perf_counter() - t0
     e2e, raw, per_round = [], [], []
     for r in range(rounds):
@@ -129,7 +129,7 @@ def query_child(directory: str, rounds: int, recall: int) -> None:
         temporal.append(time.perf_counter() - t0)
     rss_mb = perf.vm_hwm_kb() / 1024
     hits, hits_unfiltered = [], []
-    overfetch = search_overfetch(app.knowledge.get().existing_share(None))   # the query path's (no time bound here)
+    overfetch = search_overfetch(app.query_cache().existing_share(None))   # the query path's (no time bound here)
     for vector in embedder.encode(texts[:recall]):
         exact = app.store.search(vector, as_of=as_of, limit=20, columns=["chunk_id"], exact=True)
         exact = set(exact.column("chunk_id").to_pylist())

@@ -15,8 +15,8 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from smartvector_core.clock import parse_time
+from smartvector_core.config.query import DEFAULT_ABSTENTION
 from smartvector_core.config.temporal import DEFAULT_TEMPORAL
-from smartvector_core.retrieval.calibration import ABSTAIN_CAP
 from smartvector_core.service import SmartVector
 from smartvector_core.settings import DEMO_CORPUS, DEMO_QUERIES, load_settings
 
@@ -90,7 +90,7 @@ def test_cli_abstains_on_a_question_about_nothing_and_answers_one_about_a_docume
     assert code == 0, err
     nothing = _json(out)
     assert nothing["abstained"] is True and nothing["abstain_reason"].startswith("nothing in the store")
-    assert all(r["confidence"] <= ABSTAIN_CAP and r["confidence_tier"] == "LOW" for r in nothing["results"])
+    assert all(r["confidence"] <= DEFAULT_ABSTENTION.cap and r["confidence_tier"] == "LOW" for r in nothing["results"])
     code, out, err = loaded("query", "Visitor badges are printed at the front desk.", "--as-of", AT, "--json")
     assert code == 0, err
     answered = _json(out)

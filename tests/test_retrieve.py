@@ -9,7 +9,7 @@ from datetime import datetime
 import numpy as np
 
 from smartvector_core.clock import parse_time, to_us
-from smartvector_core.retrieval.pipeline import retrieve
+from smartvector_core.retrieval.search import retrieve
 
 from .conftest import NOW
 
@@ -47,7 +47,7 @@ def _same(a, b):
 
 def test_state_columns_equal_lancedb_columns_now_and_in_the_past(fake_app):
     _corpus(fake_app)
-    state = fake_app.knowledge.get()
+    state = fake_app.query_cache()
     vector = fake_app.embedder.encode(["What is the API rate limit per minute?"])[0]
     for as_of in (NOW, parse_time("2025-02-01"), parse_time("2024-06-01")):
         plain = retrieve(fake_app.store, vector, as_of, 5)
@@ -60,7 +60,7 @@ def test_state_columns_equal_lancedb_columns_now_and_in_the_past(fake_app):
 
 def test_a_state_older_than_the_store_still_keeps_the_existence_bound(fake_app):
     _corpus(fake_app)
-    stale = fake_app.knowledge.get()            # knows nothing newer than 2025-03-02
+    stale = fake_app.query_cache()            # knows nothing newer than 2025-03-02
     fake_app.ingest_records([
         _doc("rate_future", "2026-06-01", "The API rate limit will be 900 requests per minute."),
         _doc("rate_note", "2025-06-01", "Note: the API rate limit per minute is counted per key."),

@@ -10,7 +10,7 @@ import pytest
 
 from smartvector_core import store as store_module
 from smartvector_core.clock import parse_time
-from smartvector_core.retrieval.pipeline import search_overfetch
+from smartvector_core.retrieval.search import search_overfetch
 
 from .conftest import NOW
 
@@ -83,7 +83,7 @@ def test_the_unfiltered_search_is_used_when_enough_rows_exist_and_not_otherwise(
 
 def test_the_overfetch_follows_the_share_of_existing_rows(fake_app):
     store = _corpus(fake_app)
-    state = fake_app.knowledge.get()
+    state = fake_app.query_cache()
     assert state.current_share == pytest.approx(store.count_chunks() / store.count_rows("chunks"))
     assert state.existing_share(None) == pytest.approx(state.current_share)
     assert state.existing_share(0) == 0.0

@@ -4,14 +4,15 @@ Sources:
 - temporal-rag blog (``seeds/temporal-rag-blog.txt``): decay profiles, decay floors, validity
   multipliers, event relevance gate, semantic penalty, recency-intent weights, pairing.
 - SmartVector paper (``seeds/smartvector-paper-*.txt``): four-signal weights, confidence engine
-  constants, dormancy threshold, ripple.
+  constants.
 
 Presets are constants; derive variants with ``dataclasses.replace``, never mutate one.
 
 The package holds the engine's configuration in one place: this module (embeddings, chunking,
 decay profiles and floors, the paper's weights, trust constants), :mod:`.temporal` (the temporal
 layer's thresholds, ``DEFAULT_TEMPORAL``), :mod:`.scoring` (the query's gates,
-``DEFAULT_SCORING``), :mod:`.consolidation` (the consolidation agent's constants with ripple and
+``DEFAULT_SCORING``), :mod:`.query` (the search's sizes, the answer confidence's and the
+abstention's constants), :mod:`.consolidation` (the consolidation agent's constants with ripple and
 lifecycle, ``DEFAULT_CONSOLIDATION``) and :mod:`.engine` (:class:`EngineConfig`, all of them in
 one object handed down every query and every consolidation run). Environment variables are read only in :mod:`smartvector_core.settings`.
 """
@@ -123,7 +124,6 @@ class ConfidenceConfig:
     access_gain: float = 0.01
     floor: float = 0.01
     ceiling: float = 1.0
-    dormancy_threshold: float = 0.15
     superseded_factor: float = 0.5   # ours: a replaced version keeps half its trust (DESIGN.md "Trust model")
     source_authority: Mapping[str, float] = field(default_factory=lambda: MappingProxyType({
         "official": 0.90, "docs": 0.85, "policy": 0.85, "internal": 0.75, "wiki": 0.60,

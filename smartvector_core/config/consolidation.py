@@ -10,7 +10,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..errors import InputError
-from . import DEFAULT_CONFIDENCE
 
 CONSOLIDATE_TAG = "pre-consolidate"
 
@@ -45,9 +44,10 @@ DEFAULT_RIPPLE = RippleConfig()
 
 @dataclass(frozen=True)
 class LifecycleConfig:
-    """``dormancy_threshold``: the paper's 0.15; ``idle_days``: ours (30)."""
+    """``dormancy_threshold``: the paper's 0.15 (section 2.4, memory strength below it goes
+    dormant); ``idle_days``: ours (30)."""
 
-    dormancy_threshold: float = DEFAULT_CONFIDENCE.dormancy_threshold
+    dormancy_threshold: float = 0.15
     idle_days: float = 30.0
 
 

@@ -2,7 +2,8 @@
 
 The service holds one (``SmartVector(config=...)``, default :data:`DEFAULT_ENGINE`) and hands it
 to every query (``QueryRequest.config``), so a different temporal or scoring configuration
-reaches the gates, signals, pairing, conflict boost and intent reading of that query; every
+reaches the search, gates, signals, pairing, conflict boost, intent reading, answer confidence,
+abstention and explanations of that query; every
 consolidation run gets its ``consolidation`` part (``SmartVector.consolidate``, after ingest and
 feedback too; ``consolidate(config=...)`` overrides it for one run). Derive variants with
 ``dataclasses.replace``, e.g.
@@ -13,8 +14,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from . import DEFAULT_CONFIDENCE, PAPER_WEIGHTS, ConfidenceConfig, SignalWeights
 from .consolidation import DEFAULT_CONSOLIDATION, ConsolidationConfig
+from .query import (
+    DEFAULT_ABSTENTION,
+    DEFAULT_CALIBRATION,
+    DEFAULT_SEARCH,
+    AbstentionConfig,
+    CalibrationConfig,
+    SearchConfig,
+)
 from .scoring import DEFAULT_SCORING, ScoringConfig
 from .temporal import DEFAULT_TEMPORAL, TemporalConfig
 
@@ -22,14 +30,17 @@ from .temporal import DEFAULT_TEMPORAL, TemporalConfig
 @dataclass(frozen=True)
 class EngineConfig:
     """``temporal``: the blog's thresholds (:mod:`.temporal`); ``scoring``: the query's gates
-    (:mod:`.scoring`); ``confidence``: trust constants; ``weights``: the paper's four-signal weights;
+    (:mod:`.scoring`); ``search``: how much the search reads, ``calibration``: the answer
+    confidence's certainty, ``abstention``: when nothing is about the question (:mod:`.query`);
     ``consolidation``: the consolidation agent's constants with its ripple and lifecycle ones
-    (:mod:`.consolidation`)."""
+    (:mod:`.consolidation`). Profile weights live on the profiles (``retrieval/profiles.py``)
+    and trust constants in :data:`~smartvector_core.config.DEFAULT_CONFIDENCE`."""
 
     temporal: TemporalConfig = DEFAULT_TEMPORAL
     scoring: ScoringConfig = DEFAULT_SCORING
-    confidence: ConfidenceConfig = DEFAULT_CONFIDENCE
-    weights: SignalWeights = PAPER_WEIGHTS
+    search: SearchConfig = DEFAULT_SEARCH
+    calibration: CalibrationConfig = DEFAULT_CALIBRATION
+    abstention: AbstentionConfig = DEFAULT_ABSTENTION
     consolidation: ConsolidationConfig = DEFAULT_CONSOLIDATION
 
 

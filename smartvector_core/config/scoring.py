@@ -17,6 +17,7 @@ SEMANTIC_PENALTY = 0.3                  # blog: "normalized_score < min_threshol
 RELEVANCE_GATE = 0.15                   # ours: raw cosine under this is not about the question
 NEWS_HALF_LIFE_DAYS = 30.0              # ours: doc types decaying at least this fast are news-like
 POOL_TOP_DOCUMENTS = 10                 # ours: the documents that say what a pool is about
+VERSION_NOT_NAMED_FACTOR = 0.8          # ours: score factor for candidates not carrying a version the question names
 
 
 @dataclass(frozen=True)
@@ -28,6 +29,7 @@ class ScoringConfig:
     relevance_gate: float = RELEVANCE_GATE
     news_half_life_days: float = NEWS_HALF_LIFE_DAYS
     pool_top_documents: int = POOL_TOP_DOCUMENTS
+    version_not_named_factor: float = VERSION_NOT_NAMED_FACTOR
 
 
 DEFAULT_SCORING = ScoringConfig()

@@ -34,7 +34,7 @@ RECENCY_BASELINE = 0.20
 
 # --- conflicts (blog, "When the fact changed significantly between versions") ---------------
 CONFLICT_BOOST_PER_SEVERITY = 0.2       # '100' -> '5000': severity 0.980, boost +0.196
-CONFLICT_PENALTY_PER_SEVERITY = 0.1     # ... confidence penalty -0.098
+#                                       (its confidence penalty, 0.1 per severity: config/query.py)
 
 # --- freshness (blog, "When a document is too old to stand alone ..." and freshness report) --
 GRADE_THRESHOLDS = (0.85, 0.70, 0.50, 0.30)   # ours: A, B, C, D lower bounds; below -> F
@@ -98,7 +98,6 @@ class IntentConfig:
 @dataclass(frozen=True)
 class ConflictConfig:
     boost_per_severity: float = CONFLICT_BOOST_PER_SEVERITY
-    penalty_per_severity: float = CONFLICT_PENALTY_PER_SEVERITY
 
 
 @dataclass(frozen=True)

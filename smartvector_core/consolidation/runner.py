@@ -25,7 +25,7 @@ import pandas as pd
 
 from ..clock import from_us, to_us
 from ..config.consolidation import DEFAULT_CONSOLIDATION, ConsolidationConfig
-from ..knowledge import _events_frame
+from ..knowledge import events_frame
 from ..memory import aggregate_events, live_trust, wake_on_access
 from ..memory.chains import NO_END, chain_ids
 from ..models import EdgeType, EventType, Lifecycle
@@ -293,7 +293,7 @@ def _rows(edges: pd.DataFrame, edge_type: EdgeType, position: pd.Index) -> tuple
 
 def _stored_events(store) -> pd.DataFrame:
     """The events table, read before this run writes (its own events are added once)."""
-    return _events_frame(store.events())
+    return events_frame(store.events())
 
 
 def _append_new(store, rows: list[dict]) -> list[dict]:

@@ -19,7 +19,7 @@ Choices (documented here, tested in ``tests/evaluation/test_runner.py``):
 - **The query path itself.** The questions are embedded in one batch (as ``query --batch`` does);
   every registered profile answers through :meth:`SmartVector.query` (``log=False``, one
   knowledge snapshot), so the numbers are those of ``query --batch --json``. Variants (ablations,
-  the weight sweep) rerank each query's cached candidate pool (:func:`retrieval.pipeline.retrieve`
+  the weight sweep) rerank each query's cached candidate pool (:func:`retrieval.search.retrieve`
   with the question's text, as the query path fetches it) with :func:`retrieval.pipeline.answer`.
 - **Baselines** (same store, same candidate pool or LanceDB's full-text index), each returning
   up to k passages (chunks), at most ``PASSAGES_PER_DOCUMENT`` of one document, as the profiles
@@ -62,8 +62,9 @@ import numpy as np
 from ..clock import parse_time, to_us
 from ..errors import InputError
 from ..retrieval.candidates import PASSAGES_PER_DOCUMENT, Candidates, select_passages
-from ..retrieval.pipeline import QueryRequest, answer, retrieve
+from ..retrieval.pipeline import QueryRequest, answer
 from ..retrieval.profiles import PROFILES, Profile, get_profile
+from ..retrieval.search import retrieve
 from ..service import SmartVector
 from ..settings import load_settings
 from .baselines import (
@@ -196,10 +197,11 @@ class PreparedBench:
         self.now = now              # when the corpus was ingested and consolidated
         self.mode = mode
         self.knowledge = app.knowledge.get()
+        self.cache = app.query_caches.get(self.knowledge)
         # one batched encoder call, as ``query --batch`` does (same vectors, same scores)
         self.vectors = app.embedder.encode([q.text for q in queries]) if queries else []
         self.candidates: list[Candidates] = [
-            retrieve(app.store, vector, q.as_of, k, self.knowledge, text=q.text)
+            retrieve(app.store, vector, q.as_of, k, self.cache, text=q.text, config=app.config.search)
             for q, vector in zip(queries, self.vectors, strict=True)]
         self._fts: list[list[tuple[str, str, float]]] | None = None
 
@@ -227,8 +229,9 @@ class PreparedBench:
                     resp = self.app.query(q.text, as_of=q.as_of, profile=prof.name, k=self.k, query_id=q.id,
                                           log=False, vector=self.vectors[i])
                 else:
-                    resp = answer(self.candidates[i], QueryRequest(q.text, q.as_of, prof, self.k, q.id), prof,
-                                  self.knowledge)
+                    resp = answer(self.candidates[i], QueryRequest(q.text, q.as_of, prof, self.k, q.id,
+                                                                   config=self.app.config), prof,
+                                  self.knowledge, knots=self.cache.calibration_knots(prof.name))
                 runs[q.id] = [result_row(r) for r in resp.results]
         finally:
             self.app.flush()

@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from ..temporal.intent import PERIOD_PATTERN
+from ..words import FACT_STOP_WORDS
 
 __all__ = ["Quantity", "UNITS", "extract_quantities", "stem"]
 
@@ -88,14 +89,6 @@ def _words(text: str) -> frozenset[str]:
     return frozenset(text.split())
 
 
-STOPWORDS = _words("""
-a an the and or but if then else of in on at to for from by with as is are was were be been being
-it its this that these those there here their them they we you your our us he she his her i me my
-do does did done have has had having will would shall should could can may might must than so such
-any all each every some only also very just about into onto via upon while when where which who whom
-whose what how why not no never nor neither now still again already up down out off per
-i've i'm we've we're you're they're it's that's there's don't doesn't isn't aren't
-""")
 #: a number after one of these names or numbers something; it is not an amount
 LABELS = _words("""
 section sections step steps version versions v ver release build article chapter page item rule no
@@ -212,10 +205,10 @@ def _read_unit(rest: str) -> tuple[str, float, float, int]:
     if hit := _unit(u1):
         return hit[0], hit[1], hit[2], m.end("u1")
     low1, low2 = _NOUN_ALIASES.get(u1.lower(), u1.lower()), u2.lower()
-    if low1 in STOPWORDS or low1 in _AMOUNT_WORDS or low1 in MONTHS or len(low1) < 2:
+    if low1 in FACT_STOP_WORDS or low1 in _AMOUNT_WORDS or low1 in MONTHS or len(low1) < 2:
         return "", 1.0, 1.0, 0
     # a singular modifier then a plural noun: the plural is the thing counted ("API calls")
-    if (u2 and low2 not in STOPWORDS and not _unit(u2) and low2.endswith("s") and stem(low2) != low2
+    if (u2 and low2 not in FACT_STOP_WORDS and not _unit(u2) and low2.endswith("s") and stem(low2) != low2
             and not low1.endswith("s")):
         return "n:" + stem(low2), 1.0, 1.0, m.end("u2")
     return "n:" + stem(low1), 1.0, 1.0, m.end("u1")
@@ -231,7 +224,7 @@ def _read_rate(rest: str) -> tuple[str, float, float, int]:
     word = m.group("w")
     if hit := _unit(word):
         kind, lo, hi = hit
-    elif word.lower() in STOPWORDS or len(word) < 2:
+    elif word.lower() in FACT_STOP_WORDS or len(word) < 2:
         return "", 1.0, 1.0, 0
     else:
         kind, lo, hi = "n:" + stem(word), 1.0, 1.0
@@ -262,7 +255,7 @@ def _is_name(before: str, number: str, has_unit: bool, has_sign: bool) -> bool:
     word = m.group("w").lower().rstrip(".")
     if word in LABELS or word in MONTHS:
         return True
-    if word in STOPWORDS or word in _AMOUNT_WORDS:
+    if word in FACT_STOP_WORDS or word in _AMOUNT_WORDS:
         return False
     clause_start = not before[:m.start()].strip() or before[:m.start()].rstrip()[-1] in ".;:!?("
     named = m.group("w")[0].isupper()

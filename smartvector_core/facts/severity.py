@@ -27,12 +27,12 @@ class QuantityChange:
 
 @dataclass(frozen=True)
 class Conflict:
-    """``severity`` in [0, 1]; ``boost`` to add to the newer version's score; ``confidence_penalty``
-    (positive) to subtract from its confidence; ``pairs`` every compared pair, most changed first."""
+    """``severity`` in [0, 1]; ``boost`` to add to the newer version's score; ``pairs`` every
+    compared pair, most changed first. (The confidence penalty of a conflict is the answer
+    confidence's business: ``CalibrationConfig.conflict_penalty``.)"""
 
     severity: float
     boost: float
-    confidence_penalty: float
     pairs: tuple[QuantityChange, ...] = ()
 
 
@@ -49,8 +49,8 @@ def conflict_severity(old_text: str, new_text: str,
     are one kind and value) are paired in order of appearance (the i-th of a kind in the old
     text with the i-th of the new). For a pair ``severity = 1 − min/max`` of the absolute
     values (the middle of a range); the conflict's severity is that of the most-changed pair
-    (0 when no kind is shared). ``boost = 0.2·severity``, ``confidence_penalty = 0.1·severity``.
-    Blog: '100' → '5000' severity 0.980, boost +0.196, penalty 0.098; '1000' → '500' 0.500;
+    (0 when no kind is shared). ``boost = 0.2·severity``.
+    Blog: '100' → '5000' severity 0.980, boost +0.196; '1000' → '500' 0.500;
     '1000' → '1000' 0.0.
     """
     old_q = extract_quantities(old_text if isinstance(old_text, str) else "")
@@ -68,5 +68,4 @@ def conflict_severity(old_text: str, new_text: str,
         seen[q.kind] = i + 1
     pairs.sort(key=lambda p: -p.severity)
     severity = pairs[0].severity if pairs else 0.0
-    return Conflict(severity, config.boost_per_severity * severity,
-                    config.penalty_per_severity * severity, tuple(pairs))
+    return Conflict(severity, config.boost_per_severity * severity, tuple(pairs))

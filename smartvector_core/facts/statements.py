@@ -34,7 +34,8 @@ import re
 from dataclasses import dataclass, replace
 from functools import cached_property, lru_cache
 
-from .quantities import MONTHS, STOPWORDS, UNITS, Quantity, extract_quantities, stem
+from ..words import FACT_STOP_WORDS
+from .quantities import MONTHS, UNITS, Quantity, extract_quantities, stem
 
 __all__ = ["LEFT_WORDS", "RIGHT_WORDS", "SOFT", "ParsedText", "Statement", "parse_text"]
 
@@ -118,7 +119,7 @@ class ParsedText:
 def _is_term(token: str) -> bool:
     if token[:1].isdigit():
         return True           # outside a quantity's span a number names something: part of the subject
-    return (len(token) > 1 and token not in STOPWORDS and token not in _QUALIFIERS and token not in _NEGATORS
+    return (len(token) > 1 and token not in FACT_STOP_WORDS and token not in _QUALIFIERS and token not in _NEGATORS
             and token not in _NUMBER_WORDS and token not in UNITS and token not in MONTHS)
 
 
@@ -281,6 +282,6 @@ def _names_and_words(parts: list[str]) -> tuple[frozenset[str], frozenset[str], 
         for q in extract_quantities(clause):   # "1 GB" names no product
             clause = clause[:q.span[0]] + " " * (q.span[1] - q.span[0]) + clause[q.span[1]:]
         names.update((stem(m.group()), not m.group().isupper()) for m in _NAME.finditer(clause))
-    kept = {(n, word) for n, word in names if len(n) > 1 and n not in STOPWORDS}
+    kept = {(n, word) for n, word in names if len(n) > 1 and n not in FACT_STOP_WORDS}
     return frozenset(n for n, _ in kept), frozenset(n for n, word in kept if word), frozenset(words)
 

@@ -17,7 +17,8 @@ prior and refitted per store from operators' verdicts. Two steps:
      looks good but the answer isn't certain": "when two documents score 0.73 and 0.72 … the
      system shouldn't act certain"). A flagged conflict (the fact changed against the previous
      version, severity ≥ 0.5) counts as a race with no margin: ``g ≤ 0.5``; any severity also
-     costs ``0.1 · severity`` (blog: "conf_pen = −0.1 · severity").
+     costs ``conflict_penalty · severity`` (blog: "conf_pen = −0.1 · severity"). The constants:
+     :class:`~smartvector_core.config.query.CalibrationConfig`.
    - ``trust``: the document's trust at ``as_of`` (memory/confidence.py).
    - ``validity``: 1 for a VALID or TEMPORAL result, 0.5 for an EXPIRED or NOT_YET_VALID one (only
      profiles without gates return those): it is not a *current* answer.
@@ -30,19 +31,18 @@ prior and refitted per store from operators' verdicts. Two steps:
    profile fitted on the paper suite's tune split (``bench --suite paper --fit-calibration``).
    Per store, :func:`refit_knots` refits it on the operators' verdicts (accept = right,
    correct = wrong, each paired with the certainty the store logged with that answer), with
-   the prior counting as :data:`PRIOR_WEIGHT` verdicts, so a handful of verdicts nudges it and
+   the prior counting as ``CalibrationConfig.prior_weight`` verdicts, so a handful of verdicts nudges it and
    hundreds decide it. The map is non-decreasing, so calibration never reorders results.
 
 ``naive`` reports its cosine similarity unchanged: that is what plain RAG reports.
 
 Abstention (:func:`abstains`): when nothing in the store is about the question the answer
-abstains and no result keeps a confidence above :data:`ABSTAIN_CAP`.
+abstains and no result keeps a confidence above ``AbstentionConfig.cap``.
 """
 
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Sequence
 from functools import lru_cache
 from pathlib import Path
@@ -52,48 +52,28 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from ..config.query import DEFAULT_ABSTENTION, DEFAULT_CALIBRATION, AbstentionConfig, CalibrationConfig
 from ..errors import InputError
+from ..words import CONTENT_STOP_WORDS, content_words
 
 KNOTS_FILE = Path(__file__).with_name("calibration.json")
-MARGIN_SCALE = 0.1           # ours: a 0.1 lead over any disagreeing result is a clear win
-CONFLICT_FLAG = 0.5          # blog: severity from which a changed fact is flagged as a conflict
-CONFLICT_PENALTY = 0.1       # blog: "conf_pen = −0.1 · severity"
-NOT_CURRENT_FACTOR = 0.5     # ours: an expired or not-yet-valid result is not a current answer
-PRIOR_WEIGHT = 30.0          # ours: the shipped prior counts as 30 operator verdicts in a refit
-ABSTAIN_CAP = 0.25           # CONTRACT.md: an abstaining answer has no result above this confidence
-
-# Abstention floors, measured on data/eval/abstain_queries.jsonl (35 nonsense and off-topic
-# questions) and data/demo_queries.jsonl (34 on-topic ones) against the demo corpus with
-# all-MiniLM-L6-v2 (tests/retrieval/test_abstention.py): the off-topic and nonsense questions
-# reach a best raw cosine of 0.07–0.29, and those above 0.20 a lexical support of at most 0.20
-# ("What time does the bakery on Main Street open?": only "time"); the on-topic ones reach
-# 0.40–0.87 (support 0.67–0.80 at the low end).
-ABSTAIN_COSINE = 0.20        # blog's relevance floor ("raw cosine was 0.165, below the 0.20 floor")
-SUPPORTED_COSINE = 0.40      # ours: from here the cosine alone says the candidates are on topic
-MIN_SUPPORT = 0.25           # ours: below SUPPORTED_COSINE, at least one in four question words found
-_WORD = re.compile(r"[a-z0-9]+")
-_STOP_WORDS = """a an the and or of to in on at for by with from as is are was were be been being do does
-did what which who whom whose when where why how this that these those it its there their our your my we you
-they he she i me us them any some all can could should would will may might must shall about into over under
-than then so not no yes if else also just only very more most much many per vs via please tell show give
-get know need want now today current currently latest new"""
-_STOP = frozenset(_STOP_WORDS.split())
-
 
 def certainty(scores: np.ndarray, margins: np.ndarray, trust: np.ndarray | float = 1.0,
-              current: np.ndarray | bool = True, severity: np.ndarray | float = 0.0) -> np.ndarray:
-    """x = score · g(margin) · (0.5 + 0.5·trust) · validity − 0.1·severity, clipped to [0, 1]
-    (module docstring). ``margins`` against the best disagreeing result; NaN (none) is a clear
-    win. ``current``: VALID or TEMPORAL. ``severity``: the conflict severity against the
-    previous version (0 when none)."""
+              current: np.ndarray | bool = True, severity: np.ndarray | float = 0.0,
+              config: CalibrationConfig = DEFAULT_CALIBRATION) -> np.ndarray:
+    """x = score · g(margin) · (0.5 + 0.5·trust) · validity − conflict_penalty·severity, clipped
+    to [0, 1] (module docstring; the constants: ``config``, ``EngineConfig.calibration``).
+    ``margins`` against the best disagreeing result; NaN (none) is a clear win. ``current``:
+    VALID or TEMPORAL. ``severity``: the conflict severity against the previous version (0 when
+    none)."""
     s = np.clip(np.asarray(scores, dtype=np.float64), 0.0, 1.0)
-    m = np.nan_to_num(np.asarray(margins, dtype=np.float64), nan=MARGIN_SCALE)
+    m = np.nan_to_num(np.asarray(margins, dtype=np.float64), nan=config.margin_scale)
     sev = np.broadcast_to(np.asarray(severity, dtype=np.float64), s.shape)
-    g = np.clip(0.5 + 0.5 * m / MARGIN_SCALE, 0.0, 1.0)
-    g = np.where(sev >= CONFLICT_FLAG, np.minimum(g, 0.5), g)
+    g = np.clip(0.5 + 0.5 * m / config.margin_scale, 0.0, 1.0)
+    g = np.where(sev >= config.conflict_flag, np.minimum(g, 0.5), g)
     t = np.clip(np.broadcast_to(np.asarray(trust, dtype=np.float64), s.shape), 0.0, 1.0)
-    valid = np.where(np.broadcast_to(np.asarray(current, dtype=bool), s.shape), 1.0, NOT_CURRENT_FACTOR)
-    return np.clip(s * g * (0.5 + 0.5 * t) * valid - CONFLICT_PENALTY * sev, 0.0, 1.0)
+    valid = np.where(np.broadcast_to(np.asarray(current, dtype=bool), s.shape), 1.0, config.not_current_factor)
+    return np.clip(s * g * (0.5 + 0.5 * t) * valid - config.conflict_penalty * sev, 0.0, 1.0)
 
 
 def disagreeing_margins(scores: np.ndarray, groups: np.ndarray) -> np.ndarray:
@@ -152,7 +132,7 @@ def fit_knots(x: np.ndarray, correct: np.ndarray, weights: np.ndarray | None = N
 
 
 def refit_knots(profile: str, x: np.ndarray, correct: np.ndarray, *,
-                prior_weight: float = PRIOR_WEIGHT) -> tuple[np.ndarray, np.ndarray]:
+                prior_weight: float = DEFAULT_CALIBRATION.prior_weight) -> tuple[np.ndarray, np.ndarray]:
     """The store's calibration of ``profile``: an isotonic fit on its operators' verdicts
     (certainty ``x``, accepted ``correct``) plus the shipped prior as ``prior_weight``
     pseudo-verdicts spread evenly over the prior's knots (their y as the observed rate).
@@ -173,24 +153,18 @@ def save_knots(per_profile: dict[str, dict[str, list[float]]], meta: dict) -> No
     _shipped.cache_clear()
 
 
-def content_words(text: str) -> set[str]:
-    """Lower-cased words of ``text`` of 3+ characters that are not stop words."""
-    return {w for w in _WORD.findall(str(text).lower()) if len(w) >= 3 and w not in _STOP}
-
-
-GENERIC_SHARE = 0.25   # ours: a word found in more than a quarter of the candidates is not specific
 _STEM = 5               # ours: words sharing their first five letters count as one ("refund", "refunds")
-_LONG_STOP = "|".join(sorted(w for w in _STOP if len(w) >= _STEM))
+_LONG_STOP = "|".join(sorted(w for w in CONTENT_STOP_WORDS if len(w) >= _STEM))
 
 
-def lexical_support(question: str, best, pool=None) -> float:
+def lexical_support(question: str, best, pool=None, generic_share: float = DEFAULT_ABSTENTION.generic_share) -> float:
     """Share of the question's content words that occur (as words, or by a 5-letter prefix) in
-    the ``best`` candidates' texts and in at most :data:`GENERIC_SHARE` of the ``pool`` (all
+    the ``best`` candidates' texts and in at most ``generic_share`` of the ``pool`` (all
     candidates; default ``best``): a word that half the store contains ("time", "use") says
     nothing about what the question is about. 0 when the question has no content word.
 
     A question word ``w`` occurs in a text when one of the text's :func:`content_words` ``u``
-    shares a stem with it (``{w, w[:5]} ∩ {u, u[:5]} ≠ ∅``). That is: for ``len(w) >= 5``, some
+    (:func:`smartvector_core.words.content_words`) shares a stem with it (``{w, w[:5]} ∩ {u, u[:5]} ≠ ∅``). That is: for ``len(w) >= 5``, some
     content word starts with ``w[:5]``; for a shorter ``w``, ``w`` itself is a word of the text.
     Both are tested as one regular expression per question word over all texts at once (Arrow
     compute, :func:`_word_rows`), not word sets per candidate. ``best`` and ``pool``: sequences
@@ -200,7 +174,7 @@ def lexical_support(question: str, best, pool=None) -> float:
         return 0.0
     pool_rows = _word_rows(pool if pool is not None else best, asked)
     best_rows = _word_rows(best, asked)
-    limit = max(GENERIC_SHARE * max(len(pool_rows), 1), 1)
+    limit = max(generic_share * max(len(pool_rows), 1), 1)
     specific = 0
     for word in asked:          # the question's words (a handful), never the candidates
         pattern = f" {word[:_STEM]}" if len(word) >= _STEM else f" {word} "
@@ -226,26 +200,26 @@ def _word_rows(texts, asked: list[str]) -> pa.Array:
     return rows
 
 
-def support_decides(best_cosine: float) -> bool:
+def support_decides(best_cosine: float, config: AbstentionConfig = DEFAULT_ABSTENTION) -> bool:
     """Whether :func:`abstains` reads the lexical support at this best cosine (from
-    :data:`ABSTAIN_COSINE` up to :data:`SUPPORTED_COSINE`); elsewhere the cosine alone decides."""
-    return bool(np.isfinite(best_cosine) and ABSTAIN_COSINE <= best_cosine < SUPPORTED_COSINE)
+    ``config.cosine`` up to ``config.supported_cosine``); elsewhere the cosine alone decides."""
+    return bool(np.isfinite(best_cosine) and config.cosine <= best_cosine < config.supported_cosine)
 
 
-def abstains(best_cosine: float, support: float) -> str | None:
+def abstains(best_cosine: float, support: float, config: AbstentionConfig = DEFAULT_ABSTENTION) -> str | None:
     """Why the answer abstains, or None when something in the store is about the question.
 
     Nothing is about the question when the best raw cosine of any candidate that existed at
-    ``as_of`` is under :data:`ABSTAIN_COSINE`, or under :data:`SUPPORTED_COSINE` while fewer
-    than :data:`MIN_SUPPORT` of the question's content words occur specifically in the best
-    candidates (:func:`lexical_support`).
+    ``as_of`` is under ``config.cosine``, or under ``config.supported_cosine`` while fewer than
+    ``config.min_support`` of the question's content words occur specifically in the best
+    candidates (:func:`lexical_support`). ``config``: ``EngineConfig.abstention``.
     """
-    if not np.isfinite(best_cosine) or best_cosine < ABSTAIN_COSINE:
+    if not np.isfinite(best_cosine) or best_cosine < config.cosine:
         return (f"nothing in the store is about the question: best cosine similarity "
-                f"{best_cosine:.3f} < {ABSTAIN_COSINE}")
-    if best_cosine < SUPPORTED_COSINE and support < MIN_SUPPORT:
+                f"{best_cosine:.3f} < {config.cosine}")
+    if best_cosine < config.supported_cosine and support < config.min_support:
         return (f"nothing in the store is about the question: best cosine similarity {best_cosine:.3f} "
-                f"< {SUPPORTED_COSINE} and only {support:.0%} of its words occur in the best candidates")
+                f"< {config.supported_cosine} and only {support:.0%} of its words occur in the best candidates")
     return None
 
 

@@ -17,17 +17,10 @@ from __future__ import annotations
 
 import re
 
-NAME_SHARE = 0.75       # ours: the names half of the lexical signal (the rest: the question's BM25)
-MAX_NAMES = 4           # ours: names searched per question (one full-text query each)
+from ..words import STARTER_WORDS
 
-# Words that start a question or a request; capitalised there because they start it, not names.
-_STARTER_WORDS = """
-what which who whom whose when where why how is are was were do does did can could should would will
-shall may might must has have had the a an in on at for of to from since after before during list show
-tell give find explain describe compare summarize summarise i my our we you your please any all each
-there this that these those it its if and or but not no yes
-"""
-_STARTERS = frozenset(_STARTER_WORDS.split())
+NAME_SHARE = 0.75       # ours: the names half of the lexical signal (the rest: the question's BM25)
+
 # Dates are the time intent's business, not names: months, weekdays, quarters, and plain numbers
 # (a year, a count) are never names; a version needs a dot ("2.0.1") or letters ("v2", "HTTP2").
 _DATE_WORD = re.compile(r"(?i)(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?"
@@ -56,7 +49,7 @@ def subject_terms(question: str) -> list[str]:
         token = m.group().rstrip(".")
         identifier = (bool(re.search(r"_|[./#]\w|[a-z][A-Z]|[A-Za-z]\d|\d[A-Za-z]", token)) or (
             "-" in token and any(c.isupper() for c in token))) and not _DATE_WORD.fullmatch(token)
-        capital = (token[:1].isupper() and token.lower() not in _STARTERS and len(token) > 1
+        capital = (token[:1].isupper() and token.lower() not in STARTER_WORDS and len(token) > 1
                    and not _DATE_WORD.fullmatch(token))
         adjacent = run and text[last_end:m.start()].strip() == ""
         if run and not (capital and not identifier and adjacent):

@@ -124,7 +124,7 @@ def version_matches(cands: Candidates, version: str) -> np.ndarray:
     return out
 
 
-def _reject(codes: np.ndarray, mask: np.ndarray, code: RejectionCode) -> np.ndarray:
+def reject(codes: np.ndarray, mask: np.ndarray, code: RejectionCode) -> np.ndarray:
     """``codes`` with ``code`` given to the rows of ``mask`` not yet rejected (first code wins)."""
     return np.where(mask & (codes == KEEP), codes.dtype.type(_CODE_INDEX[code]), codes)
 
@@ -186,13 +186,14 @@ def rerank(cands: Candidates, profile: Profile, *, t_us: int, intent: QueryInten
 
     severity = np.zeros(n)
     if profile.chains:
-        codes = _one_per_chain(pool, codes, score)
+        codes = one_per_chain(pool, codes, score)
         boosted, severity = _conflict_boost(pool, codes, score, k, temporal.conflict)
         if profile.conflict_boost:
             score = boosted
     if profile.scorer == "default":
         version_named = intent is not None and bool(intent.version)
-        score, adjusted = _adjust(pool, profile, codes, score, bypass if version_named else None, k)
+        score, adjusted = _adjust(pool, profile, codes, score, bypass if version_named else None, k,
+                                  scoring.version_not_named_factor)
         notes = _with_notes(notes, adjusted)
 
     action = np.full(n, "SOLO", dtype=object)
@@ -217,18 +218,18 @@ def _gate(pool: Pool, codes: np.ndarray, rng, bypass: np.ndarray, profile: Profi
     not yet valid, superseded in its chain at ``t``; and raw cosine under the relevance gate."""
     cands, states = pool.cands, pool.states
     exists = cands.created_us <= pool.t_us
-    codes = _reject(codes, ~exists & ~bypass, RejectionCode.NOT_YET_VALID)
+    codes = reject(codes, ~exists & ~bypass, RejectionCode.NOT_YET_VALID)
     if rng is not None:
-        codes = _reject(codes, ~in_range(cands, rng, pool.superseded_us) & ~bypass, RejectionCode.OUT_OF_TIME_RANGE)
+        codes = reject(codes, ~in_range(cands, rng, pool.superseded_us) & ~bypass, RejectionCode.OUT_OF_TIME_RANGE)
     else:
         expired = (states == STATE_EXPIRED) & ~bypass
-        codes = _reject(codes, expired & (cands.kind == KIND_VERSIONED), RejectionCode.EXPIRED_VERSIONED_DOC)
-        codes = _reject(codes, expired & (cands.kind == KIND_EVENT), RejectionCode.HARD_EXPIRED_EVENT)
-        codes = _reject(codes, expired, RejectionCode.EXPIRED_DOC)
-        codes = _reject(codes, (states == STATE_NOT_YET_VALID) & ~bypass, RejectionCode.NOT_YET_VALID)
+        codes = reject(codes, expired & (cands.kind == KIND_VERSIONED), RejectionCode.EXPIRED_VERSIONED_DOC)
+        codes = reject(codes, expired & (cands.kind == KIND_EVENT), RejectionCode.HARD_EXPIRED_EVENT)
+        codes = reject(codes, expired, RejectionCode.EXPIRED_DOC)
+        codes = reject(codes, (states == STATE_NOT_YET_VALID) & ~bypass, RejectionCode.NOT_YET_VALID)
         if profile.chains:
-            codes = _reject(codes, (pool.superseded_us <= pool.t_us) & ~bypass, RejectionCode.SUPERSEDED_IN_CHAIN)
-    return _reject(codes, cands.raw_cosine < scoring.relevance_gate, RejectionCode.BELOW_RELEVANCE_GATE)
+            codes = reject(codes, (pool.superseded_us <= pool.t_us) & ~bypass, RejectionCode.SUPERSEDED_IN_CHAIN)
+    return reject(codes, cands.raw_cosine < scoring.relevance_gate, RejectionCode.BELOW_RELEVANCE_GATE)
 
 
 def in_range(cands, rng, superseded_us) -> np.ndarray:
@@ -244,7 +245,7 @@ def in_range(cands, rng, superseded_us) -> np.ndarray:
     return np.where(cands.kind == KIND_VERSIONED, in_force, published | event_window)
 
 
-def _one_per_chain(pool: Pool, codes: np.ndarray, score: np.ndarray) -> np.ndarray:
+def one_per_chain(pool: Pool, codes: np.ndarray, score: np.ndarray) -> np.ndarray:
     """Keep one version per chain: the document of the chain's best-scoring surviving passage
     (ties: the first row), with all of its surviving passages; the other versions' rows get
     SUPERSEDED_IN_CHAIN in the returned codes (documents compared by :attr:`Candidates.doc_code`).
@@ -263,19 +264,20 @@ def _one_per_chain(pool: Pool, codes: np.ndarray, score: np.ndarray) -> np.ndarr
         won = np.zeros(int(doc.max()) + 1, dtype=bool)           # per document code: it won its chain
         won[doc[head]] = True
         winner = won[doc]
-    return _reject(codes, alive & ~winner, RejectionCode.SUPERSEDED_IN_CHAIN)
+    return reject(codes, alive & ~winner, RejectionCode.SUPERSEDED_IN_CHAIN)
 
 
 def _adjust(pool: Pool, profile: Profile, codes: np.ndarray, score: np.ndarray, version_hit: np.ndarray | None,
-            k: int) -> tuple[np.ndarray, dict[int, list[str]]]:
+            k: int, version_factor: float) -> tuple[np.ndarray, dict[int, list[str]]]:
     """The ``default`` profile's demotions, returned as (new scores, the notes that explain them
-    in the result's reasons): candidates not carrying a version the question names (×0.8);
+    in the result's reasons): candidates not carrying a version the question names
+    (× ``version_factor``, ``ScoringConfig.version_not_named_factor``);
     candidates that rely on a superseded version (the ripple, at query time); the lower-trust
     side of a contradiction."""
     notes: dict[int, list[str]] = {}
     kept = codes == KEEP
     if version_hit is not None and (version_hit & kept).any():
-        score = np.where(version_hit, score, score * VERSION_NOT_NAMED_FACTOR)
+        score = np.where(version_hit, score, score * version_factor)
     if profile.stale_dependency_demotion < 1.0:
         flagged = (pool.dependency_stale_us <= pool.t_us) & kept
         score = np.where(flagged, score * profile.stale_dependency_demotion, score)
@@ -325,7 +327,7 @@ def _conflict_boost(pool: Pool, codes: np.ndarray, score: np.ndarray, k: int, co
                     ) -> tuple[np.ndarray, np.ndarray]:
     """Numeric conflict with the previous version of the same chain (blog, "When the fact changed
     significantly between versions"): the winner's score rises by 0.2·severity (its confidence
-    falls by 0.1·severity, applied with the tiers). Only the 2k best kept candidates are compared.
+    falls by ``CalibrationConfig.conflict_penalty``·severity, in the answer confidence). Only the 2k best kept candidates are compared.
     Returns (boosted scores, severity per candidate)."""
     cands, chain = pool.cands, pool.chain
     severity = np.zeros(len(score))
@@ -337,9 +339,6 @@ def _conflict_boost(pool: Pool, codes: np.ndarray, score: np.ndarray, k: int, co
             severity[i] = conflict_severity(cands.text[older], cands.text[i], conflict).severity
     boosted = np.clip(score + conflict.boost_per_severity * severity, 0.0, 1.0)
     return boosted, severity
-
-
-VERSION_NOT_NAMED_FACTOR = 0.8   # ours: score factor for candidates not carrying a named version
 
 
 def _target_versions(pool: Pool, intent: QueryIntent, codes: np.ndarray
@@ -361,7 +360,7 @@ def _target_versions(pool: Pool, intent: QueryIntent, codes: np.ndarray
         return np.zeros(n, dtype=bool), codes, notes
     hit = np.isin(cands.doc_id, cands.doc_id[hit])     # every passage of a targeted version
     targeted = np.isin(chain, chain[hit])
-    codes = _reject(codes, targeted & ~hit, RejectionCode.VERSION_MISMATCH)
+    codes = reject(codes, targeted & ~hit, RejectionCode.VERSION_MISMATCH)
     for i in np.flatnonzero(hit):
         notes.setdefault(int(i), []).append(
             f"question names version {intent.version or intent.version_rank}: judged against this version")
@@ -456,11 +455,11 @@ def _pair(pool: Pool, codes: np.ndarray, freshness=DEFAULT_TEMPORAL.freshness
     cands, decay = pool.cands, pool.decay
     static = cands.kind == KIND_STATIC
     act = np.where(static, pairing_action(decay, freshness), "SOLO")
-    codes = _reject(codes, static & (act == "DROP"), RejectionCode.STALE_STATIC_DOC)
+    codes = reject(codes, static & (act == "DROP"), RejectionCode.STALE_STATIC_DOC)
     kept = codes == KEEP
     found, _ = pairing_partners(decay, actions=act, groups=cands.doc_type, eligible=kept, config=freshness)
     partner = np.where(found >= 0, found, -1).astype(np.intp)
-    codes = _reject(codes, kept & (act == "PAIR") & (found < 0), RejectionCode.PAIR_PARTNER_NOT_FOUND)
+    codes = reject(codes, kept & (act == "PAIR") & (found < 0), RejectionCode.PAIR_PARTNER_NOT_FOUND)
     return codes, act.astype(object), partner
 
 

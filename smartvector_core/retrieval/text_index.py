@@ -10,10 +10,7 @@ It reproduces LanceDB's index exactly (``lancedb.index.FTS`` defaults, checked a
 in tests/retrieval/test_text_index.py: the same scores on every question of the real sets, the
 same matches for every name):
 
-- analysis (tantivy's, in this order): split on every character that is not a letter or a
-  digit; drop tokens of ``MAX_TOKEN_BYTES`` bytes or more; lower-case; Snowball English stem
-  (PyStemmer: the Snowball project's own stemmer); drop stop words (``STOP_WORDS``, compared
-  after stemming: "having" -> "have" is dropped, "does" -> "doe" is kept); fold to ASCII;
+- analysis: tantivy's, :func:`smartvector_core.words.analyse` (the engine's one tokenizer);
 - scoring (BM25, Robertson–Spärck Jones IDF, Lucene's form)::
 
       score(q, d) = Σ_{t in q} idf(t) · (k1 + 1) · tf(t, d) / (tf(t, d) + k1 · (1 − b + b · |d| / avgdl))
@@ -38,81 +35,22 @@ row this copy holds, unchanged, or one it does not know (then the query reads La
 
 from __future__ import annotations
 
-import re
-import unicodedata
 from dataclasses import dataclass
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
-import Stemmer
 
 from ..store_schema import vector_matrix
+from ..words import analyse, terms_of
 
 K1 = 1.2                 # BM25 term-frequency saturation (LanceDB's)
 B = 0.75                 # BM25 length normalisation (LanceDB's)
-MAX_TOKEN_BYTES = 40     # LanceDB's max_token_length: a token of 40 bytes or more is dropped
 BUILD_BATCH = 65_536     # ours: distinct texts analysed at a time while the index is built (bounds its memory)
 MEMORY_ROWS = 50_000     # ours: up to this many rows the index also keeps each chunk's vector
 #                          (50k x 384-d: 77 MB), so a lexical hit needs no LanceDB read
 TEXT_MEMORY_BYTES = 1 << 30   # ours: the distinct texts are kept while they take at most 1 GiB (a
 #                               million distinct 1 kB chunks); beyond it the query reads texts from LanceDB
-_SPLIT = r"[^\p{L}\p{N}]+"   # tantivy's simple tokenizer: a token is a run of letters and digits
-# tantivy's English stop words (LanceDB's remove_stop_words), matched against the stemmed token
-_STOP_WORD_TEXT = """
-i me my myself we our ours ourselves you you're you've you'll you'd your yours yourself yourselves he him
-his himself she she's her hers herself it it's its itself they them their theirs themselves what which who
-whom this that that'll these those am is are was were be been being have has had having do does did doing a
-an the and but if or because as until while of at by for with about against between into through during
-before after above below to from up down in out on off over under again further then once here there when
-where why how all any both each few more most other some such no nor not only own same so than too very s t
-can will just don don't should should've now d ll m o re ve y ain aren aren't couldn couldn't didn didn't
-doesn doesn't hadn hadn't hasn hasn't haven haven't isn isn't ma mightn mightn't mustn mustn't needn needn't
-shan shan't shouldn shouldn't wasn wasn't weren weren't won won't wouldn wouldn't
-"""
-STOP_WORDS = frozenset(_STOP_WORD_TEXT.split())
-
-
-def _fold(term: str) -> str:
-    """ASCII folding: accents and other combining marks removed (é -> e)."""
-    if term.isascii():
-        return term
-    return "".join(c for c in unicodedata.normalize("NFKD", term) if not unicodedata.combining(c))
-
-
-def _term(stem: str) -> str | None:
-    """A stemmed token's term: None for a stop word, else folded to ASCII."""
-    return None if stem in STOP_WORDS else _fold(stem)
-
-
-def analyse(texts: pa.Array | pa.ChunkedArray) -> tuple[np.ndarray, np.ndarray, list[str | None]]:
-    """The tokens of ``texts`` as LanceDB's index sees them: (the text of each token, its entry in
-    the vocabulary, and per vocabulary entry its term, None for a stop word). The split, length
-    filter and lower-casing run in Arrow over all texts; stemming, stop words and folding once
-    per distinct token."""
-    texts = texts.combine_chunks() if isinstance(texts, pa.ChunkedArray) else texts
-    parts = pc.split_pattern_regex(texts.fill_null(""), _SPLIT)
-    owner = pc.list_parent_indices(parts).to_numpy()
-    tokens = pc.list_flatten(parts)
-    size = pc.binary_length(tokens)
-    keep = pc.and_(pc.greater(size, 0), pc.less(size, MAX_TOKEN_BYTES))
-    tokens = pc.utf8_lower(tokens.filter(keep))
-    owner = owner[keep.to_numpy(zero_copy_only=False)]
-    encoded = pc.dictionary_encode(tokens)
-    terms = [_term(s) for s in Stemmer.Stemmer("english").stemWords(encoded.dictionary.to_pylist())]
-    return owner, encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64, copy=False), terms
-
-
-_WORD = re.compile(r"[^\W_]+")   # a run of letters and digits: :data:`_SPLIT`'s tokens, for one short text
-
-
-def terms_of(text: str) -> list[str]:
-    """The terms of one text (a question, a name), in order, repeats kept: :func:`analyse` for
-    a single short text, in Python (Arrow compiles its pattern on every call: 2 ms a question).
-    The two agree on every text of the real sets and on a sample of Unicode (tests)."""
-    tokens = [t.lower() for t in _WORD.findall(str(text)) if len(t.encode("utf-8")) < MAX_TOKEN_BYTES]
-    return [t for t in map(_term, Stemmer.Stemmer("english").stemWords(tokens)) if t is not None]
-
 
 @dataclass
 class TextIndex:

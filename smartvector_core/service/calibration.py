@@ -36,19 +36,21 @@ class CalibrationOps:
     def store_calibration(self) -> dict[str, tuple[np.ndarray, np.ndarray]]:
         """Per profile, this store's calibration knots: the shipped prior refitted on its
         operators' verdicts (:func:`retrieval.calibration.refit_knots`); profiles without
-        verdicts are absent (they use the prior). Cached on the knowledge state until its
-        events change; every query reads it (``KnowledgeState.calibration_knots``)."""
-        return self._fit_store_calibration(self.knowledge.get())
+        verdicts are absent (they use the prior). Kept in the query cache of the knowledge state
+        until verdicts are recorded; every query reads it (``QueryCache.calibration_knots``)."""
+        return self._fit_store_calibration(self.query_caches.get(self.knowledge.get()))
 
-    def _fit_store_calibration(self, state) -> dict[str, tuple[np.ndarray, np.ndarray]]:
-        if state.calibration is None:
-            events = state.events
+    def _fit_store_calibration(self, cache) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+        knots = cache.calibration()
+        if knots is None:
+            events = cache.knowledge.events
             asked = events["event_type"].isin([EventType.FEEDBACK_ACCEPT.value, EventType.FEEDBACK_CORRECT.value]) \
                 & (events["query_id"].fillna("") != "")
             pairs = self.feedback_certainty_pairs() if bool(asked.any()) else {}
-            state.calibration = {name: refit_knots(name, np.array(x), np.array(y, dtype=float))
-                                 for name, (x, y) in pairs.items() if x and name != "naive"}
-        return state.calibration
+            knots = cache.set_calibration({name: refit_knots(name, np.array(x), np.array(y, dtype=float),
+                                                             prior_weight=self.config.calibration.prior_weight)
+                                           for name, (x, y) in pairs.items() if x and name != "naive"})
+        return knots
 
     def _verdicts(self):
         """(profile, logged response, doc id, accepted?) for each FEEDBACK event with a logged query

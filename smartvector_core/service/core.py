@@ -15,6 +15,7 @@ from ..config import DEFAULT_ENGINE, EngineConfig
 from ..embedding import check_encoder
 from ..knowledge import KnowledgeCache
 from ..models import EventType, QueryResponse
+from ..retrieval.query_cache import QueryCache, QueryCaches
 from ..settings import Settings, load_settings
 from ..store import Store
 
@@ -35,6 +36,7 @@ class ServiceCore:
         self._embedder = embedder
         self._store: Store | None = None
         self._knowledge: KnowledgeCache | None = None
+        self._query_caches: QueryCaches | None = None
         self._pending_queries: list[dict[str, Any]] = []
         self._pending_events: list[dict[str, Any]] = []
         self.batching = False
@@ -63,6 +65,17 @@ class ServiceCore:
         if self._knowledge is None:
             self._knowledge = KnowledgeCache(self.store)
         return self._knowledge
+
+    @property
+    def query_caches(self) -> QueryCaches:
+        if self._query_caches is None:
+            self._query_caches = QueryCaches(self.store)
+        return self._query_caches
+
+    def query_cache(self) -> QueryCache:
+        """The query path's cache (text index, full-text results, calibration) of the knowledge
+        state the next query reads (:meth:`_state_for_query`)."""
+        return self.query_caches.get(self._state_for_query())
 
     def _check_encoder(self) -> None:
         """A question is compared with the store's vectors only if one encoder made both

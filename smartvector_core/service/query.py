@@ -13,7 +13,7 @@ from ..errors import InputError
 from ..models import QueryResponse
 from ..retrieval import QueryRequest, get_profile, run_query
 from ..retrieval.candidates import PASSAGES_PER_DOCUMENT
-from ..retrieval.pipeline import start_encoding
+from ..retrieval.search import start_encoding
 from .archive import without_archived
 from .core import (
     MAX_K,
@@ -45,13 +45,13 @@ class QueryOps:
         self._check_encoder()
         if vector is None:   # encoded while the knowledge state is checked
             vector = start_encoding(self.embedder, request.text)
-        state = self._state_for_query()
-        if state.calibration is None:
-            self._fit_store_calibration(state)
-        marks = self._archive_marks(state, to_us(as_of))
+        cache = self.query_cache()
+        if cache.calibration() is None:
+            self._fit_store_calibration(cache)
+        marks = self._archive_marks(cache.knowledge, to_us(as_of))
         if marks:   # room for the archived documents' passages, which leave the results below
             request = replace(request, k=min(MAX_K, k + min(len(marks), k) * max(1, per_document)))
-        response = run_query(self.store, self.embedder, request, knowledge=state, vector=vector)
+        response = run_query(self.store, self.embedder, request, cache=cache, vector=vector)
         response = without_archived(response, marks, k)
         if log:
             self._log_query(response, now=asked_at or as_of)

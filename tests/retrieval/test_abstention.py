@@ -9,7 +9,7 @@ import pytest
 
 from smartvector_core.cli import main
 from smartvector_core.clock import parse_time
-from smartvector_core.retrieval.calibration import ABSTAIN_CAP
+from smartvector_core.config.query import DEFAULT_ABSTENTION
 from smartvector_core.settings import DEMO_CORPUS, DEMO_QUERIES
 
 from ..conftest import NOW, REPO
@@ -36,7 +36,7 @@ def test_nonsense_and_off_topic_questions_abstain(demo_app):
         resp = demo_app.query(q["text"], as_of=NOW, log=False)
         if not resp.abstained:
             answered.append(q["text"])
-        assert all(r.confidence <= ABSTAIN_CAP for r in resp.results), q["text"]
+        assert all(r.confidence <= DEFAULT_ABSTENTION.cap for r in resp.results), q["text"]
     assert answered == []
 
 
@@ -55,7 +55,7 @@ def test_cli_json_carries_trust_confidence_and_abstention(demo_app, store_dir, c
     assert main(["--store", str(store_dir), "query", "asdf qwerty", "--json"]) == 0
     nonsense = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
     assert nonsense["abstained"] is True and "nothing in the store" in nonsense["abstain_reason"]
-    assert all(r["confidence"] <= ABSTAIN_CAP for r in nonsense["results"])
+    assert all(r["confidence"] <= DEFAULT_ABSTENTION.cap for r in nonsense["results"])
     assert main(["--store", str(store_dir), "query", "What are the API rate limits?", "--json"]) == 0
     line = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
     assert line["abstained"] is False and line["abstain_reason"] is None

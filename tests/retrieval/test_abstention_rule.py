@@ -1,20 +1,27 @@
 """The abstention rule at its boundaries, hand-worked (issue 20 item 3; end-to-end guard:
 tests/test_operator_guards.py::test_cli_abstains_on_a_question_about_nothing_and_answers_one_about_a_document).
 
-abstain  <=>  best cosine < 0.20 (ABSTAIN_COSINE), or best cosine < 0.40 (SUPPORTED_COSINE) and
-lexical support < 0.25 (MIN_SUPPORT); NaN abstains. Both floors are strict: exactly 0.20, 0.40 or
+abstain  <=>  best cosine < 0.20 (``AbstentionConfig.cosine``), or best cosine < 0.40
+(``supported_cosine``) and lexical support < 0.25 (``min_support``); NaN abstains. Both floors are strict: exactly 0.20, 0.40 or
 a support of exactly 0.25 do not abstain on that ground.
 """
 
 import math
+from dataclasses import replace
 
 import pytest
 
+from smartvector_core.config.query import DEFAULT_ABSTENTION
 from smartvector_core.retrieval import calibration as cal
 
 
-def test_the_constants_are_the_documented_ones():
-    assert (cal.ABSTAIN_COSINE, cal.SUPPORTED_COSINE, cal.MIN_SUPPORT) == (0.20, 0.40, 0.25)
+def test_the_floors_come_from_the_configuration_given():
+    strict = replace(DEFAULT_ABSTENTION, cosine=0.5, supported_cosine=0.7)
+    assert cal.abstains(0.45, 0.0) is None and not cal.support_decides(0.45)
+    assert cal.abstains(0.45, 1.0, strict) == ("nothing in the store is about the question: "
+                                                "best cosine similarity 0.450 < 0.5")
+    assert cal.support_decides(0.6, strict)
+    assert "< 0.7 and only 10% of its words" in cal.abstains(0.6, 0.1, strict)
 
 
 @pytest.mark.parametrize(("cosine", "support", "abstains"), [

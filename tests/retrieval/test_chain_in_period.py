@@ -18,7 +18,7 @@ import pyarrow as pa
 import pytest
 
 from smartvector_core.clock import to_us
-from smartvector_core.knowledge import KnowledgeState, _events_frame
+from smartvector_core.knowledge import KnowledgeState, events_frame
 from smartvector_core.memory import KnowledgeGraph
 from smartvector_core.models import RejectionCode
 from smartvector_core.retrieval.candidates import NO_END, NO_START, Candidates
@@ -66,7 +66,7 @@ def _knowledge() -> KnowledgeState:
     edges = pd.DataFrame({"edge_id": ["e1"], "src": ["refund_v2"], "dst": ["refund_v1"],
                           "edge_type": ["SUPERSEDES"], "origin": ["declared"], "evidence": [""],
                           "status": ["confirmed"]})
-    return KnowledgeState(events=_events_frame(EVENTS_SCHEMA.empty_table()), edges=edges,
+    return KnowledgeState(events=events_frame(EVENTS_SCHEMA.empty_table()), edges=edges,
                           graph=KnowledgeGraph.from_edges(edges, ["refund_v1", "refund_v2"]), docs=docs)
 
 

@@ -6,30 +6,34 @@ reference below is that set-based definition, kept here as the oracle."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pyarrow as pa
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from smartvector_core.config.query import DEFAULT_ABSTENTION, DEFAULT_SEARCH
 from smartvector_core.evaluation.perf import synthetic_candidates
 from smartvector_core.retrieval import calibration as cal
 from smartvector_core.retrieval.candidates import first_per_document
+from smartvector_core.words import content_words
 
 
 def reference_support(question, best, pool=None):
     """The set-based definition: stems of a text = its content words and their 5-letter prefixes."""
-    asked = cal.content_words(question)
+    asked = content_words(question)
     if not asked:
         return 0.0
 
     def stems(text):
-        words = cal.content_words(text)
+        words = content_words(text)
         return words | {w[:5] for w in words}
 
     best_stems = set().union(*(stems(t) for t in best)) if best else set()
     pool_stems = [stems(t) for t in (pool if pool is not None else best)]
-    limit = cal.GENERIC_SHARE * max(len(pool_stems), 1)
+    limit = DEFAULT_ABSTENTION.generic_share * max(len(pool_stems), 1)
     found = [w for w in asked if {w, w[:5]} & best_stems
              and sum(bool({w, w[:5]} & p) for p in pool_stems) <= max(limit, 1)]
     return len(found) / len(asked)
@@ -78,8 +82,12 @@ def test_document_codes_name_documents():
 
 def test_name_matches_read_store_wide_equal_the_search_within_the_pool(fake_app, monkeypatch):
     """The names of a question are searched store-wide while the question is encoded; a name
-    with too many matches is searched again within the pool. Both give the within-pool answer."""
-    from smartvector_core.retrieval import pipeline
+    with too many matches is searched again within the pool. Both give the within-pool answer, and
+    so does the in-memory index behind the same interface."""
+    from smartvector_core.retrieval.candidates import CHUNK_COLUMNS
+    from smartvector_core.retrieval.full_text import IndexedFullText, LanceFullText
+    from smartvector_core.retrieval.lexical import subject_terms
+    from smartvector_core.retrieval.text_index import TextIndex
 
     from ..conftest import NOW
 
@@ -92,14 +100,15 @@ def test_name_matches_read_store_wide_equal_the_search_within_the_pool(fake_app,
     pool = sorted(ids)[::2]                                     # half of the chunks
     question = "What does the Checkout Service set SEND_FILE_MAX_AGE to?"
     expected = []
-    for name in pipeline.subject_terms(question):
+    names = subject_terms(question)
+    for name in names:
         named = store.fts_search(name, as_of=None, limit=len(pool), require_all=True, within=pool)
         expected.append((set(named.column("chunk_id").to_pylist()), float(max(named.column("_score").to_pylist()))))
     assert len(expected) == 2 and all(ids for ids, _ in expected)
-    for cap in (1_000, 3):                                     # store-wide, then the fallback
-        monkeypatch.setattr(pipeline, "NAME_MATCHES", cap)
-        searches = pipeline._text_searches(store, question, None, pipeline.CHUNK_COLUMNS)
-        got = pipeline._named_in_pool(store, searches, pool, None)
+    indexes = [LanceFullText(store, config=replace(DEFAULT_SEARCH, name_matches=cap))
+               for cap in (1_000, 3)]                          # store-wide, then the fallback
+    for index in [*indexes, IndexedFullText(store, TextIndex.from_store(store))]:
+        got = index.search(question, names, None, CHUNK_COLUMNS).named_in_pool(pool)
         assert [ids for ids, _ in got] == [ids for ids, _ in expected]
         assert np.allclose([w for _, w in got], [w for _, w in expected])
 
@@ -141,23 +150,27 @@ def _checkout_pages(app, now) -> None:
 CHECKOUT_QUESTION = "How many replicas does the Checkout Service keep?"
 
 
-def _names_of_a_checkout_question(app):
+def _names_of_a_checkout_question(app, config=DEFAULT_SEARCH):
     """Over the Checkout Service pages: (store, the names' cache, a pool of every other page, what
     the question's names find in it the first time)."""
-    from smartvector_core.retrieval import pipeline
-
     from ..conftest import NOW
 
     _checkout_pages(app, NOW)
     store, known = app.store, {}
     pool = store.fts_search("replicas", as_of=None, limit=10).column("chunk_id").to_pylist()[::2]
-    searches = pipeline._text_searches(store, CHECKOUT_QUESTION, None, ["chunk_id"], known)
-    return store, known, pool, pipeline._named_in_pool(store, searches, pool, None)
+    return store, known, pool, _named(store, known, CHECKOUT_QUESTION, pool, None, config)
+
+
+def _named(store, known, question, pool, as_of, config=DEFAULT_SEARCH):
+    """What LanceDB's full-text index finds of the names of ``question`` in ``pool``."""
+    from smartvector_core.retrieval.full_text import LanceFullText
+    from smartvector_core.retrieval.lexical import subject_terms
+
+    search = LanceFullText(store, known, config).search(question, subject_terms(question), as_of, ["chunk_id"])
+    return search.named_in_pool(pool)
 
 
 def test_a_names_matches_are_searched_once_per_knowledge_state(fake_app):
-    from smartvector_core.retrieval import pipeline
-
     from ..conftest import NOW
 
     store, known, pool, first = _names_of_a_checkout_question(fake_app)
@@ -165,23 +178,21 @@ def test_a_names_matches_are_searched_once_per_knowledge_state(fake_app):
     calls = []
     original = store.fts_search
     store.fts_search = lambda text, **kw: calls.append(text) or original(text, **kw)
-    again = pipeline._named_in_pool(store, pipeline._text_searches(store, CHECKOUT_QUESTION, None, ["chunk_id"],
-                                                                   known), pool, None)
+    again = _named(store, known, CHECKOUT_QUESTION, pool, None)
     assert again == first and "Checkout Service" not in calls   # the name was not searched again
-    other = pipeline._text_searches(store, CHECKOUT_QUESTION, NOW, ["chunk_id"], known)   # another moment: searched
-    pipeline._named_in_pool(store, other, pool, NOW)
+    _named(store, known, CHECKOUT_QUESTION, pool, NOW)   # another moment: searched
     assert calls.count("Checkout Service") == 1
 
 
 def test_a_question_asked_again_reuses_its_full_text_hits_and_profiles_without_lexical_skip_them(
         fake_app, monkeypatch):
     """LanceDB's full-text path (a store whose in-memory text index is not built yet)."""
-    from smartvector_core.knowledge import KnowledgeState
+    from smartvector_core.retrieval.query_cache import QueryCache
 
     from ..conftest import NOW
 
     _checkout_pages(fake_app, NOW)
-    monkeypatch.setattr(KnowledgeState, "text_index", lambda self, store: None)
+    monkeypatch.setattr(QueryCache, "text_index", lambda self: None)
     question = "How many replicas does the Checkout Service keep?"
     first = fake_app.query(question, as_of=NOW, profile="default", log=False)
     calls = []
@@ -197,19 +208,18 @@ def test_a_question_asked_again_reuses_its_full_text_hits_and_profiles_without_l
     assert calls == ["Which page lists eleven replicas?"]
 
 
-def test_a_common_name_is_searched_store_wide_once_then_only_within_the_pool(fake_app, monkeypatch):
-    from smartvector_core.retrieval import pipeline
+def test_a_common_name_is_searched_store_wide_once_then_only_within_the_pool(fake_app):
+    from smartvector_core.retrieval.full_text import COMMON_NAME
 
 
-    monkeypatch.setattr(pipeline, "NAME_MATCHES", 3)       # "Checkout Service" is in 6 chunks: common
-    store, known, pool, first = _names_of_a_checkout_question(fake_app)
-    assert known[("Checkout Service", None)] is pipeline.COMMON_NAME
+    config = replace(DEFAULT_SEARCH, name_matches=3)       # "Checkout Service" is in 6 chunks: common
+    store, known, pool, first = _names_of_a_checkout_question(fake_app, config)
+    assert known[("Checkout Service", None)] is COMMON_NAME
     assert first == [(set(pool), pytest.approx(first[0][1]))] and first[0][1] > 0   # every pool chunk names it
     calls = []
     original = store.fts_search
     store.fts_search = lambda text, **kw: calls.append((text, kw.get("within") is not None)) or original(text, **kw)
-    again = pipeline._named_in_pool(store, pipeline._text_searches(store, "Which Checkout Service page?", None,
-                                                                   ["chunk_id"], known), pool, None)
+    again = _named(store, known, "Which Checkout Service page?", pool, None, config)
     assert again == first
     assert ("Checkout Service", False) not in calls and ("Checkout Service", True) in calls
 
@@ -226,7 +236,7 @@ def _one_per_chain_by_sort(chain, doc_code, codes, score):
         c = chain[order][survivors]
         heads = order[survivors[np.r_[True, c[1:] != c[:-1]]]]
         winner = np.isin(doc_code, doc_code[heads])
-    return rerank._reject(codes, alive & ~winner, rerank.RejectionCode.SUPERSEDED_IN_CHAIN)
+    return rerank.reject(codes, alive & ~winner, rerank.RejectionCode.SUPERSEDED_IN_CHAIN)
 
 
 @settings(max_examples=300, deadline=None)
@@ -244,7 +254,7 @@ def test_one_version_per_chain_equals_the_sort(docs, shared):
     score = np.array([s / 10 for _, s, _ in docs])                                   # ties on purpose
     codes = np.array([rerank.KEEP if keep else 3 for _, _, keep in docs], dtype=np.int16)
     pool = SimpleNamespace(chain=chain, cands=SimpleNamespace(doc_code=doc_code))
-    assert np.array_equal(rerank._one_per_chain(pool, codes, score),
+    assert np.array_equal(rerank.one_per_chain(pool, codes, score),
                           _one_per_chain_by_sort(chain, doc_code, codes, score))
 
 

@@ -11,7 +11,7 @@ import pandas as pd
 import pyarrow as pa
 
 from smartvector_core.clock import to_us
-from smartvector_core.knowledge import KnowledgeState, _events_frame
+from smartvector_core.knowledge import KnowledgeState, events_frame
 from smartvector_core.memory import KnowledgeGraph
 from smartvector_core.retrieval.candidates import NO_END, NO_START, Candidates
 from smartvector_core.retrieval.pipeline import QueryRequest, answer
@@ -46,7 +46,7 @@ def _state(c: Candidates) -> KnowledgeState:
     docs = pa.table({"doc_id": pa.array(list(c.doc_id), pa.string()), "created_at": pa.array(c.created_us, TS),
                      "valid_from": pa.array([None] * len(c), TS), "kind": pa.array(["STATIC"] * len(c), pa.string()),
                      "title": pa.array(list(c.title), pa.string())})
-    return KnowledgeState(events=_events_frame(EVENTS_SCHEMA.empty_table()), edges=pd.DataFrame(),
+    return KnowledgeState(events=events_frame(EVENTS_SCHEMA.empty_table()), edges=pd.DataFrame(),
                           graph=KnowledgeGraph(list(c.doc_id)), docs=docs)
 
 

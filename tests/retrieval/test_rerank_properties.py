@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from smartvector_core.clock import to_us
-from smartvector_core.knowledge import KnowledgeState, _events_frame
+from smartvector_core.knowledge import KnowledgeState, events_frame
 from smartvector_core.memory import KnowledgeGraph
 from smartvector_core.retrieval.candidates import NO_END, NO_START, Candidates
 from smartvector_core.retrieval.pipeline import QueryRequest, answer
@@ -33,7 +33,7 @@ def _state(c: Candidates) -> KnowledgeState:
     })
     import pandas as pd
 
-    return KnowledgeState(events=_events_frame(EVENTS_SCHEMA.empty_table()), edges=pd.DataFrame(),
+    return KnowledgeState(events=events_frame(EVENTS_SCHEMA.empty_table()), edges=pd.DataFrame(),
                           graph=KnowledgeGraph(list(c.doc_id)), docs=docs)
 
 

@@ -10,7 +10,8 @@ import pytest
 
 from smartvector_core.retrieval import get_profile
 from smartvector_core.retrieval.lexical import NAME_SHARE, lexical_signal, subject_terms
-from smartvector_core.retrieval.pipeline import QueryRequest, answer, retrieve
+from smartvector_core.retrieval.pipeline import QueryRequest, answer
+from smartvector_core.retrieval.search import retrieve
 
 from ..conftest import NOW
 
@@ -89,9 +90,9 @@ def test_the_document_naming_the_subject_beats_the_generic_glossary(policy_app, 
 def test_without_the_lexical_signal_the_glossary_wins(policy_app, question, named):
     """The test can fail: default minus its lexical signal answers with the generic entry."""
     app = policy_app
-    knowledge = app.knowledge.get()
+    cache = app.query_cache()
     vector = app.embedder.encode([question])[0]
-    cands = retrieve(app.store, vector, NOW, 5, knowledge, text=question)
+    cands = retrieve(app.store, vector, NOW, 5, cache, text=question)
     no_lexical = replace(get_profile("default"), lexical_weight=0.0)
-    resp = answer(cands, QueryRequest(question, NOW, no_lexical, 5), no_lexical, knowledge)
+    resp = answer(cands, QueryRequest(question, NOW, no_lexical, 5), no_lexical, cache.knowledge)
     assert resp.results[0].id.startswith("glossary")

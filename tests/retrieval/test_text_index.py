@@ -16,9 +16,12 @@ import pytest
 
 from smartvector_core.clock import parse_time, to_us
 from smartvector_core.ingest import read_records
-from smartvector_core.retrieval import pipeline
+from smartvector_core.retrieval.candidates import CHUNK_COLUMNS
+from smartvector_core.retrieval.full_text import IndexedFullText
 from smartvector_core.retrieval.lexical import subject_terms
-from smartvector_core.retrieval.text_index import TextIndex, analyse, terms_of
+from smartvector_core.retrieval.search import indexed_vector_hits, retrieve
+from smartvector_core.retrieval.text_index import TextIndex
+from smartvector_core.words import analyse, terms_of
 
 from ..conftest import NOW
 from ..test_real_sets import REAL, SETS
@@ -158,8 +161,8 @@ def test_retrieval_is_the_same_with_the_index_and_with_lancedb(real_text_store, 
         monkeypatch.setattr(text_index_module, "MEMORY_ROWS", 0)
     if keeps == "neither":
         monkeypatch.setattr(text_index_module, "TEXT_MEMORY_BYTES", 0)
-    knowledge = fake_app.knowledge.get()
-    built = knowledge.text_index(store)                      # a small store: built at once
+    cache = fake_app.query_cache()
+    built = cache.text_index()                               # a small store: built at once
     assert built is not None and (built.vectors is not None) == (keeps == "vectors and texts")
     assert (built.texts is not None) == (keeps != "neither")
     monkeypatch.undo()
@@ -169,10 +172,10 @@ def test_retrieval_is_the_same_with_the_index_and_with_lancedb(real_text_store, 
     for question in questions[:60]:
         for as_of in (NOW, parse_time("2023-06-01")):
             vector = fake_app.embedder.encode([question])[0]
-            with_index = pipeline.retrieve(store, vector, as_of, 5, knowledge, text=question)
-            monkeypatch.setattr(type(knowledge), "text_index", lambda self, s: None)
-            knowledge.full_text_results.clear()
-            with_lance = pipeline.retrieve(store, vector, as_of, 5, knowledge, text=question)
+            with_index = retrieve(store, vector, as_of, 5, cache, text=question)
+            monkeypatch.setattr(type(cache), "text_index", lambda self: None)
+            cache.full_text.clear()
+            with_lance = retrieve(store, vector, as_of, 5, cache, text=question)
             monkeypatch.undo()
             assert with_index.chunk_id.tolist() == with_lance.chunk_id.tolist(), question
             assert with_index.text.tolist() == with_lance.text.tolist(), question
@@ -185,25 +188,24 @@ def test_retrieval_is_the_same_with_the_index_and_with_lancedb(real_text_store, 
 
 
 def test_a_large_store_builds_its_index_in_the_background(fake_app, monkeypatch):
-    import smartvector_core.knowledge as knowledge_module
+    import smartvector_core.retrieval.query_cache as query_cache_module
 
     fake_app.ingest_records([{"id": f"d{i}", "text": f"The Checkout Service keeps {i} replicas.",
                               "created_at": "2025-01-01"} for i in range(8)], now=NOW, consolidate=False)
-    monkeypatch.setattr(knowledge_module, "TEXT_INDEX_NOW_ROWS", 0)
-    state = fake_app.knowledge.get()
-    first = state.text_index(fake_app.store)           # not built yet: LanceDB's index answers meanwhile
-    state._text_index.result(timeout=60)
-    built = state.text_index(fake_app.store)
+    monkeypatch.setattr(query_cache_module, "TEXT_INDEX_NOW_ROWS", 0)
+    cache = fake_app.query_cache()
+    first = cache.text_index()                         # not built yet: LanceDB's index answers meanwhile
+    cache.wait_for_text_index(timeout=60)
+    built = cache.text_index()
     assert first is None and built is not None and len(built) == 8
     fake_app.feedback_accept = None                      # an events-only change keeps the chunks' index
     fake_app.knowledge.record_events([{"doc_id": "d1", "event_type": "ACCESS", "at": NOW}])
-    assert fake_app.knowledge.get().text_index(fake_app.store) is built
+    assert fake_app.query_cache().text_index() is built
     fake_app.ingest_records([{"id": "d9", "text": "A new page.", "created_at": "2025-02-01"}], now=NOW,
                             consolidate=False)
-    again = fake_app.knowledge.get()                     # new chunks: a new index
-    again._text_index = None
-    monkeypatch.setattr(knowledge_module, "TEXT_INDEX_NOW_ROWS", 100)
-    assert len(again.text_index(fake_app.store)) == 9
+    again = fake_app.query_cache()                       # new chunks: a new index
+    monkeypatch.setattr(query_cache_module, "TEXT_INDEX_NOW_ROWS", 100)
+    assert len(again.text_index()) == 9
 
 
 def test_hits_read_by_stale_row_ids_are_read_again_by_chunk_id(real_text_store, monkeypatch):
@@ -220,12 +222,12 @@ def test_hits_read_by_stale_row_ids_are_read_again_by_chunk_id(real_text_store, 
     by_id = []
     original = store.chunks_by_id
     store.chunks_by_id = lambda ids, columns: by_id.append(len(ids)) or original(ids, columns)
-    before = pipeline._indexed_question(store, index, question, None, pipeline.CHUNK_COLUMNS).result()
+    before = IndexedFullText(store, index).search(question, [], None, CHUNK_COLUMNS).best()
     assert by_id == [] and before.num_rows == 30                 # read by row id
     moved = store.chunks_for_docs(sorted(set(before.column("doc_id").to_pylist())), current_only=False,
                                   with_vectors=True)
     store.upsert_chunks(moved)                                    # rewritten: their row ids are gone
-    after = pipeline._indexed_question(store, index, question, None, pipeline.CHUNK_COLUMNS).result()
+    after = IndexedFullText(store, index).search(question, [], None, CHUNK_COLUMNS).best()
     assert by_id == [30]                                          # read again by chunk id
     assert after.column("chunk_id").to_pylist() == before.column("chunk_id").to_pylist()
     assert after.column("text").to_pylist() == before.column("text").to_pylist()
@@ -240,8 +242,8 @@ def test_vector_hits_are_read_by_row_id_from_the_index_and_never_another_rows(re
     index = TextIndex.from_store(store)
 
     def both(vector, as_of):
-        by_index = pipeline._indexed_vector_hits(store, index, vector, as_of, 60, 1.25)
-        by_lance = store.search(vector, as_of=as_of, limit=60, columns=pipeline.CHUNK_COLUMNS, overfetch=1.25)
+        by_index = indexed_vector_hits(store, index, vector, as_of, 60, 1.25)
+        by_lance = store.search(vector, as_of=as_of, limit=60, columns=CHUNK_COLUMNS, overfetch=1.25)
         return by_index, by_lance
 
     vectors = fake_app.embedder.encode(questions[:20])
@@ -249,7 +251,7 @@ def test_vector_hits_are_read_by_row_id_from_the_index_and_never_another_rows(re
         for as_of in (None, NOW - timedelta(days=1)):   # the amended versions are newer: not yet there
             by_index, by_lance = both(vector, as_of)
             assert by_index is not None and by_index.num_rows == by_lance.num_rows > 0
-            for name in (*pipeline.CHUNK_COLUMNS, "_distance"):
+            for name in (*CHUNK_COLUMNS, "_distance"):
                 assert by_index.column(name).to_pylist() == by_lance.column(name).to_pylist(), name
     first, _ = both(vectors[0], None)
     moved = store.chunks_for_docs(sorted(set(first.column("doc_id").to_pylist()))[:3], current_only=False,

@@ -101,7 +101,7 @@ def bench_query(n: int, embedder, *, repeats: int, recall_queries: int = 0) -> d
         app.batching = True
         app.query(QUESTIONS[0], as_of=as_of)
         t0 = time.perf_counter()
-        app.knowledge.get().wait_for_text_index(app.store)
+        app.query_cache().wait_for_text_index()
         out["text_index_wait_s"] = round(time.perf_counter() - t0, 2)
         raw, e2e = [], []
         for r in range(repeats):
@@ -141,7 +141,7 @@ def bench_query_real(embedder, *, rounds: int = 3, sets: tuple[str, ...] = REAL_
     app = open_app(str(directory), embedder)
     asked = [(q["text"], parse_time(q["as_of"])) for q in questions]
     app.query(asked[0][0], as_of=asked[0][1], log=False)      # warm: model, knowledge state, indexes
-    app.knowledge.get().wait_for_text_index(app.store)          # a server's steady state
+    app.query_cache().wait_for_text_index()          # a server's steady state
     forms = ("chunk", "document")
     times: dict[str, list[list[float]]] = {f: [] for f in ("raw", *forms)}
     for r in range(rounds):

@@ -1,0 +1,162 @@
+"""The explain stage: the ranked rows as results with their reasons, and the rejected documents
+with theirs. Every threshold a reason states is read from the query's :class:`EngineConfig`, the
+same object the gates read."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..clock import from_us, iso
+from ..config import DEFAULT_ENGINE, EngineConfig
+from ..models import (
+    Action,
+    ConfidenceTier,
+    DocumentKind,
+    Rejection,
+    RejectionCode,
+    Result,
+    Signal,
+    ValidityState,
+)
+from ..temporal import STATE_TEMPORAL, remaining_window_hours
+from ..temporal.codes import state_names
+from .candidates import (
+    KIND_NAMES,
+    PASSAGES_PER_DOCUMENT,
+    Candidates,
+    first_per_document,
+    relevant_passages,
+    select_passages,
+)
+from .confidence import result_confidence
+from .profiles import Profile
+from .query_cache import Knots
+from .rerank import CODES, Ranked, age_days
+
+
+def build_results(cands: Candidates, ranked: Ranked, profile: Profile, k: int, t_us: int, *,
+                  knots: Knots | None = None, abstained: bool = False, per_document: int = PASSAGES_PER_DOCUMENT,
+                  config: EngineConfig = DEFAULT_ENGINE) -> list[Result]:
+    """The top ``k`` kept rows as explained results. ``confidence`` is the calibrated
+    probability of :func:`.confidence.result_confidence` (certainty from score, margin over the
+    best disagreeing candidate among all kept ones, trust, validity and conflict; ``knots``: the
+    store's refit of the profile when it has operator verdicts, else the shipped prior), capped at
+    ``config.abstention.cap`` when the answer abstains; tiers are thresholds on it. The rows are up
+    to ``k`` passages, at most ``per_document`` of one document, grouped under their document
+    (:func:`candidates.select_passages`)."""
+    top = select_passages(cands.doc_code, ranked.order, k, per_document,
+                          relevant_passages(cands.doc_code, cands.raw_cosine))
+    if not len(top):
+        return []
+    conf = result_confidence(cands, ranked, top, profile, knots=knots, abstained=abstained, config=config)
+    contributions = ranked.signals.contributions()
+    severity = conf.severity
+    boost = config.temporal.conflict.boost_per_severity * severity if profile.conflict_boost else np.zeros(len(top))
+    penalty = config.calibration.conflict_penalty
+    conflict_notes = [f"fact changed against the previous version: severity {sv:.3f} (score +{b:.3f}; "
+                      f"confidence lowered: a conflict counts as a race with no margin, and -{penalty * sv:.3f})"
+                      if sv > 0 else None for sv, b in zip(severity, boost, strict=True)]
+    behind = _why_rank_one_is_not_highest(conf.probability, conf.trust, conf.current, severity)
+    states = state_names(ranked.states[top])
+    hours_left = remaining_window_hours(cands.valid_until_us[top], t_us)
+    out: list[Result] = []
+    for j, i in enumerate(top):
+        signals = {name: Signal(float(ranked.signals.values[name][i]), float(ranked.signals.weights[name][i]),
+                                float(contributions[name][i])) for name in ranked.signals.values}
+        reasons = _reasons(cands, ranked, i, t_us, hours_left[j], profile, config)
+        if conflict_notes[j]:
+            reasons.append(conflict_notes[j])
+        if j == 0 and behind:
+            reasons.append(behind)
+        partner = int(ranked.partner[i])
+        action = Action(str(ranked.action[i]))
+        if action is Action.PAIR and partner >= 0:
+            reasons.append(f"weak alone (decay {ranked.decay[i]:.3f}): pair with {cands.doc_id[partner]} "
+                           f"(gain +{ranked.decay[partner] - ranked.decay[i]:.3f})")
+        out.append(Result(
+            id=cands.doc_id[i], chunk_id=cands.chunk_id[i], text=cands.text[i], rank=j + 1,
+            score=float(conf.scores[j]), confidence=float(conf.probability[j]), trust=float(conf.trust[j]),
+            certainty=float(conf.certainty[j]), confidence_tier=ConfidenceTier(str(conf.tiers[j])),
+            validity_state=ValidityState(str(states[j])),
+            kind=DocumentKind(KIND_NAMES[cands.kind[i]]), signals=signals, reasons=reasons,
+            title=cands.title[i], doc_type=cands.doc_type[i], action=action, lifecycle=cands.lifecycle[i],
+            created_at=iso(from_us(int(cands.created_us[i]))),
+            paired_with=cands.doc_id[partner] if partner >= 0 else None))
+    return out
+
+
+def _why_rank_one_is_not_highest(probability: np.ndarray, trust: np.ndarray, current: np.ndarray,
+                                 severity: np.ndarray) -> str | None:
+    """The reason rank 1 carries less confidence than a later rank (None when it does not)."""
+    if len(probability) < 2 or probability[0] >= probability[1:].max():
+        return None
+    j = int(np.argmax(probability[1:])) + 1
+    if severity[0] > severity[j]:
+        why = f"its fact changed against the previous version (severity {severity[0]:.3f})"
+    elif not current[0] and current[j]:
+        why = "it is not in force at this moment"
+    else:
+        why = f"its trust {trust[0]:.2f} is below rank {j + 1}'s {trust[j]:.2f}"
+    return f"ranked first by score, but its confidence is below rank {j + 1}'s: {why}"
+
+
+def _reasons(cands: Candidates, ranked: Ranked, i: int, t_us: int, hours_left: float, profile: Profile,
+             config: EngineConfig) -> list[str]:
+    kind = KIND_NAMES[cands.kind[i]].value
+    reasons = [f"{kind} ({cands.kind_reason[i] or 'declared'}); cosine {cands.raw_cosine[i]:.3f}"]
+    if ranked.states[i] == STATE_TEMPORAL:
+        reasons.append(f"active EVENT window ({hours_left:.0f}h remaining)")
+    if cands.dated[i]:
+        reasons.append(f"age {age_days(int(cands.created_us[i]), t_us):.0f} d, decay {ranked.decay[i]:.3f} "
+                       f"({cands.doc_type[i]} profile)")
+    else:
+        reasons.append(f"undated: neutral freshness (decay {config.temporal.decay.undated_decay})")
+    if profile.chains:
+        code = cands.doc_code
+        others = sorted(set(cands.doc_id[(ranked.chain == ranked.chain[i]) & (code != code[i])].tolist()))
+        if others:
+            reasons.append("chosen from its version chain over " + ", ".join(map(str, others[:4])))
+    floor = config.scoring.event_relevance_floor
+    if ranked.states[i] == STATE_TEMPORAL and profile.scorer != "cosine" and cands.raw_cosine[i] < floor:
+        reasons.append(f"EVENT signal present but low query relevance (raw sim {cands.raw_cosine[i]:.3f} < "
+                       f"{floor}): temporal boost withheld")
+    reasons.extend(ranked.notes.get(int(i), []))
+    return reasons
+
+
+def build_rejections(cands: Candidates, ranked: Ranked, t_us: int, *, limit: int,
+                     config: EngineConfig = DEFAULT_ENGINE) -> list[Rejection]:
+    """One rejection per document none of whose passages was kept (its most similar passage's
+    code and chunk), most similar first."""
+    rejected = ranked.rejected()
+    code = cands.doc_code
+    has_kept = np.zeros(int(code.max()) + 1 if len(code) else 0, dtype=bool)   # per document code
+    has_kept[code[ranked.order]] = True
+    rejected = rejected[~has_kept[code[rejected]]]
+    rejected = first_per_document(cands.doc_code, rejected[np.argsort(-cands.raw_cosine[rejected], kind="stable")])
+    rejected = rejected[:limit]
+    at = iso(from_us(t_us))
+    return [Rejection(id=cands.doc_id[i], code=CODES[ranked.reject_code[i]],
+                      reason=_rejection_reason(cands, ranked, int(i), at, config), chunk_id=cands.chunk_id[i])
+            for i in rejected]
+
+
+def _rejection_reason(cands: Candidates, ranked: Ranked, i: int, at: str, config: EngineConfig) -> str:
+    code = CODES[ranked.reject_code[i]]
+    if code in (RejectionCode.EXPIRED_VERSIONED_DOC, RejectionCode.HARD_EXPIRED_EVENT, RejectionCode.EXPIRED_DOC):
+        return f"valid_until {iso(from_us(int(cands.valid_until_us[i])))} is not after {at}: no longer true"
+    if code is RejectionCode.NOT_YET_VALID:
+        return f"not yet true at {at} (created or valid from a later date)"
+    if code is RejectionCode.SUPERSEDED_IN_CHAIN:
+        return f"a newer version of the same document was in force at {at}"
+    if code is RejectionCode.BELOW_RELEVANCE_GATE:
+        return f"raw cosine {cands.raw_cosine[i]:.3f} below the relevance gate {config.scoring.relevance_gate}"
+    if code is RejectionCode.OUT_OF_TIME_RANGE:
+        return "outside the time range named in the question"
+    if code is RejectionCode.STALE_STATIC_DOC:
+        return f"decay {ranked.decay[i]:.3f} below {config.temporal.freshness.drop_below}: too stale to retrieve"
+    if code is RejectionCode.PAIR_PARTNER_NOT_FOUND:
+        return f"decay {ranked.decay[i]:.3f}: weak alone and no fresher source of the same type"
+    if code is RejectionCode.VERSION_MISMATCH:
+        return "the question names another version of this document"
+    return code.value

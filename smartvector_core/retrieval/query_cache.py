@@ -1,0 +1,162 @@
+"""What the query path keeps for one knowledge state (:class:`QueryCache`), and the holder that
+gives each state its cache (:class:`QueryCaches`).
+
+A :class:`~smartvector_core.knowledge.KnowledgeState` is the domain snapshot (documents, events,
+trust); the query path adds what only it reads, valid as long as that state is:
+
+- the document-level candidate fields of every document (:meth:`QueryCache.document_fields`:
+  written on every chunk of a document, so a search need not read them from LanceDB), and the
+  share of the chunk rows a search at a moment may return (:meth:`QueryCache.existing_share`);
+- the in-memory copy of the chunks table (:class:`.text_index.TextIndex`), kept across states of
+  the same chunks-table version;
+- full-text results per (name or question, existence bound) (:attr:`QueryCache.full_text`);
+- the store's calibration knots refitted on operators' verdicts (:meth:`QueryCache.calibration`).
+"""
+
+from __future__ import annotations
+
+import threading
+from concurrent.futures import Future
+
+import numpy as np
+
+from ..knowledge import KnowledgeState
+from .candidates import document_fields
+from .text_index import TextIndex
+
+Knots = tuple[np.ndarray, np.ndarray]
+TEXT_INDEX_NOW_ROWS = 20_000   # ours: a store of up to this many chunk rows builds its in-memory text
+#                                index at its first question (0.4–0.9 s at 20k distinct texts); a larger one in the background
+
+
+def _building(store, into: Future):
+    """A function that builds the store's :class:`TextIndex` into ``into`` (a failure is kept
+    there: LanceDB's own index then answers)."""
+    def build() -> None:
+        try:
+            into.set_result(TextIndex.from_store(store))
+        except Exception as exc:  # noqa: BLE001 - kept in the future, read by text_index
+            into.set_exception(exc)
+    return build
+
+
+class QueryCache:
+    """The query path's caches over one :class:`KnowledgeState` (``knowledge``) of ``store``
+    (None: a state not backed by a store, e.g. a benchmark's synthetic one; then there is no
+    text index and the chunk counts are those of a store whose every row is current)."""
+
+    def __init__(self, knowledge: KnowledgeState, store=None, *, text_index: Future | None = None) -> None:
+        self.knowledge = knowledge
+        self.store = store
+        self.full_text: dict = {}     # full-text results per key: a name's store-wide matches, a question's best hits
+        self._text_index = text_index
+        self._fields: dict[str, np.ndarray] | None = None
+        self._created_sorted: np.ndarray | None = None
+        self._counts: tuple[int, float] | None = None
+        self._knots: dict[str, Knots] | None = None
+        self._knots_verdicts = -1
+
+    # -------------------------------------------------------------------- documents
+    def document_fields(self) -> dict[str, np.ndarray] | None:
+        """The document-level candidate fields of every document, in ``knowledge.doc_index()``
+        order (built once; None for an empty store)."""
+        docs = self.knowledge.docs
+        if docs is None or docs.num_rows == 0:
+            return None
+        if self._fields is None:
+            self._fields = document_fields(docs)
+        return self._fields
+
+    def _chunk_counts(self) -> tuple[int, float]:
+        """(rows of the chunks table, retired versions included; current chunks / rows)."""
+        if self._counts is None:
+            rows = self.store.count_rows("chunks") if self.store is not None else 0
+            self._counts = (rows, self.store.count_chunks() / rows if rows else 1.0)
+        return self._counts
+
+    @property
+    def current_share(self) -> float:
+        """Current chunks / all chunk rows (the rest: retired versions, kept for restore)."""
+        return self._chunk_counts()[1]
+
+    def existing_share(self, as_of_us: int | None) -> float:
+        """The share of the chunk table's rows a search at ``as_of`` may return (current, and
+        created by then; None: no time bound), estimated as the current share times the share of
+        documents created by ``as_of`` (documents counted alike, whatever their size). Used to
+        size an unfiltered search (``Store.search(overfetch=)``): an estimate, not a result."""
+        fields = self.document_fields()
+        if fields is None:
+            return 0.0
+        current_share = self.current_share
+        if as_of_us is None:
+            return current_share
+        if self._created_sorted is None:
+            self._created_sorted = np.sort(fields["created_us"])
+        created = self._created_sorted
+        return current_share * float(np.searchsorted(created, as_of_us, side="right")) / len(created)
+
+    # -------------------------------------------------------------------- text index
+    def text_index(self) -> TextIndex | None:
+        """The in-memory copy of the chunks table (:class:`.text_index.TextIndex`: its full-text
+        index, and each row's id, document and text for the vector hits), or None while it is
+        being built. Built at the first call: there and then for a store of up to
+        ``TEXT_INDEX_NOW_ROWS`` rows, else in the background (the caller searches LanceDB's
+        index meanwhile); a build that fails leaves LanceDB's index in use."""
+        if self.store is None:
+            return None
+        if self._text_index is None:
+            self._text_index = Future()
+            build = _building(self.store, self._text_index)
+            if self._chunk_counts()[0] <= TEXT_INDEX_NOW_ROWS:
+                build()
+            else:   # a daemon: a one-shot command does not wait for it at exit
+                threading.Thread(target=build, name="smartvector-text-index", daemon=True).start()
+        built = self._text_index
+        return built.result() if built.done() and built.exception() is None else None
+
+    def wait_for_text_index(self, timeout: float | None = None) -> TextIndex | None:
+        """:meth:`text_index`, waiting up to ``timeout`` seconds for a background build (a server
+        warming up, a benchmark that measures the steady state); None if it is not ready then."""
+        self.text_index()
+        if self._text_index is None:
+            return None
+        try:
+            return self._text_index.result(timeout=timeout)
+        except Exception:  # noqa: BLE001 - not ready in time, or the build failed: LanceDB answers
+            return None
+
+    # -------------------------------------------------------------------- calibration
+    def calibration(self) -> dict[str, Knots] | None:
+        """Per profile, the store's calibration knots refitted on operators' verdicts, as last
+        set by :meth:`set_calibration`; None when they must be (re)fitted: never set, or verdicts
+        were recorded since (``knowledge.verdicts``)."""
+        return self._knots if self._knots_verdicts == self.knowledge.verdicts else None
+
+    def set_calibration(self, knots: dict[str, Knots]) -> dict[str, Knots]:
+        """Keep ``knots`` (the service's refit, ``SmartVector.store_calibration``) for this state's verdicts."""
+        self._knots, self._knots_verdicts = knots, self.knowledge.verdicts
+        return knots
+
+    def calibration_knots(self, profile: str) -> Knots | None:
+        """This store's calibration knots of ``profile`` (None: the shipped prior applies)."""
+        return (self.calibration() or {}).get(profile)
+
+
+class QueryCaches:
+    """One :class:`QueryCache` per knowledge state of ``store``: a new state gets a new cache,
+    which keeps the previous one's text index when the chunks table is the same version."""
+
+    def __init__(self, store) -> None:
+        self.store = store
+        self._cache: QueryCache | None = None
+        self._lock = threading.Lock()
+
+    def get(self, knowledge: KnowledgeState) -> QueryCache:
+        with self._lock:
+            last = self._cache
+            if last is not None and last.knowledge is knowledge:
+                return last
+            same_chunks = (last is not None and last.knowledge.versions is not None
+                           and knowledge.versions is not None and last.knowledge.versions[2] == knowledge.versions[2])
+            self._cache = QueryCache(knowledge, self.store, text_index=last._text_index if same_chunks else None)
+            return self._cache
