@@ -105,16 +105,18 @@ def feedback_row(result: dict, query_id: str, side: str, verdict: str | None) ->
         st.success(flash["text"])
 
 
-def verdict_history(box, doc_id: str, current_query: str, side: str, rank: int) -> None:
-    """This operator's standing verdicts on ``doc_id``, one per question, with an Undo for each."""
-    past = sv.verdict_history(doc_id, actor_name())
-    if not past:
+def verdict_history(box, docs: list[dict], current_query: str, side: str) -> None:
+    """This operator's standing verdicts on the documents of one answer, one row per (document,
+    question), each with an Undo (an earlier question's verdict included)."""
+    rows = [(doc, item) for doc in docs for item in sv.verdict_history(doc["id"], actor_name())]
+    if not rows:
         box.caption("None yet.")
-    for i, item in enumerate(past):
+    for i, (doc, item) in enumerate(rows):
         row = box.container(horizontal=True)
         here = " (this question)" if item["query_id"] == current_query else ""
-        row.text(f"{item['verdict']} · query {item['query_id'] or '(none)'}{here} · {item['at'][:16].replace('T', ' ')} UTC")
-        row.button("Undo", key=f"hist_undo_{side}_{rank}_{i}", on_click=record, args=("undo", doc_id, item["query_id"]))
+        row.text(f"{doc['id']}: {item['verdict']} · query {item['query_id'] or '(none)'}{here} · "
+                 f"{item['at'][:16].replace('T', ' ')} UTC")
+        row.button("Undo", key=f"hist_undo_{side}_{i}", on_click=record, args=("undo", doc["id"], item["query_id"]))
 
 
 def show_response(response: dict, side: str) -> None:
@@ -149,10 +151,11 @@ def show_response(response: dict, side: str) -> None:
                         shown.caption(f"rank {passage['rank']} · score {float(passage['score']):.3f}")
                     shown.text(passage["text"])
             feedback_row(first, response["query_id"], side, verdicts.get(first["id"]))
-            history = st.expander("Your verdicts on this document", key=f"history_{side}_{first['rank']}",
-                                  on_change="rerun")
-            if history.open:       # read when opened: one query per row, each with its own undo
-                verdict_history(history, first["id"], response["query_id"], side, first["rank"])
+    if groups:   # one history per answer (an element per card cost the browser ~0.1 s a run)
+        history = st.expander("Your verdicts on these documents, every question", key=f"history_{side}",
+                              on_change="rerun")
+        if history.open:       # read when opened: one row per (document, question), each with its undo
+            verdict_history(history, [first for first, _ in groups], response["query_id"], side)
     show_table(views.rejections_table(response), key=f"lab_rej_{side}", wrap=("reason",),
                title=f"Rejected ({len(response['rejections'])}) · {response['profile']}",
                file_name=f"rejections_{response['query_id']}.csv")

@@ -417,11 +417,11 @@ def test_query_lab_verdict_history_undoes_an_earlier_question(seeded_store):
     at = _query(at, switch=False)                                      # asked again: a new query id
     again = at.session_state["lab_responses"][0]
     card = next(r for r in again["results"] if r["id"] == first["id"])
-    at.session_state[f"history_left_{card['rank']}"] = True
+    at.session_state["history_left"] = True
     at.run()
-    rows = [t.value for t in at.text if t.value.startswith("correct · query ")]
-    assert rows and earlier in rows[0]
-    at.button(key=f"hist_undo_left_{card['rank']}_0").click().run()
+    rows = [t.value for t in at.text if t.value.startswith(f"{card['id']}: correct · query ")]
+    assert len(rows) == 1 and earlier in rows[0] and "(this question)" not in rows[0]
+    at.button(key="hist_undo_left_0").click().run()
     _ok(at)
     flash = next(s.value for s in at.success if "correct undone" in s.value)
     message_trust = flash.rsplit("→ ", 1)[1]

@@ -254,10 +254,10 @@ def test_editor_and_agent_workflows_in_chromium(server, tmp_path):
             again = page.locator('[data-testid="stText"]').filter(has_text=f"id {doc} ·").first
             lowered = float(re.search(r"trust (\d\.\d{3})", again.inner_text()).group(1))
             assert lowered < trust
-            page.locator('[data-testid="stExpander"] summary').filter(has_text="Your verdicts on this document") \
+            page.locator('[data-testid="stExpander"] summary').filter(has_text="Your verdicts on these documents") \
                 .first.click()
-            page.get_by_text("correct · query").first.wait_for(timeout=30_000)
-            page.locator('[data-testid="stExpander"]').filter(has_text="correct · query").get_by_role(
+            page.get_by_text(f"{doc}: correct · query").first.wait_for(timeout=30_000)
+            page.locator('[data-testid="stExpander"]').filter(has_text=f"{doc}: correct · query").get_by_role(
                 "button", name="Undo").first.click()
             page.get_by_text(f"correct undone on {doc}").first.wait_for(timeout=30_000)
             undone = page.get_by_text(f"correct undone on {doc}").first.inner_text()
