@@ -526,4 +526,24 @@ def demo_bench(embedder, profiles: Sequence[str], *, k: int = 5) -> dict[str, An
     result = run_bench(corpus, specs, list(profiles), embedder=embedder, k=k)
     out = result.to_dict()
     out["reliability"] = reliability_from_runs(result.runs, {s.id: s.relevant for s in specs})
+    out["missed"] = missed_questions(result.runs, specs)
     return out
+
+
+def missed_questions(runs: Mapping[str, Mapping[str, Sequence[Mapping[str, Any]]]],
+                     specs: Sequence[Any]) -> list[dict[str, Any]]:
+    """The questions each profile got wrong at rank 1 (what its top-1 figure counts against it):
+    ``profile``, ``query_id``, ``question``, ``answered`` (its top result, "—" when none),
+    ``expected`` (the relevant ids) and ``stale`` (the answer is one of the query's stale ids)."""
+    by_id = {s.id: s for s in specs}
+    rows = []
+    for profile, by_query in runs.items():
+        for qid, results in by_query.items():
+            spec = by_id.get(qid)
+            if spec is None or not spec.relevant:
+                continue
+            top = str(results[0].get("id")) if results else ""
+            if top not in set(spec.relevant):
+                rows.append({"profile": profile, "query_id": qid, "question": spec.text, "answered": top or "—",
+                             "expected": ", ".join(spec.relevant), "stale": top in set(spec.stale or ())})
+    return rows

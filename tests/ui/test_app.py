@@ -320,6 +320,13 @@ def test_evaluation_runs_the_demo_benchmark(seeded_store):
     assert set(result["profiles"]) == {"naive", "default"}
     assert at.dataframe[0].value["profile"].tolist() == ["naive", "default"]
     assert len(at.get("plotly_chart")) >= 2          # metric bars and the reliability diagram
+    missed = pd.DataFrame(result["missed"])
+    top1 = result["profiles"]["naive"]["top1"]
+    naive_missed = missed[missed["profile"] == "naive"]
+    assert len(naive_missed) == round((1 - top1) * result["profiles"]["naive"]["n"])   # the figure's misses
+    at.selectbox(key="eval_missed_profile").select("naive").run()
+    _ok(at)
+    assert list(_table(at, "answered")["query_id"]) == list(naive_missed["query_id"])
 
 
 def _csv_capture(monkeypatch) -> list[bytes]:
