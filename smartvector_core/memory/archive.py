@@ -54,6 +54,7 @@ def archived_at(moves: pd.DataFrame, as_of_us: int) -> dict[str, ArchiveMark]:
     moves = moves[moves["at_us"] <= int(as_of_us)]
     if not len(moves):
         return {}
+    moves = moves.sort_values("at_us", kind="stable")
     latest = moves.groupby("doc_id", sort=False).tail(1)
     latest = latest[latest["to"] == Lifecycle.ARCHIVED.value]
     return {d: ArchiveMark(d, int(t), str(a), str(r))

@@ -15,6 +15,7 @@ from datetime import datetime
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
 from ..clock import from_us, iso, to_us
 from ..errors import InputError
@@ -60,13 +61,19 @@ class ArchiveOps:
         return self._archive_marks(self.knowledge.get(), to_us(as_of))
 
     def _archive_marks(self, state, as_of_us: int) -> dict[str, ArchiveMark]:
-        """:func:`archived_at` over ``state``'s events; the operator moves are found once per
-        state and events length (a query pays a dict lookup, not a scan of the events)."""
-        key = (id(state), len(state.events))
+        """:func:`archived_at` over ``state``'s events. The operator moves are found once per
+        state, then only in the rows appended since (each answer appends its ACCESS events: a
+        query scans those few rows, not the whole events table)."""
+        events = state.events
         memo = getattr(self, "_operator_moves_memo", None)
-        if memo is None or memo[0] != key:
-            memo = self._operator_moves_memo = (key, operator_moves(state.events))
-        return archived_at(memo[1], as_of_us)
+        if memo is None or memo[0] is not state or memo[1] > len(events):
+            memo = (state, len(events), operator_moves(events))
+        elif memo[1] < len(events):
+            tail = operator_moves(events.iloc[memo[1]:])
+            moves = memo[2] if not len(tail) else pd.concat([memo[2], tail], ignore_index=True)
+            memo = (state, len(events), moves)
+        self._operator_moves_memo = memo
+        return archived_at(memo[2], as_of_us)
 
     def _lifecycle_of(self, doc_id: str) -> str:
         rows = self.store.chunks_for_docs([doc_id])

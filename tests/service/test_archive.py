@@ -94,3 +94,23 @@ def test_archiving_twice_is_refused(loaded):
     assert loaded("archive", "refunds")[0] == 0
     code, _, err = loaded("archive", "refunds")
     assert code == 2 and "archived already" in err
+
+
+def test_archived_at_reads_the_latest_operator_move_at_each_moment():
+    import pandas as pd
+
+    from smartvector_core.memory.archive import archived_at, operator_moves
+
+    events = pd.DataFrame({
+        "doc_id": ["a", "a", "b", "c"], "event_type": ["LIFECYCLE"] * 4, "at_us": [10, 20, 15, 5],
+        "actor": ["ana", "ana", "bo", "consolidation"], "query_id": [""] * 4, "delta": [0.0] * 4,
+        "detail": ['{"from": "ACTIVE", "operator": true, "reason": "old", "to": "ARCHIVED"}',
+                   '{"from": "ARCHIVED", "operator": true, "reason": "back", "to": "ACTIVE"}',
+                   '{"from": "ACTIVE", "operator": true, "reason": "", "to": "ARCHIVED"}',
+                   '{"from": "ACTIVE", "reason": "superseded by a newer version", "to": "ARCHIVED"}']})
+    moves = operator_moves(events)
+    assert set(archived_at(moves, 12)) == {"a"} and archived_at(moves, 12)["a"].reason == "old"
+    assert set(archived_at(moves, 25)) == {"b"}              # a was unarchived at 20; c is supersession's
+    assert archived_at(moves, 9) == {}
+    # appended out of order (a tail scanned later): the moment decides, not the row order
+    assert set(archived_at(pd.concat([moves.iloc[1:], moves.iloc[:1]], ignore_index=True), 25)) == {"b"}
