@@ -33,7 +33,7 @@ from ..models import EdgeType, EventType, event_detail
 from .documents import Documents
 from .records import Edge, Event, stable_id
 
-OPEN_STATUSES = ("", "open")
+OPEN_STATUSES = ("", "open")   # a CONTRADICTS edge awaiting review (the review queue); else resolved:* or settled:*
 
 
 def plan_contradictions(docs: Documents, hits: list[tuple[int, int, object]], chain: np.ndarray,

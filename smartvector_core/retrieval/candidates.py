@@ -20,12 +20,11 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..models import DocumentKind
 from ..store import cosine_similarity
-from ..temporal.codes import NO_END, NO_START
+from ..temporal.codes import KIND_CODES, KIND_STATIC, NO_END, NO_START
 
-KIND_CODE = {DocumentKind.STATIC.value: 0, DocumentKind.VERSIONED.value: 1, DocumentKind.EVENT.value: 2}
-KIND_NAMES = np.array([DocumentKind.STATIC, DocumentKind.VERSIONED, DocumentKind.EVENT], dtype=object)
+KIND_CODE = {kind.value: code for kind, code in KIND_CODES.items()}   # kind name -> code (temporal.codes)
+KIND_NAMES = np.array(sorted(KIND_CODES, key=KIND_CODES.get), dtype=object)   # code -> DocumentKind
 
 SEARCH_COLUMNS = ["chunk_id", "doc_id", "text", "title", "source", "created_at", "dated", "valid_from",
                   "valid_until", "kind", "kind_reason", "doc_type", "version", "supersedes", "depends_on",
@@ -208,7 +207,7 @@ def document_fields(rows: pa.Table) -> dict[str, np.ndarray]:
     return dict(
         title=_objects(rows.column("title")), source=_objects(rows.column("source")),
         doc_type=_objects(rows.column("doc_type")),
-        kind=np.array([KIND_CODE.get(k, 0) for k in kinds], dtype=np.int8),
+        kind=np.array([KIND_CODE.get(k, KIND_STATIC) for k in kinds], dtype=np.int8),
         kind_reason=_objects(rows.column("kind_reason")), version=_objects(rows.column("version")),
         lifecycle=_objects(rows.column("lifecycle")), supersedes=_objects(rows.column("supersedes")),
         depends_on=_objects(rows.column("depends_on")),

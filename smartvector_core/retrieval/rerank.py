@@ -18,6 +18,7 @@ from ..clock import US_PER_DAY
 from ..config.temporal import TemporalConfig
 from ..facts import conflict_severity, find_contradiction
 from ..facts.rules import NEITHER, less_trusted_side
+from ..memory.chains import effective_us
 from ..models import RejectionCode
 from ..temporal import (
     DEFAULT_TEMPORAL,
@@ -238,7 +239,7 @@ def in_range(cands, rng, superseded_us) -> np.ndarray:
     document when it was published inside it."""
     start, end = rng
     until = np.minimum(cands.valid_until_us, superseded_us)
-    begin = np.where(cands.valid_from_us > np.iinfo(np.int64).min, cands.valid_from_us, cands.created_us)
+    begin = effective_us(cands.valid_from_us, cands.created_us)
     in_force = (begin < end) & (until > start)
     published = (cands.created_us >= start) & (cands.created_us < end)
     event_window = (cands.kind == KIND_EVENT) & in_force
@@ -413,7 +414,7 @@ def _soft_window(pool: Pool, window) -> np.ndarray:
     event relevance: being in the window is worth what the passage is worth to the question);
     0 outside its own validity (expired, not yet valid)."""
     cands, states = pool.cands, pool.states
-    begin = np.where(cands.valid_from_us > np.iinfo(np.int64).min, cands.valid_from_us, cands.created_us)
+    begin = effective_us(cands.valid_from_us, cands.created_us)
     end = np.where(cands.kind == KIND_STATIC, begin, np.minimum(pool.until_us, np.int64(window[1])))
     inside = (states != STATE_EXPIRED) & (states != STATE_NOT_YET_VALID)
     return np.where(inside, window_signal(begin, end, window) * relative_similarity(cands.raw_cosine), 0.0)

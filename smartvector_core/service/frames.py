@@ -13,6 +13,7 @@ import pandas as pd
 
 from ..clock import from_us, to_us
 from ..clock import iso as to_iso
+from ..consolidation.contradictions import OPEN_STATUSES
 from ..errors import InputError
 from ..memory.chains import chain_members
 from ..models import EdgeType
@@ -125,7 +126,7 @@ class FramesOps:
         edges = self.edges_frame()
         if not len(edges):
             return edges
-        mask = (edges["edge_type"] == EdgeType.CONTRADICTS.value) & (edges["status"].isin(["", "open"]))
+        mask = (edges["edge_type"] == EdgeType.CONTRADICTS.value) & (edges["status"].isin(list(OPEN_STATUSES)))
         return edges[mask].reset_index(drop=True)
 
     def query_log(self) -> pd.DataFrame:
