@@ -1,4 +1,4 @@
-"""Benchmark the real-text sets of ``data/real/`` through the CLI, on one split (issue 14, item 6).
+"""Benchmark the real-text sets of ``data/real/`` through the CLI, on one split.
 
 For each set, the questions of the chosen split are written to a temporary file and
 ``python -m smartvector_core bench --corpus … --queries … --profiles … --k 5 --json`` is run on

@@ -12,7 +12,7 @@ Tables (one database directory or object-store prefix):
 - ``queries``: the query log with results, rejections and intent, keyed by ``query_id``.
 
 Writes are serialised per store by a file lock (two processes ``merge_insert``-ing the same new
-keys at once would otherwise create duplicate rows, see FACTS.md). Filters are built with
+keys at once silently create duplicate rows in LanceDB; appends from two processes are safe). Filters are built with
 ``lancedb.expr`` (values escaped), never by pasting text into SQL.
 """
 
@@ -397,8 +397,7 @@ class Store(LogTables, Versions, Indexes):
         ``overfetch`` (a caller that knows most rows pass the existence filter, e.g. ``1 /
         share``): the same rows, found by an unfiltered search for ``overfetch``·limit rows cut
         to the existing ones (:func:`_postfiltered`): LanceDB's prefilter evaluates the condition
-        over the whole table on every query (measured at 1M chunks: 12.7 ms unfiltered, 53 ms
-        with ``current`` and the time bound).
+        over the whole table on every query (its cost at 1M chunks: docs/PERF.md).
         """
         def build(cond, n: int, cols: Sequence[str] | None):
             q = self._vector_query(vector, n, cond, exact=exact)

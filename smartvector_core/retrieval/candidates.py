@@ -30,7 +30,7 @@ SEARCH_COLUMNS = ["chunk_id", "doc_id", "text", "title", "source", "created_at",
                   "valid_until", "kind", "kind_reason", "doc_type", "version", "supersedes", "depends_on",
                   "authority", "lifecycle", "superseded_at"]
 CHUNK_COLUMNS = ["chunk_id", "doc_id", "text"]   # the rest are document-level (same on every chunk)
-PASSAGES_PER_DOCUMENT = 3   # issue 14: most passages of one document in a result list (configurable)
+PASSAGES_PER_DOCUMENT = 3   # most passages of one document in a result list (configurable)
 
 
 def _times(column: pa.ChunkedArray, fill: int) -> np.ndarray:
@@ -76,7 +76,7 @@ class Candidates:
     def doc_code(self) -> np.ndarray:
         """One integer per row naming its document (same id, same code), for vectorised
         per-document work: ``np.isin`` or ``np.unique`` over the object-array ids costs one
-        Python string comparison per pair (measured: 35 ms of a 1,000-candidate rerank)."""
+        Python string comparison per pair (docs/PERF.md, "Figures behind design choices")."""
         return np.unique(self.doc_id, return_inverse=True)[1].reshape(-1).astype(np.intp)
 
     def lexical_signal(self) -> np.ndarray:
@@ -149,7 +149,7 @@ def relevant_passages(doc_id: np.ndarray, raw_cosine: np.ndarray,
                       min_share: float = EXTRA_PASSAGE_MIN_SIMILARITY) -> np.ndarray:
     """Per row, whether the passage is about the question as much as its document is:
     ``cos >= min_share · max cos of its document's passages`` (ours: "several chunks of that
-    version when relevant", issue 14; a chunk that only passes the relevance gate does not ride
+    version when relevant"; a chunk that only passes the relevance gate does not ride
     along with a good one)."""
     if not len(doc_id):
         return np.zeros(0, dtype=bool)
@@ -177,7 +177,7 @@ def select_passages(doc_id: np.ndarray, order: np.ndarray, k: int, per_document:
     ``relevant`` (per row): whether a passage other than its document's best may be shown.
 
     One pass down ``order`` that stops at the ``k``-th passage: it reads a handful of rows where a
-    vectorised rank would sort the whole pool (issue 18: 1,000 candidates, k = 5)."""
+    vectorised rank would sort the whole pool (1,000 candidates, k = 5: docs/PERF.md)."""
     order = np.asarray(order, dtype=np.intp)
     if not order.size or k < 1:
         return order[:0]

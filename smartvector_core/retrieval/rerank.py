@@ -3,8 +3,11 @@
 Input: :class:`Candidates` (one row per passage; gates and chains decide per document, since
 every document-level field is the same on all of its rows), the moment of judgement, the parsed intent,
 the knowledge state (chains, supersession, confidence). Output: ranked rows with their signal
-breakdown and reasons, and the rejected rows with their codes. All per-candidate work is numpy;
-Python loops run only over the k results and the rejections to build their explanations.
+breakdown and reasons, and the rejected rows with their codes. Gates, signals and scores are
+numpy over every candidate. Python loops run over: the 2k best kept candidates (the pairs of
+different chains among them for a contradiction, each one's previous version for a conflict),
+the candidates when the question names a version (:func:`version_matches`, a regex each), the
+chains when it asks for the oldest or newest version, and the rows that get a note.
 """
 
 from __future__ import annotations
