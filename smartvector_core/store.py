@@ -106,7 +106,7 @@ def first_existing(existing, limit: int, searched: int) -> np.ndarray | None:
     ``limit`` existing ones (their positions). None when that may miss some (fewer than ``limit``
     exist among a full ``searched``): then the caller searches with the prefilter. Both ways
     return the best existing rows of the same ranking, so the results are the same
-    (tests/test_store_postfilter.py)."""
+    (tests/store/test_postfilter.py)."""
     mask = np.asarray(existing, dtype=bool)
     keep = np.flatnonzero(mask)
     if len(keep) < limit and len(mask) >= searched:
@@ -160,6 +160,7 @@ class Store(LogTables, Versions, Indexes):
         self._tables: dict[str, Any] = {}
         self._versions_seen: dict[tuple, tuple] = {}   # table names -> (their version files, versions)
         self._writes: dict[str, int] = {}
+        self._text_indexed = False   # the full-text index is known to exist (fts_search checks once)
         self._ensure_tables()
 
     # ----------------------------------------------------------------------------- set-up
@@ -448,7 +449,7 @@ class Store(LogTables, Versions, Indexes):
         its statistics are the index's).
         """
         empty = pa.table({**{c: pa.array([], pa.string()) for c in columns}, "_score": pa.array([], pa.float32())})
-        if not getattr(self, "_text_indexed", False):
+        if not self._text_indexed:
             self.ensure_text_index()
             self._text_indexed = TEXT_INDEX in self.chunk_indexes()
         if not str(text).strip() or not self._text_indexed or (within is not None and not len(within)):

@@ -80,7 +80,7 @@ class FramesOps:
         accept or an access event included). Callers get a shallow copy (copy-on-write)."""
         self._settle()
         key = (self.knowledge.versions(), to_us(as_of))
-        memo = getattr(self, "_freshness_memo", None)
+        memo = self._freshness_memo
         if memo is not None and memo[0] == key:
             return memo[1].copy(deep=False)
         report = self._freshness_report(as_of)
