@@ -105,7 +105,7 @@ def _cli_bench(args: list[str], backend: str) -> dict:
 
 
 def quality(profiles: str = "naive,default") -> dict:
-    from bench_real_sets import split_queries
+    from bench_real import split_queries
 
     out: dict = {}
     with tempfile.TemporaryDirectory() as folder:

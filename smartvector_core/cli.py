@@ -394,6 +394,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--mode", default="live", choices=["live", "backdated"],
                    help="live (default): ingest and consolidate before the first question, every question asked "
                         "after it; backdated: at the latest moment in the data, questions dated before it")
+    p.add_argument("--dump", metavar="FILE", help="--corpus/--queries only: write each profile's answer to each "
+                                                   "question here (JSON Lines; see evaluation.report.write_dump)")
     p.add_argument("--split", default="heldout", choices=["heldout", "tune", "all"], help="--suite only")
     p.add_argument("--seed", type=int, default=7, help="--suite only")
     p.add_argument("--rates", help="contradiction rates of the robustness sweep (default 0,0.25,0.5,0.75; none)")

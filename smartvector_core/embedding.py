@@ -24,7 +24,7 @@ import numpy as np
 
 from .config import DEFAULT_MODEL_NAME, EMBED_BATCH_SIZE, EMBEDDING_DIM
 from .errors import InputError, SmartVectorError
-from .settings import cache_dir, embed_backend_name, embed_threads
+from .settings import cache_dir, embed_backend_name, embed_cache_dir, embed_threads
 
 
 def _set_offline() -> None:
@@ -363,10 +363,23 @@ def get_embedder(model_name: str = DEFAULT_MODEL_NAME):
     ``torch`` (:class:`SentenceEmbedder`). Where the fp32 ONNX path cannot serve, PyTorch does,
     with a warning; where the int8 variant cannot be built or verified, that is an error (its
     vectors are not interchangeable with fp32 ones, so a silent fallback would mix encoders).
+    ``SMARTVECTOR_EMBED_CACHE_DIR`` set: the encoder is wrapped in
+    :class:`embedding_cache.CachedEmbedder` (vectors kept on disk by encoder id and text digest).
     """
     if model_name.startswith("hashing"):
         dim = model_name.partition("-")[2]
         return HashingEmbedder(int(dim) if dim.isdigit() else EMBEDDING_DIM)
+    encoder = _load_encoder(model_name)
+    folder = embed_cache_dir()
+    if folder is None:
+        return encoder
+    from .embedding_cache import CachedEmbedder
+
+    return CachedEmbedder(encoder, folder)
+
+
+def _load_encoder(model_name: str):
+    """The encoder ``SMARTVECTOR_EMBED_BACKEND`` asks for (see :func:`get_embedder`)."""
     backend = embed_backend()
     if backend == "onnx-int8":
         return OnnxEmbedder(model_name, threads=embed_threads(), int8=True)

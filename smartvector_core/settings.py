@@ -122,6 +122,13 @@ def embed_threads(env: dict[str, str] | None = None) -> int | None:
     return int((os.environ if env is None else env).get("SMARTVECTOR_EMBED_THREADS", "0") or 0) or None
 
 
+def embed_cache_dir(env: dict[str, str] | None = None) -> Path | None:
+    """Folder of the opt-in on-disk vector cache (``SMARTVECTOR_EMBED_CACHE_DIR``; unset: no cache),
+    see :mod:`smartvector_core.embedding_cache`."""
+    root = (os.environ if env is None else env).get("SMARTVECTOR_EMBED_CACHE_DIR", "").strip()
+    return Path(root) if root else None
+
+
 def cache_dir(env: dict[str, str] | None = None) -> Path:
     """Where one-time builds are kept: ``$SMARTVECTOR_CACHE_DIR``, default ``~/.cache/smartvector``."""
     root = (os.environ if env is None else env).get("SMARTVECTOR_CACHE_DIR")

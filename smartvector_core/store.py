@@ -178,6 +178,7 @@ class Store(LogTables, Versions, Indexes):
                   "events": EVENTS_SCHEMA, "queries": QUERIES_SCHEMA}
         for name, schema in wanted.items():
             self._tables[name] = self._open_or_create(name, schema)
+        self._add_missing_columns(wanted["chunks"])
         stored_dim = self._tables["chunks"].schema.field("vector").type.list_size
         if stored_dim != self.dim:
             raise StoreError(f"store {self.uri} holds {stored_dim}-d vectors, the model makes "
@@ -186,6 +187,20 @@ class Store(LogTables, Versions, Indexes):
         if version and version.decode() != SCHEMA_VERSION:
             raise StoreError(f"store {self.uri} has schema version {version.decode()}, "
                              f"this code reads {SCHEMA_VERSION}")
+
+    def _add_missing_columns(self, schema: pa.Schema) -> None:
+        """A store written before a nullable column of the chunks schema existed (the content-time
+        spans) gets it, all null, in one commit under the write lock: old stores open, read and
+        take new writes. Null spans read as none."""
+        table = self._tables["chunks"]
+        missing = [schema.field(name) for name in schema.names if name not in table.schema.names]
+        if not missing:
+            return
+        with self.write_lock():
+            table.checkout_latest()
+            missing = [f for f in missing if f.name not in table.schema.names]
+            if missing:
+                self._retry(lambda: table.add_columns(missing))
 
     def _open_or_create(self, name: str, schema: pa.Schema):
         try:

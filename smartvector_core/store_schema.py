@@ -8,6 +8,7 @@ import re
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute  # noqa: F401  (pa.compute)
 
 from .errors import InputError
 
@@ -48,7 +49,32 @@ def chunks_schema(dim: int) -> pa.Schema:
         pa.field("ingested_at", TS),
         pa.field("retired_at", TS),
         pa.field("doc_hash", pa.string()),
+        # the periods written in the chunk's text (temporal.content_time.passage_spans): half-open
+        # [start, end) in µs UTC, one list entry per time expression; null in stores written
+        # before these columns existed (read as no spans)
+        pa.field("content_start_us", pa.list_(pa.int64())),
+        pa.field("content_end_us", pa.list_(pa.int64())),
     ], metadata=_META)
+
+CONTENT_TIME_COLUMNS = ("content_start_us", "content_end_us")
+
+
+def content_spans(starts: pa.Array | pa.ChunkedArray, ends: pa.Array | pa.ChunkedArray
+                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The two content-time list columns of n rows as (offsets (n + 1), starts, ends): row ``i``
+    owns ``starts[offsets[i]:offsets[i+1]]``; a null list is an empty one."""
+    out = []
+    for column in (starts, ends):
+        lists = column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
+        if lists.null_count:
+            lists = pa.compute.fill_null(lists, pa.scalar([], lists.type))
+        out.append(lists)
+    values = []
+    for lists in out:   # a sliced column's offsets start past 0
+        bounds = lists.offsets.to_numpy()
+        values.append(lists.values.to_numpy(zero_copy_only=False).astype(np.int64, copy=False)[bounds[0]:bounds[-1]])
+    offsets = out[0].offsets.to_numpy().astype(np.int64)
+    return offsets - offsets[0], values[0], values[1]
 
 
 EDGES_SCHEMA = pa.schema([

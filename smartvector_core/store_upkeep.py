@@ -13,7 +13,7 @@ from lancedb.index import FTS, Bitmap, BTree, IvfHnswSq
 
 from .errors import InputError
 from .store_index import ivf_hnsw_partitions
-from .store_schema import RESTORABLE_TABLES, check_tag_label
+from .store_schema import RESTORABLE_TABLES, check_tag_label, chunks_schema
 
 # Index policy (measured, see docs/PERF.md): under SCALAR_INDEX_MIN_ROWS a scan is as fast as
 # any index. Brute-force top-k grows linearly while IVF_HNSW_SQ stays near 10 ms: searches of the
@@ -82,6 +82,9 @@ class Versions:
                 t.restore()
                 restored[name] = int(t.version)
                 self.crash_point(f"restore:after:{name}")
+            if "chunks" in restored:   # a version older than a column gets it back (one more commit)
+                self._add_missing_columns(chunks_schema(self.dim))
+                restored["chunks"] = int(self._tables["chunks"].version)
         return restored
 
     def optimize(self, *, cleanup_older_than_days: float | None = None, now: datetime | None = None) -> None:

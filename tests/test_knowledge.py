@@ -39,3 +39,23 @@ def test_consolidation_does_not_infer_a_version_from_a_low_authority_namesake(fa
     edges = fake_app.edges_frame()
     sup = edges[edges["edge_type"] == "SUPERSEDES"]
     assert set(zip(sup["src"], sup["dst"], strict=True)) == {("official_2025", "official_2024")}
+
+
+def test_a_newer_answer_with_a_changed_value_replaces_the_older_one(fake_app):
+    """Same title, newer, the same statement with a different name: consolidation infers the chain
+    (no ``supersedes`` declared) and the edge's evidence shows the inference; the question asked now
+    gets the newer answer."""
+    title = "who coaches the houston texans"
+    fake_app.ingest_records([
+        {"id": "coach:prev", "title": title, "text": "Who coaches the houston texans? Bill O'Brien.",
+         "created_at": "2014-01-01T00:00:00Z", "doc_type": "reference"},
+        {"id": "coach:cur", "title": title, "text": "Who coaches the houston texans? David Culley.",
+         "created_at": "2021-01-01T00:00:00Z", "doc_type": "reference"},
+    ], now=NOW, consolidate=False)
+    fake_app.consolidate(now=NOW)
+    edges = fake_app.edges_frame()
+    sup = edges[edges["edge_type"] == "SUPERSEDES"]
+    assert list(zip(sup["src"], sup["dst"], strict=True)) == [("coach:cur", "coach:prev")]
+    assert "different name ('Bill O ' Brien' -> 'David Culley')" in sup["evidence"].iloc[0]
+    top = fake_app.query("who coaches the houston texans", as_of=NOW, k=2).results[0]
+    assert top.id == "coach:cur"

@@ -62,6 +62,11 @@ class ConsolidationConfig:
     near_duplicate: float = 0.92            # centroid cosine of a near-duplicate document
     # implicit same-title versions need content that overlaps (centroid cosine >= this) and changed
     version_overlap: float = 0.5
+    # same title, newer, and the same statement with a different value (facts.changed_value):
+    # a value spans at most this many tokens, the unchanged statement is at least this share of
+    # the longer text
+    changed_value_tokens: int = 24
+    changed_value_shared: float = 0.5
     # same-title documents further apart in authority than this are not versions of each other
     implicit_authority_gap: float = 0.3
     contradiction_min_similarity: float = 0.5

@@ -16,6 +16,7 @@ MIN_RELATIVE_SIMILARITY = 0.60          # ours: vector score relative to the bes
 SEMANTIC_PENALTY = 0.3                  # blog: "normalized_score < min_threshold -> 0.3"
 RELEVANCE_GATE = 0.15                   # ours: raw cosine under this is not about the question
 NEWS_HALF_LIFE_DAYS = 30.0              # ours: doc types decaying at least this fast are news-like
+NEWS_CURRENT_DAYS = 7.0                 # ours: news of the question's last week is all current (retrieval.scoring.current_decay)
 POOL_TOP_DOCUMENTS = 10                 # ours: the documents that say what a pool is about
 VERSION_NOT_NAMED_FACTOR = 0.8          # ours: score factor for candidates not carrying a version the question names
 
@@ -28,6 +29,7 @@ class ScoringConfig:
     semantic_penalty: float = SEMANTIC_PENALTY
     relevance_gate: float = RELEVANCE_GATE
     news_half_life_days: float = NEWS_HALF_LIFE_DAYS
+    news_current_days: float = NEWS_CURRENT_DAYS
     pool_top_documents: int = POOL_TOP_DOCUMENTS
     version_not_named_factor: float = VERSION_NOT_NAMED_FACTOR
 

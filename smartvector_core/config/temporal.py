@@ -36,6 +36,12 @@ RECENCY_BASELINE = 0.20
 CONFLICT_BOOST_PER_SEVERITY = 0.2       # '100' -> '5000': severity 0.980, boost +0.196
 #                                       (its confidence penalty, 0.1 per severity: config/query.py)
 
+# --- content time (ours: the periods a passage's text names against the question's; tuned on
+# TimeQA train, temporal/content_time.py)
+CONTENT_HALF_GAP_YEARS = 1.0      # a span a year from the question's period matches half as well
+CONTENT_SPECIFICITY_POWER = 0.5   # a span 4x as wide as the question's period counts 1/2
+CONTENT_UNSPANNED = 0.0           # a passage whose text names no period
+
 # --- freshness (blog, "When a document is too old to stand alone ..." and freshness report) --
 GRADE_THRESHOLDS = (0.85, 0.70, 0.50, 0.30)   # ours: A, B, C, D lower bounds; below -> F
 DROP_BELOW = 0.15        # blog: decay 0.100 -> DO NOT RETRIEVE
@@ -131,6 +137,18 @@ class TierConfig:
 
 
 @dataclass(frozen=True)
+class ContentTimeConfig:
+    """Parameters of the ``content_time`` signal (:func:`smartvector_core.temporal.content_time.content_time_signal`,
+    whose docstring states the rule): a span ``half_gap_years`` away from the question's period
+    matches half as well; ``specificity_power`` says how much a span wider than the question's
+    period counts less; ``unspanned`` is the signal of a passage whose text names no period."""
+
+    half_gap_years: float = CONTENT_HALF_GAP_YEARS
+    specificity_power: float = CONTENT_SPECIFICITY_POWER
+    unspanned: float = CONTENT_UNSPANNED
+
+
+@dataclass(frozen=True)
 class TemporalConfig:
     validity: ValidityConfig = field(default_factory=ValidityConfig)
     decay: DecayConfig = field(default_factory=DecayConfig)
@@ -138,6 +156,7 @@ class TemporalConfig:
     conflict: ConflictConfig = field(default_factory=ConflictConfig)
     freshness: FreshnessConfig = field(default_factory=FreshnessConfig)
     tiers: TierConfig = field(default_factory=TierConfig)
+    content_time: ContentTimeConfig = field(default_factory=ContentTimeConfig)
 
 
 DEFAULT_TEMPORAL = TemporalConfig()

@@ -36,7 +36,13 @@ from .lifecycle import count_moves, move_events, plan_moves
 from .neighbours import ConsolidationPlan, Findings, local_finder
 from .records import ConsolidationReport
 from .ripple import plan_ripple, ripple_graph
-from .supersession import Supersession, apply_supersession, plan_supersession, same_title_versions
+from .supersession import (
+    Supersession,
+    apply_supersession,
+    document_texts,
+    plan_supersession,
+    same_title_versions,
+)
 
 Finder = Callable[..., Findings]
 
@@ -143,7 +149,8 @@ def _supersession_phase(run: _Run, report: ConsolidationReport, plan: Consolidat
     ``superseded_at`` and chains from every live SUPERSEDES edge."""
     docs = run.docs
     centroids = plan.centroids if plan is not None else np.zeros((0, 0), np.float32)
-    new_edges = plan_supersession(docs, same_title_versions(docs, centroids, run.query_side, config),
+    texts = (lambda rows: document_texts(rows, plan.chunk_doc, plan.texts)) if plan is not None else None
+    new_edges = plan_supersession(docs, same_title_versions(docs, centroids, run.query_side, config, texts),
                                   findings.near_duplicates, run.sup_src, run.sup_dst, run.known_ids)
     report.inferred_supersedes = len(new_edges)
     run.new_edges += new_edges

@@ -12,6 +12,11 @@ changed, not a shared title alone"):
     (different ``doc_hash``); authority within ``implicit_authority_gap`` of the most trusted
     namesake (a forum post titled like the official policy is not its version). Same-title
     versions are chained consecutively by ``created_at`` (v1 <- v2 <- v3);
+(a') **same title, changed value**: a pair of rule (a) whose content does not overlap enough is
+    still a replacement when the newer text is the older one's statement with a different value
+    (a name, a number, a date: :func:`smartvector_core.facts.changed_value.changed_value`), e.g.
+    "Who coaches the Texans? Bill O'Brien." -> "... ? David Culley."; short answers to one
+    question embed apart although one replaces the other. The edge's evidence names both values;
 (b) **near-duplicates** from the same source whose titles do not differ (found by the finder:
     :func:`~.neighbours.find_candidates`). A near-duplicate from another source that changes a
     number is a *contradiction*, not a new version.
@@ -27,6 +32,7 @@ Applied: ``superseded_at`` = the earliest effective time of a direct successor
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 import networkx as nx
@@ -35,6 +41,7 @@ import pandas as pd
 
 from ..clock import from_us, iso
 from ..config.consolidation import DEFAULT_CONSOLIDATION, ConsolidationConfig
+from ..facts.changed_value import changed_value
 from ..memory.chains import NO_END, chain_ids, superseded_at
 from ..models import DocumentKind, EdgeType
 from .documents import Documents
@@ -46,11 +53,25 @@ def _when(us: int) -> str:
     return iso(from_us(int(us)))
 
 
+def document_texts(rows: Sequence[int], chunk_doc: np.ndarray, chunk_texts: np.ndarray) -> dict[int, str]:
+    """The text of each document row in ``rows``: its chunks' texts in store order, joined by a
+    space (only the chunks of those rows are read)."""
+    want = np.isin(chunk_doc, np.asarray(list(rows), dtype=np.int64))
+    if not want.any():
+        return {}
+    joined = pd.Series(chunk_texts[want]).groupby(chunk_doc[want], sort=False).agg(" ".join)
+    return {int(k): str(v) for k, v in joined.items()}
+
+
 def same_title_versions(docs: Documents, centroids: np.ndarray, query_side: np.ndarray,
-                        config: ConsolidationConfig = DEFAULT_CONSOLIDATION) -> list[tuple[int, int, str]]:
+                        config: ConsolidationConfig = DEFAULT_CONSOLIDATION,
+                        texts: Callable[[Sequence[int]], Mapping[int, str]] | None = None
+                        ) -> list[tuple[int, int, str]]:
     """(older row, newer row, evidence) for rule (a), for the titles of query-side documents.
 
-    ``centroids``: unit-norm mean chunk vector per document (rows of ``docs``)."""
+    ``centroids``: unit-norm mean chunk vector per document (rows of ``docs``); ``texts(rows)``:
+    the texts of those rows (:func:`document_texts`), read for the pairs whose content does not
+    overlap enough, to look for a changed value (rule (a'))."""
     titles, kinds, created, ids = docs.titles, docs.kinds, docs.created_us, docs.ids
     versionable = docs.dated & (kinds != DocumentKind.EVENT.value) & (titles != "") & ~docs.log
     versionable &= pd.Series(titles).isin(set(titles[versionable & query_side])).to_numpy()
@@ -77,11 +98,17 @@ def same_title_versions(docs: Documents, centroids: np.ndarray, query_side: np.n
     # every pair's cosine in one call (cosines: the same values however the pairs are batched)
     cos = cosines(centroids, [p[0] for p in pairs], [p[1] for p in pairs]) if len(centroids) \
         else np.zeros(len(pairs))
+    low = [p for p, c in zip(pairs, cos.tolist(), strict=True) if c < p[2]]
+    text = texts(sorted({r for p in low for r in p[:2]})) if texts is not None and low else {}
     for (older, newer, overlap, title), c in zip(pairs, cos.tolist(), strict=True):
-        if c < overlap:
+        newer_than = f"same title '{title}', newer created_at ({_when(created[newer])} > {_when(created[older])})"
+        if c >= overlap:
+            out.append((older, newer, f"{newer_than}, content overlaps (cosine {c:.3f}) and changed"))
             continue
-        out.append((older, newer, f"same title '{title}', newer created_at ({_when(created[newer])} > "
-                                  f"{_when(created[older])}), content overlaps (cosine {c:.3f}) and changed"))
+        change = changed_value(text.get(older, ""), text.get(newer, ""), max_value_tokens=config.changed_value_tokens,
+                               min_shared_share=config.changed_value_shared) if text else None
+        if change is not None:
+            out.append((older, newer, f"{newer_than}, {change.evidence()} (content cosine {c:.3f})"))
     return out
 
 

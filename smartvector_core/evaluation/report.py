@@ -11,6 +11,7 @@ operators ask them; ``--mode backdated``: the earlier benchmark, questions dated
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
@@ -67,13 +68,30 @@ def load_bench(corpus_path: str | Path, queries_path: str | Path, *, warn: Calla
     return corpus, specs
 
 
+def write_dump(path: str | Path, runs: dict[str, dict[str, list[dict[str, Any]]]], queries: list[Any]) -> None:
+    """Each profile's answer to each question, one JSON line per (profile, question), profiles in
+    the order asked and questions in file order: ``{"profile", "query_id", "text", "as_of", "type",
+    "relevant", "stale", "results": [{"id", "score", "confidence"}, ...]}`` (results as ranked,
+    passages with repeats). For studying failures; the metrics come from the same runs."""
+    with open(path, "w", encoding="utf-8") as out:
+        for profile, by_query in runs.items():
+            for q in queries:
+                rows = [{"id": r["id"], "score": r.get("score"), "confidence": r.get("confidence")}
+                        for r in by_query.get(q.id, ())]
+                out.write(json.dumps({"profile": profile, "query_id": q.id, "text": q.text,
+                                      "as_of": q.as_of.isoformat(), "type": q.type, "relevant": q.relevant,
+                                      "stale": q.stale, "results": rows}, default=float) + "\n")
+
+
 def bench_files(corpus_path: str, queries_path: str, profiles: list[str], *, embedder, k: int,
                 warn: Callable[[str], None] | None = None, now: datetime | None = None,
-                mode: str = "live") -> dict[str, Any]:
+                mode: str = "live", dump: str | Path | None = None) -> dict[str, Any]:
     """``bench --corpus --queries``: the CONTRACT JSON (``profiles``) plus ``params`` and timings
-    (set-up: :func:`load_bench`)."""
+    (set-up: :func:`load_bench`); ``dump``: also write the per-question answers (:func:`write_dump`)."""
     corpus, specs = load_bench(corpus_path, queries_path, warn=warn, now=now)
     result = run_bench(corpus, specs, profiles or DEFAULT_PROFILES, embedder=embedder, k=k, mode=mode)
+    if dump:
+        write_dump(dump, result.runs, normalise_queries(specs))
     out = result.to_dict()
     out["params"].update({"corpus": str(corpus_path), "queries": str(queries_path)})
     return out
@@ -93,6 +111,8 @@ def bench_command(args, *, embedder, warn: Callable[[str], None] | None = None,
             raise InputError("give either --suite or --corpus/--queries, not both", field="--suite")
         if args.suite not in SUITES:
             raise InputError(f"expected one of {', '.join(SUITES)}, found {args.suite!r}", field="--suite")
+        if getattr(args, "dump", None):
+            raise InputError("--dump needs --corpus/--queries", field="--dump")
         out: dict[str, Any] = {}
         if args.fit_calibration:
             out["calibration_fit"] = fit_calibration(embedder, seed=args.seed, k=args.k,
@@ -107,7 +127,7 @@ def bench_command(args, *, embedder, warn: Callable[[str], None] | None = None,
     if args.fit_calibration or args.ablations or args.sweep:
         raise InputError("--fit-calibration, --ablations and --sweep need --suite paper", field="bench")
     return bench_files(args.corpus, args.queries, profiles, embedder=embedder, k=args.k, warn=warn, now=now,
-                       mode=mode)
+                       mode=mode, dump=getattr(args, "dump", None))
 
 
 def _row(name: str, m: dict[str, Any]) -> str:

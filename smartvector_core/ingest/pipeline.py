@@ -39,6 +39,7 @@ from ..errors import InputError
 from ..memory.surgical import match_chunks
 from ..models import Document, EdgeType, EventType, Lifecycle, event_detail
 from ..store import Store, chunks_schema
+from ..temporal.content_time import passage_spans
 from .chunking import chunk_document
 from .classify import classify
 
@@ -98,18 +99,22 @@ class Prepared:
     doc_type_reason: str
     fingerprint: str
     metadata: str
+    spans: list[tuple[list[int], list[int]]]   # per chunk: the periods its text names (content time)
 
 
 def prepare_documents(docs: Sequence[Document]) -> dict[str, Prepared]:
-    """Chunk, classify and fingerprint every document (by id), or raise :class:`InputError` at the
-    first one that cannot be stored, naming its origin: validation of the whole call ends here,
-    before the first write."""
+    """Chunk, classify and fingerprint every document (by id), and extract the periods each chunk
+    names (:func:`temporal.content_time.passage_spans`, relative phrases read at the document's
+    ``created_at``), or raise :class:`InputError` at the first one that cannot be stored, naming
+    its origin: validation of the whole call ends here, before the first write."""
     out: dict[str, Prepared] = {}
     for doc in docs:
         try:
             kind, kind_reason, doc_type, doc_type_reason = classify(doc)
-            out[doc.id] = Prepared(chunk_document(doc.id, doc.text), kind.value, kind_reason, doc_type,
-                                   doc_type_reason, doc_fingerprint(doc), doc.metadata_json())
+            chunks = chunk_document(doc.id, doc.text)
+            anchor = doc.created_at if doc.dated else None
+            out[doc.id] = Prepared(chunks, kind.value, kind_reason, doc_type, doc_type_reason, doc_fingerprint(doc),
+                                   doc.metadata_json(), [passage_spans(c.text, anchor) for c in chunks])
         except (ValueError, TypeError, OverflowError, RecursionError) as exc:
             if isinstance(exc, InputError):
                 raise
@@ -264,7 +269,8 @@ def _plan_batch(store: Store, embedder, batch: list[Document], part: IngestRepor
         for position, chunk in enumerate(new_chunks):
             row = {**fields, "chunk_id": chunk.chunk_id, "ordinal": chunk.ordinal, "text": chunk.text,
                    "char_start": chunk.char_start, "char_end": chunk.char_end,
-                   "content_hash": chunk.content_hash}
+                   "content_hash": chunk.content_hash, "content_start_us": prep.spans[position][0],
+                   "content_end_us": prep.spans[position][1]}
             old = reuse.get(position)
             if old is not None:
                 row["vector"] = old["vector"]

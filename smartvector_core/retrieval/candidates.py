@@ -21,6 +21,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..store import cosine_similarity
+from ..store_schema import CONTENT_TIME_COLUMNS
 from ..temporal.codes import KIND_CODES, KIND_STATIC, NO_END, NO_START
 
 KIND_CODE = {kind.value: code for kind, code in KIND_CODES.items()}   # kind name -> code (temporal.codes)
@@ -28,8 +29,9 @@ KIND_NAMES = np.array(sorted(KIND_CODES, key=KIND_CODES.get), dtype=object)   # 
 
 SEARCH_COLUMNS = ["chunk_id", "doc_id", "text", "title", "source", "created_at", "dated", "valid_from",
                   "valid_until", "kind", "kind_reason", "doc_type", "version", "supersedes", "depends_on",
-                  "authority", "lifecycle", "superseded_at"]
-CHUNK_COLUMNS = ["chunk_id", "doc_id", "text"]   # the rest are document-level (same on every chunk)
+                  "authority", "lifecycle", "superseded_at", *CONTENT_TIME_COLUMNS]
+# the rest are document-level (same on every chunk)
+CHUNK_COLUMNS = ["chunk_id", "doc_id", "text", *CONTENT_TIME_COLUMNS]
 PASSAGES_PER_DOCUMENT = 3   # most passages of one document in a result list (configurable)
 
 
@@ -64,13 +66,21 @@ class Candidates:
     superseded_us: np.ndarray
     authority: np.ndarray     # float64, NaN where the record gave none
     lexical: np.ndarray | None = None   # BM25 of the passage / best BM25 of the query, in [0, 1]
+    # the periods each passage's text names (store_schema.content_spans): Arrow list arrays
+    content_start: pa.Array | None = None
+    content_end: pa.Array | None = None
 
     def __len__(self) -> int:
         return len(self.doc_id)
 
     def take(self, index: np.ndarray) -> Candidates:
-        return Candidates(**{f.name: None if getattr(self, f.name) is None else getattr(self, f.name)[index]
-                             for f in fields(self)})
+        def pick(values):
+            if values is None:
+                return None
+            if isinstance(values, pa.Array):
+                return values.take(pa.array(np.arange(len(self))[index]))
+            return values[index]
+        return Candidates(**{f.name: pick(getattr(self, f.name)) for f in fields(self)})
 
     @cached_property
     def doc_code(self) -> np.ndarray:
@@ -105,7 +115,8 @@ class Candidates:
         hits = hits.take(pa.array(keep))
         chunk_ids = _objects(hits.column("chunk_id"))
         return cls(chunk_id=chunk_ids, doc_id=doc_ids[keep], text=_objects(hits.column("text")),
-                   raw_cosine=similarity[keep], lexical=_lexical(chunk_ids, lexical), **document_fields(hits))
+                   raw_cosine=similarity[keep], lexical=_lexical(chunk_ids, lexical), **document_fields(hits),
+                   **_spans(hits))
 
     @classmethod
     def from_chunk_hits(cls, hits: pa.Table, fields_by_doc: dict[str, np.ndarray], positions,
@@ -123,7 +134,7 @@ class Candidates:
         chunk_ids = _objects(hits.column("chunk_id").take(rows))
         return cls(chunk_id=chunk_ids, doc_id=doc_ids[keep], text=_objects(hits.column("text").take(rows)),
                    raw_cosine=similarity[keep], lexical=_lexical(chunk_ids, lexical),
-                   **{name: values[at] for name, values in fields_by_doc.items()})
+                   **{name: values[at] for name, values in fields_by_doc.items()}, **_spans(hits.take(rows)))
 
 
 def _passages(hits: pa.Table) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -134,6 +145,14 @@ def _passages(hits: pa.Table) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     _, first = np.unique(_objects(hits.column("chunk_id")), return_index=True)
     keep = np.sort(first)
     return similarity, doc_ids, keep[np.argsort(-similarity[keep], kind="stable")]
+
+
+def _spans(hits: pa.Table) -> dict[str, pa.Array | None]:
+    """The content-time list columns of ``hits`` (None when the hits do not carry them)."""
+    if not all(name in hits.column_names for name in CONTENT_TIME_COLUMNS):
+        return {"content_start": None, "content_end": None}
+    start, end = (hits.column(name).combine_chunks() for name in CONTENT_TIME_COLUMNS)
+    return {"content_start": start, "content_end": end}
 
 
 def _lexical(chunk_ids: np.ndarray, lexical: dict[str, float] | None) -> np.ndarray | None:

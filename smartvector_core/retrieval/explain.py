@@ -29,6 +29,7 @@ from .candidates import (
     select_passages,
 )
 from .confidence import result_confidence
+from .content_match import content_time_reason
 from .profiles import Profile
 from .query_cache import Knots
 from .rerank import CODES, Ranked, age_days
@@ -120,6 +121,10 @@ def _reasons(cands: Candidates, ranked: Ranked, i: int, t_us: int, hours_left: f
     if ranked.states[i] == STATE_TEMPORAL and profile.scorer != "cosine" and cands.raw_cosine[i] < floor:
         reasons.append(f"EVENT signal present but low query relevance (raw sim {cands.raw_cosine[i]:.3f} < "
                        f"{floor}): temporal boost withheld")
+    weights = ranked.signals.weights if ranked.signals is not None else {}
+    if "content_time" in weights and weights["content_time"][i] > 0 and ranked.named_period is not None:
+        reasons.append(content_time_reason(cands, int(i), ranked.named_period,
+                                           float(ranked.signals.values["content_time"][i])))
     reasons.extend(ranked.notes.get(int(i), []))
     return reasons
 

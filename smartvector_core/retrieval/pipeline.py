@@ -104,9 +104,9 @@ def answer(cands: Candidates, request: QueryRequest, profile: Profile, knowledge
     as_of_us = to_us(request.as_of)
     config = request.config
     intent = parse_intent(request.text, request.as_of, config.temporal.intent) if profile.use_intent else None
-    t_us = as_of_us
+    t_us = as_of_us   # the moment of judgement: a date the question names moves it, a future one too
     if intent is not None and intent.judged_at is not None:
-        t_us = min(as_of_us, to_us(intent.judged_at))
+        t_us = to_us(intent.judged_at)
     ranked = rerank(cands, profile, t_us=t_us, intent=intent, knowledge=knowledge,
                     k=request.k, scoring=config.scoring, temporal=config.temporal)
     abstain_reason = abstention(cands, request.text, config.abstention)

@@ -38,10 +38,12 @@ from ..temporal import (
 from ..temporal.decay import profile_arrays
 from ..temporal.freshness import pairing_action, pairing_partners
 from .candidates import Candidates, first_per_document
+from .content_match import content_time_values, judged_by_text, speaks_of
 from .profiles import Profile
 from .scoring import (
     DEFAULT_SCORING,
     SignalSet,
+    current_decay,
     current_signal,
     pool_time_sensitivity,
     recency_and_decay,
@@ -76,6 +78,7 @@ class Ranked:
     notes: dict[int, list[str]] = field(default_factory=dict)
     severity: np.ndarray | None = None       # numeric change against the previous version (0..1)
     range_ignored: bool = False              # the named period held no relevant candidate
+    named_period: tuple[int, int] | None = None   # the period the question names (content time)
 
     def rejected(self) -> np.ndarray:
         return np.flatnonzero(self.reject_code != KEEP)
@@ -91,6 +94,7 @@ class Pool:
     t_us: int
     states: np.ndarray                   # validity state at t (temporal.validity_states)
     decay: np.ndarray                    # decay, 1 for an EVENT inside its window
+    current: np.ndarray                  # the decay ``default`` reads (scoring.current_decay), same EVENT rule
     recency: np.ndarray                  # in-pool recency
     half_life: np.ndarray                # days, by doc type and kind (temporal.decay.profile_arrays)
     type_weight: np.ndarray
@@ -151,6 +155,9 @@ def rerank(cands: Candidates, profile: Profile, *, t_us: int, intent: QueryInten
     # ours: an EVENT inside its window is as fresh as its window (the blog's live notice is the
     # most important document "while its window is open", whatever its half-life says)
     decay = np.where(states == STATE_TEMPORAL, 1.0, decay)
+    current = np.where(states == STATE_TEMPORAL, 1.0, current_decay(
+        cands.created_us, cands.dated, t_us, half_life, floors, news_half_life_days=scoring.news_half_life_days,
+        current_days=scoring.news_current_days, config=temporal.decay))
 
     index = knowledge.doc_index(with_inferred=profile.consolidated)
     pos = index.lookup(cands.doc_id)
@@ -158,7 +165,7 @@ def rerank(cands: Candidates, profile: Profile, *, t_us: int, intent: QueryInten
     at = np.maximum(pos, 0)
     superseded_us = np.where(known, index.superseded_us[at], NO_END)
     pool = Pool(
-        cands=cands, t_us=t_us, states=states, decay=decay, recency=recency, half_life=half_life,
+        cands=cands, t_us=t_us, states=states, decay=decay, current=current, recency=recency, half_life=half_life,
         type_weight=type_weight, chain=np.where(known, index.chain[at], -1 - np.arange(n)),
         superseded_us=superseded_us, effective_us=np.where(known, index.effective_us[at], cands.created_us),
         relational=np.where(known, index.relational[at], 0.0),
@@ -171,6 +178,8 @@ def rerank(cands: Candidates, profile: Profile, *, t_us: int, intent: QueryInten
 
     codes = np.full(n, KEEP, dtype=np.int16)
     notes: dict[int, list[str]] = {}
+    soft = intent.soft_range_us if (intent is not None and profile.use_intent) else None
+    recent = ended_in_window(cands, states, soft)
     rng = intent.hard_range_us if (intent is not None and profile.use_intent) else None
     range_ignored = False
     if rng is not None and profile.gates and not (in_range(cands, rng, superseded_us)
@@ -180,12 +189,14 @@ def rerank(cands: Candidates, profile: Profile, *, t_us: int, intent: QueryInten
     if profile.gates:
         if intent is not None and profile.use_intent and (intent.version or intent.version_rank):
             bypass, codes, notes = _target_versions(pool, intent, codes)
-        codes = _gate(pool, codes, rng, bypass, profile, scoring)
+        codes = _gate(pool, codes, rng, bypass | recent, profile, scoring)
+        notes = _with_notes(notes, {int(i): ["an EVENT that ended inside the recent window the question names: "
+                                             "it answers it"] for i in np.flatnonzero(recent)})
 
-    signals = _score(pool, profile, intent, scoring, temporal)
+    signals = _score(pool, profile, intent, scoring, temporal, recent)
     score = signals.score.copy()
     if rng is not None and profile.gates:   # inside an asked-for period freshness steps aside
-        signals = _in_period(cands, profile)
+        signals = _in_period(cands, profile, intent, temporal)
         score = signals.score.copy()
 
     severity = np.zeros(n)
@@ -212,19 +223,23 @@ def rerank(cands: Candidates, profile: Profile, *, t_us: int, intent: QueryInten
     final = np.where(codes == KEEP, score, np.nan)
     return Ranked(order=order, score=final, signals=signals, states=states, decay=decay,
                   trust=pool.trust, reject_code=codes, chain=pool.chain, partner=partner, action=action,
-                  notes=notes, severity=severity, range_ignored=range_ignored)
+                  notes=notes, severity=severity, range_ignored=range_ignored,
+                  named_period=intent.named_period_us if (intent is not None and profile.use_intent) else None)
 
 
 def _gate(pool: Pool, codes: np.ndarray, rng, bypass: np.ndarray, profile: Profile, scoring) -> np.ndarray:
     """The temporal layer's gates, each rejection with its code (first code wins), returned as
     the new codes: not existing yet at ``t``; outside a named period (VERSIONED: in force during
-    it; others: published or, for EVENTs, their window in it) — or, without a period, expired,
+    it; others: published or, for EVENTs, their window in it; never a document dated by the
+    periods its text names, :func:`.content_match.judged_by_text`, which content time ranks) —
+    or, without a period, expired,
     not yet valid, superseded in its chain at ``t``; and raw cosine under the relevance gate."""
     cands, states = pool.cands, pool.states
     exists = cands.created_us <= pool.t_us
     codes = reject(codes, ~exists & ~bypass, RejectionCode.NOT_YET_VALID)
     if rng is not None:
-        codes = reject(codes, ~in_range(cands, rng, pool.superseded_us) & ~bypass, RejectionCode.OUT_OF_TIME_RANGE)
+        outside = ~in_range(cands, rng, pool.superseded_us) & ~judged_by_text(cands)
+        codes = reject(codes, outside & ~bypass, RejectionCode.OUT_OF_TIME_RANGE)
     else:
         expired = (states == STATE_EXPIRED) & ~bypass
         codes = reject(codes, expired & (cands.kind == KIND_VERSIONED), RejectionCode.EXPIRED_VERSIONED_DOC)
@@ -239,14 +254,16 @@ def _gate(pool: Pool, codes: np.ndarray, rng, bypass: np.ndarray, profile: Profi
 def in_range(cands, rng, superseded_us) -> np.ndarray:
     """Candidates that belong to the period ``rng`` named in the question: a VERSIONED document
     when the period it was in force overlaps it, an EVENT when its window does, any other
-    document when it was published inside it."""
+    document when it was published inside it, or when its text names a period overlapping it
+    (:func:`.content_match.speaks_of`: a document dated by its text)."""
     start, end = rng
     until = np.minimum(cands.valid_until_us, superseded_us)
     begin = effective_us(cands.valid_from_us, cands.created_us)
     in_force = (begin < end) & (until > start)
     published = (cands.created_us >= start) & (cands.created_us < end)
     event_window = (cands.kind == KIND_EVENT) & in_force
-    return np.where(cands.kind == KIND_VERSIONED, in_force, published | event_window)
+    # a document without a validity window whose text names the period speaks of it (content time)
+    return np.where(cands.kind == KIND_VERSIONED, in_force, published | event_window) | speaks_of(cands, rng)
 
 
 def one_per_chain(pool: Pool, codes: np.ndarray, score: np.ndarray) -> np.ndarray:
@@ -358,7 +375,7 @@ def _target_versions(pool: Pool, intent: QueryIntent, codes: np.ndarray
         hit = np.zeros(n, dtype=bool)
         for c in np.unique(chain):
             members = np.flatnonzero(chain == c)
-            pick = members[np.argmin(eff[members])] if intent.version_rank == "oldest" else members[np.argmax(eff[members])]
+            pick = members[np.argmin(eff[members])]   # version_rank is "oldest" (recency words are none)
             hit[pick] = True
     if not hit.any():
         return np.zeros(n, dtype=bool), codes, notes
@@ -371,7 +388,17 @@ def _target_versions(pool: Pool, intent: QueryIntent, codes: np.ndarray
     return hit, codes, notes
 
 
-def _score(pool: Pool, profile: Profile, intent, scoring, temporal=DEFAULT_TEMPORAL) -> SignalSet:
+def ended_in_window(cands, states: np.ndarray, soft) -> np.ndarray:
+    """EVENTs that ended inside the soft recent window the question names ("this week"): expired
+    at the moment of judgement, yet what the question is about."""
+    if soft is None:
+        return np.zeros(len(cands), dtype=bool)
+    return ((states == STATE_EXPIRED) & (cands.kind == KIND_EVENT) & (cands.valid_until_us >= soft[0])
+            & (cands.valid_until_us < soft[1]))
+
+
+def _score(pool: Pool, profile: Profile, intent, scoring, temporal=DEFAULT_TEMPORAL,
+           recent: np.ndarray | None = None) -> SignalSet:
     """The profile's score. The paper's ``confidence`` signal (``smartvector``) is the document's
     trust at ``t`` (memory/confidence.py): the same number as the result's ``trust``, with no age
     term (age is the temporal signal's business, DESIGN.md "Trust model"). ``default`` shows it
@@ -386,7 +413,7 @@ def _score(pool: Pool, profile: Profile, intent, scoring, temporal=DEFAULT_TEMPO
             weight = np.maximum(weight, intent.recency_weight)
         return temporal_layer_score(cands.raw_cosine, cands.kind, states, decay, pool.recency, weight, scoring,
                                     temporal.validity)
-    signal = (current_signal(cands.kind, states, decay, cands.raw_cosine, scoring, temporal.validity)
+    signal = (current_signal(cands.kind, states, pool.current, cands.raw_cosine, scoring, temporal.validity)
               if profile.scorer == "default" else temporal_signal(cands.kind, states, decay, cands.raw_cosine, scoring))
     values = {
         "semantic": semantic_signal(cands.raw_cosine),
@@ -403,23 +430,27 @@ def _score(pool: Pool, profile: Profile, intent, scoring, temporal=DEFAULT_TEMPO
         weights["lexical"] = profile.lexical_weight
         soft = intent.soft_range_us if (intent is not None and profile.use_intent) else None
         if soft is not None:
-            values["temporal"] = _soft_window(pool, soft)
+            values["temporal"] = _soft_window(pool, soft, recent)
         weights["temporal"] *= _recency_factor(pool, profile, intent, soft, scoring, temporal.intent)
+        _add_content_time(values, weights, cands, profile, intent, temporal)
         total = sum(weights.values())          # keep the score in [0, 1] without clipping ties
         weights = {name: w / total for name, w in weights.items()}
     return weighted_sum(values, weights)
 
 
-def _soft_window(pool: Pool, window) -> np.ndarray:
+def _soft_window(pool: Pool, window, recent: np.ndarray | None = None) -> np.ndarray:
     """The temporal signal under a soft window: :func:`scoring.window_signal` (a STATIC
     document by its publication time, an EVENT by its window, a VERSIONED one by the period it
     was in force) × the passage's similarity relative to the best (cos / max cos, as the blog's
     event relevance: being in the window is worth what the passage is worth to the question);
-    0 outside its own validity (expired, not yet valid)."""
+    0 outside its own validity (expired, not yet valid), except for an EVENT that ended inside
+    the window (``recent``: :func:`ended_in_window`)."""
     cands, states = pool.cands, pool.states
     begin = effective_us(cands.valid_from_us, cands.created_us)
     end = np.where(cands.kind == KIND_STATIC, begin, np.minimum(pool.until_us, np.int64(window[1])))
     inside = (states != STATE_EXPIRED) & (states != STATE_NOT_YET_VALID)
+    if recent is not None:
+        inside |= recent
     return np.where(inside, window_signal(begin, end, window) * relative_similarity(cands.raw_cosine), 0.0)
 
 
@@ -438,16 +469,32 @@ def _recency_factor(pool: Pool, profile: Profile, intent, soft, scoring, cfg=DEF
     return recency_factor(question, tau, gain=profile.recency_pool_gain, cap=max(profile.recency_cap, question))
 
 
-def _in_period(cands, profile) -> SignalSet:
+def _add_content_time(values: dict, weights: dict, cands, profile: Profile, intent,
+                      temporal: TemporalConfig = DEFAULT_TEMPORAL) -> None:
+    """The ``content_time`` signal (:mod:`.content_match`) joins ``values`` and ``weights``, with
+    the profile's weight where it applies (windowless documents) and 0 elsewhere, when the
+    question names a period."""
+    if profile.content_time_weight <= 0 or intent is None or not profile.use_intent:
+        return
+    signal, applies = content_time_values(cands, intent.named_period_us, temporal.content_time)
+    if applies.any():
+        values["content_time"] = signal
+        weights["content_time"] = np.where(applies, profile.content_time_weight, 0.0)
+
+
+def _in_period(cands, profile, intent=None, temporal: TemporalConfig = DEFAULT_TEMPORAL) -> SignalSet:
     """Inside a period the question names (a hard range) freshness steps aside: the semantic
-    signal alone, or for ``default`` semantic and lexical in their profile proportion."""
+    signal alone, or for ``default`` semantic, lexical and content time in their profile
+    proportion."""
     n = len(cands)
     sem = semantic_signal(cands.raw_cosine)
-    if profile.scorer != "default" or profile.lexical_weight <= 0:
+    if profile.scorer != "default":
         return SignalSet(values={"semantic": sem}, weights={"semantic": np.ones(n)}, score=sem)
-    share = profile.lexical_weight / (profile.lexical_weight + profile.weights.semantic)
-    return weighted_sum({"semantic": sem, "lexical": cands.lexical_signal()},
-                        {"semantic": 1.0 - share, "lexical": share})
+    values = {"semantic": sem, "lexical": cands.lexical_signal()}
+    weights = {"semantic": profile.weights.semantic, "lexical": profile.lexical_weight}
+    _add_content_time(values, weights, cands, profile, intent, temporal)
+    total = sum(weights.values())
+    return weighted_sum(values, {name: w / total for name, w in weights.items()})
 
 
 def _pair(pool: Pool, codes: np.ndarray, freshness=DEFAULT_TEMPORAL.freshness

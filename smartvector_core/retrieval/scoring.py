@@ -146,6 +146,23 @@ def current_signal(kind, states, decay, raw_cosine, config: ScoringConfig = DEFA
     return np.where(live_event, 1.0, np.where(in_force, valid, base * valid))
 
 
+def current_decay(created_us, dated, t_us: int, half_life_days, floors, *, news_half_life_days: float,
+                  current_days: float, config: DecayConfig = DEFAULT_TEMPORAL.decay) -> np.ndarray:
+    """The decay the ``default`` profile's temporal signal reads (ours): news of the question's
+    last ``current_days`` is all current, older news decays from there:
+
+        age' = max(0, age − D) for doc types with half-life <= ``news_half_life_days`` (news-like),
+        age' = age otherwise;   decay = max(floor, 0.5 ** (age' / half-life))
+
+    Articles of one week about neighbouring stories then compete on what they say, not on
+    which came out a day later (RealTimeQA 2022, tune weeks: the right article at rank 2-4
+    behind a newer one on a neighbouring story); last month's and last year's news still fade.
+    """
+    created = np.asarray(created_us, dtype=np.int64)
+    shift = np.where(np.asarray(half_life_days) <= news_half_life_days, np.int64(round(current_days * US_PER_DAY)), 0)
+    return decay_scores(created + shift, t_us, half_life_days, floors, dated, config=config)
+
+
 def window_signal(begin_us: np.ndarray, end_us: np.ndarray, window: tuple[int, int]) -> np.ndarray:
     """How well a document's time fits a soft window ``[start, end)`` named by the question:
 
@@ -200,10 +217,11 @@ def recency_factor(question: float, tau: float, *, gain: float, cap: float) -> f
     return float(min(cap, max(1.0, question) * (1.0 + gain * max(0.0, min(1.0, tau)))))
 
 
-def weighted_sum(values: dict[str, np.ndarray], weights: dict[str, float]) -> SignalSet:
-    """Σ w_s · S_s (weights used as given: the paper's sum to 1)."""
+def weighted_sum(values: dict[str, np.ndarray], weights: dict[str, float | np.ndarray]) -> SignalSet:
+    """Σ w_s · S_s (weights used as given: the paper's sum to 1); a weight is one number or one
+    per candidate."""
     n = len(next(iter(values.values())))
-    wv = {name: np.full(n, float(weights.get(name, 0.0))) for name in values}
+    wv = {name: np.broadcast_to(np.asarray(weights.get(name, 0.0), dtype=np.float64), (n,)).copy() for name in values}
     score = np.zeros(n)
     for name, v in values.items():
         score += wv[name] * v

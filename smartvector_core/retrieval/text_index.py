@@ -41,7 +41,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..store_schema import vector_matrix
+from ..store_schema import CONTENT_TIME_COLUMNS, vector_matrix
 from ..words import analyse, terms_of
 
 K1 = 1.2                 # BM25 term-frequency saturation (LanceDB's)
@@ -51,6 +51,14 @@ MEMORY_ROWS = 50_000     # ours: up to this many rows the index also keeps each 
 #                          (50k x 384-d: 77 MB), so a lexical hit needs no LanceDB read
 TEXT_MEMORY_BYTES = 1 << 30   # ours: the distinct texts are kept while they take at most 1 GiB (a
 #                               million distinct 1 kB chunks); beyond it the query reads texts from LanceDB
+
+def _content_spans(rows: pa.Table) -> dict[str, pa.Array]:
+    """The content-time list columns of the rows, when read (``TextIndex.content_start`` / ``_end``)."""
+    if not all(name in rows.column_names for name in CONTENT_TIME_COLUMNS):
+        return {}
+    return {"content_start": rows.column(CONTENT_TIME_COLUMNS[0]).combine_chunks(),
+            "content_end": rows.column(CONTENT_TIME_COLUMNS[1]).combine_chunks()}
+
 
 @dataclass
 class TextIndex:
@@ -86,6 +94,8 @@ class TextIndex:
     row_id_order: np.ndarray        # rows by ``row_id``
     texts: pa.Array | None = None   # the distinct texts, while they fit TEXT_MEMORY_BYTES
     vectors: np.ndarray | None = None   # rows <= MEMORY_ROWS: per row, its vector (rows x dim float32)
+    content_start: pa.Array | None = None   # per row: the periods its text names (store_schema.content_spans)
+    content_end: pa.Array | None = None
 
     @classmethod
     def build(cls, rows: pa.Table) -> TextIndex:
@@ -143,14 +153,15 @@ class TextIndex:
             row_doc=docs.indices.to_numpy(zero_copy_only=False).astype(np.int32), doc_ids=docs.dictionary,
             row_id=row_id, row_id_order=np.argsort(row_id, kind="stable"),
             texts=texts if texts.nbytes <= TEXT_MEMORY_BYTES else None,
-            vectors=vector_matrix(rows.column("vector")) if n <= MEMORY_ROWS and "vector" in rows.column_names else None)
+            vectors=vector_matrix(rows.column("vector")) if n <= MEMORY_ROWS and "vector" in rows.column_names else None,
+            **_content_spans(rows))
 
     @classmethod
     def from_store(cls, store) -> TextIndex:
         """Built from the store's chunks table as it is now."""
         small = store.count_rows("chunks") <= MEMORY_ROWS
         return cls.build(store.chunk_rows(["chunk_id", "doc_id", "text", "current", "created_at",
-                                           *(["vector"] if small else [])]))
+                                           *CONTENT_TIME_COLUMNS, *(["vector"] if small else [])]))
 
     def __len__(self) -> int:
         return len(self.chunk_id)
@@ -185,11 +196,16 @@ class TextIndex:
         return np.where(self.row_id[rows] == wanted, rows, -1)
 
     def columns(self, rows: np.ndarray) -> dict[str, pa.Array]:
-        """``chunk_id``, ``doc_id`` and ``text`` of ``rows`` (the index keeps the texts: ``texts``)."""
+        """``chunk_id``, ``doc_id``, ``text`` and the content-time spans of ``rows`` (the index
+        keeps the texts: ``texts``)."""
         take = pa.array(np.asarray(rows, dtype=np.int64))
-        return {"chunk_id": self.chunk_id.take(take),
-                "doc_id": self.doc_ids.take(pa.array(self.row_doc[rows])),
-                "text": self.texts.take(pa.array(self.row_text[rows]))}
+        out = {"chunk_id": self.chunk_id.take(take),
+               "doc_id": self.doc_ids.take(pa.array(self.row_doc[rows])),
+               "text": self.texts.take(pa.array(self.row_text[rows]))}
+        if self.content_start is not None and self.content_end is not None:
+            out[CONTENT_TIME_COLUMNS[0]] = self.content_start.take(take)
+            out[CONTENT_TIME_COLUMNS[1]] = self.content_end.take(take)
+        return out
 
     def table(self, rows: np.ndarray, scores: np.ndarray) -> pa.Table:
         """``rows`` as LanceDB returns them (``chunk_id``, ``doc_id``, ``text``, ``vector``) with

@@ -5,10 +5,15 @@ query tells you how much recency should matter").
 
 - a **time range** the user asked for ("in 2019", "2021-2023", "since 2022", "last 30 days",
   "this week", "Q1 2025", "March 2024", "2024-03-15"), as a half-open ``[start, end)``;
-- a **judgement moment** ("as of 2024-03-15", "in effect on March 1, 2024", "as at 2023"):
-  the moment at which the user wants facts judged, *not* a range;
-- a **version** ("in Node.js 20.19.0", "v3.5", "version 5.3.2") and a **version rank**
-  ("the oldest version", "the latest release");
+- a **judgement moment** ("as of 2024-03-15", "in effect on March 1, 2024", "as at 2023",
+  "by 2019", "on 12 December", "next Monday"): the moment at which the user wants facts
+  judged, *not* a range. It may lie after ``as_of`` (a question about a future day); a bare
+  year means the end of that year (``judged_reading`` says which reading applied). "in 2019"
+  names a period (a hard range: what held during it), not a moment;
+- a **version** ("in Node.js 20.19.0", "v3.5", "version 5.3.2": only strings that look like
+  versions) and a **version rank** ("the oldest version"). "latest", "newest", "current", "most
+  recent" and "new" are recency words, never version labels: they choose the newest version in
+  force at the moment of judgement, which the gates keep;
 - a **recency weight** from signal words (blog: "current" 0.70, "recently" 0.55, baseline 0.20).
 
 Hard and soft time (ours): a range written with explicit dates ("from 2021 to 2023",
@@ -20,8 +25,8 @@ documents inside it full weight and lets the weight fall off outside it
 window at all and only raise the recency weight. ``range_mode`` says which applied.
 
 The parser is total: it never raises on any text, it just finds nothing. It steps aside when
-unsure (blog: "I did not want it to guess"): only 4-digit years 1900–2100 standing alone
-count as years, so "Node.js 20.19.0", "1000 requests" and "2000 requests" are not years, and
+unsure (blog: "I did not want it to guess"): only 4-digit years standing alone
+count as years (1000–2100), so "Node.js 20.19.0", "1000 requests" and "2000 requests" are not years, and
 month names need a year ("May I ..." is not a month).
 
 How consumers should use the range (our advice, documented here because the blog is silent):
@@ -52,7 +57,7 @@ _MONTHS = {"jan": 1, "feb": 2, "mar": 3, "apr": 4, "may": 5, "jun": 6, "jul": 7,
            "sep": 9, "oct": 10, "nov": 11, "dec": 12}
 _MONTH = (r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?"
           r"|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)")
-_YEAR = r"(?:19\d\d|20\d\d|2100)"
+_YEAR = r"(?:1[0-9]\d\d|20\d\d|2100)"
 _UNIT_AFTER = (r"requests?|req|calls?|tokens?|users?|items?|rows?|ms|seconds?|secs?|minutes?|mins?"
                r"|hours?|days?|words?|characters?|chars|bytes?|kb|mb|gb|tb|times|people|employees"
                r"|dollars|euros|per|x|files?|documents?|records?|messages?|emails?|seats?|licen[cs]es?"
@@ -95,9 +100,14 @@ _LAST_N = re.compile(rf"\b(?:last|past|previous)\s+(?P<n>\d{{1,4}}|{'|'.join(_WO
 _LAST_ONE = re.compile(rf"\b(?P<the>the\s+)?(?P<w>last|past|previous)\s+{_UNIT}", re.I)
 _CALENDAR = re.compile(r"\b(?:(?P<day>today|yesterday)|this\s+(?P<unit>week|month|quarter|year))\b", re.I)
 
-_JUDGED = re.compile(rf"\b(?:as\s+(?:of|at)|in\s+effect\s+(?:on|in|at|during)|effective(?:\s+(?:on|as\s+of))?)"
+_JUDGED = re.compile(rf"\b(?:as\s+(?:of|at)|by|in\s+effect\s+(?:on|in|at|during)|effective(?:\s+(?:on|as\s+of))?)"
                      rf"\s+(?:the\s+)?(?P<a>{_P}|yesterday)", re.I)
 _JUDGED_ON = re.compile(rf"\bon\s+(?:the\s+)?(?P<a>{_P})", re.I)   # "on" only with a day
+# a day written without its year ("on 12 December", "on December 12th"): its nearest occurrence
+_DAY_NO_YEAR = re.compile(rf"\b(?:on|by)\s+(?:the\s+)?(?:(?P<d1>{_DAY})\s+(?:of\s+)?(?P<m1>{_MONTH})"
+                          rf"|(?P<m2>{_MONTH})\.?\s+(?P<d2>{_DAY}))(?!,?\s*\d)(?!\w)", re.I)
+_WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+_NEXT_WEEKDAY = re.compile(rf"\b(?:(?:on\s+)?next|this\s+coming|on)\s+(?P<wd>{'|'.join(_WEEKDAYS)})\b", re.I)
 _NOT_A_RANGE = re.compile(r"\bas\s+(?:of|at)\s+(?:right\s+)?(?:now|today)\b", re.I)
 
 _VERSION_RES = [
@@ -112,7 +122,6 @@ _VERSION_BETWEEN = re.compile(r"\bbetween\s+(?:[A-Z][\w.+#-]*\s+)?v?\d+(?:\.\d+)
                               r"(?:[A-Z][\w.+#-]*\s+)?v?(?P<v>\d+(?:\.\d+)+)(?![\w.]*\d)", re.I)
 _RANK_NOUN = r"(?:\w+\s+)?(?:version|release|edition|revision|draft)s?\b"
 _OLDEST = re.compile(rf"\b(?:oldest|first|original|earliest|initial)\s+{_RANK_NOUN}", re.I)
-_LATEST = re.compile(rf"\b(?:latest|newest|current|most\s+recent|last)\s+{_RANK_NOUN}", re.I)
 
 
 @dataclass(frozen=True)
@@ -129,10 +138,23 @@ class QueryIntent:
     judged_at: datetime | None = None
     judged_text: str = ""
     version: str | None = None
-    version_rank: str | None = None   # 'oldest' | 'latest' | None
+    version_rank: str | None = None   # 'oldest' | None (recency words are no version rank)
     recency_weight: float = DEFAULT_TEMPORAL.intent.baseline
     recency_words: tuple[str, ...] = ()
     range_mode: str | None = None     # 'hard' (explicit dates: a filter) | 'soft' (relative: a preference)
+    judged_period: tuple[datetime, datetime] | None = None   # the period "as of / on / by" named
+    judged_reading: str = ""          # how the judged period became ``judged_at``
+
+    @property
+    def named_period_us(self) -> tuple[int, int] | None:
+        """The period the question names, for matching against the periods written in passages
+        (:mod:`.content_time`): an explicit range ("from 2004 to 2005", "in 2019"), else the
+        period of the judgement moment ("as of 2018", "on 12 December"); int64 µs, half-open."""
+        if self.range_mode == HARD:
+            return self.time_range_us
+        if self.judged_period is None:
+            return None
+        return to_us(self.judged_period[0]), to_us(self.judged_period[1])
 
     @property
     def hard_range_us(self) -> tuple[int, int] | None:
@@ -159,7 +181,7 @@ class QueryIntent:
                    iso(self.time_range[1])]
         return {"time_range": rng, "range_text": self.range_text, "range_mode": self.range_mode,
                 "judged_at": iso(self.judged_at),
-                "judged_text": self.judged_text, "version": self.version,
+                "judged_text": self.judged_text, "judged_reading": self.judged_reading, "version": self.version,
                 "version_rank": self.version_rank, "recency_weight": self.recency_weight,
                 "recency_words": list(self.recency_words)}
 
@@ -183,16 +205,18 @@ def parse_intent(text: object, as_of: datetime, config: IntentConfig = DEFAULT_T
     "the 2010s"). Ends at ``as_of`` are stored as ``as_of + 1 µs`` so the half-open range
     contains ``as_of``.
 
-    Judgement moment: "as of / as at / in effect on / effective <period>" and "on <day>".
-    It is the last microsecond of that period, or ``as_of`` when the period contains ``as_of``
-    ("as of 2026" asked in 2026 means now). Its text is removed before the range is parsed,
+    Judgement moment: "as of / as at / by / in effect on / effective <period>", "on <day>",
+    "on|by <day> <month>" without a year (its occurrence nearest ``as_of``) and "next|on
+    <weekday>" (the next one; "on Monday" the nearest). It is the last microsecond of that
+    period, or ``as_of`` when the period contains ``as_of`` ("as of 2026" asked in 2026 means
+    now); ``judged_period`` keeps the period itself. Its text is removed before the range is parsed,
     so "the rate limit as of 2023" has no range. Versions are removed too, so "20.19.0" is
     never read as a date.
     """
     text = text if isinstance(text, str) else ("" if text is None else str(text))
     as_of = ensure_utc(as_of)
     scratch = text
-    judged_at, judged_text, scratch = _judged(scratch, as_of)
+    judged_at, judged_text, scratch, judged_period, judged_reading = _judged(scratch, as_of)
     version, scratch = _version(scratch)
     scratch = _blank(scratch, [m.span() for m in _NOT_A_RANGE.finditer(scratch)])
     time_range, range_text, relative = _time_range(scratch, as_of)
@@ -201,7 +225,8 @@ def parse_intent(text: object, as_of: datetime, config: IntentConfig = DEFAULT_T
     return QueryIntent(time_range=time_range, range_text=text[range_text[0]:range_text[1]].strip()
                        if range_text else "", judged_at=judged_at, judged_text=judged_text,
                        version=version, version_rank=_version_rank(text), recency_weight=weight,
-                       recency_words=words, range_mode=mode)
+                       recency_words=words, range_mode=mode, judged_period=judged_period,
+                       judged_reading=judged_reading)
 
 
 # --- periods ------------------------------------------------------------------------------
@@ -255,7 +280,9 @@ def _plus_us(moment: datetime) -> datetime:
         return moment
 
 
-def _judged(text: str, as_of: datetime) -> tuple[datetime | None, str, str]:
+def _judged(text: str, as_of: datetime
+            ) -> tuple[datetime | None, str, str, tuple[datetime, datetime] | None, str]:
+    """(moment, its phrase, ``text`` with judged phrases blanked, the period named, how it was read)."""
     candidates = []
     for regex in (_JUDGED, _JUDGED_ON):
         for m in regex.finditer(text):
@@ -268,11 +295,50 @@ def _judged(text: str, as_of: datetime) -> tuple[datetime | None, str, str]:
                 if bounds is None or (regex is _JUDGED_ON and not _is_day(phrase)):
                     continue
             candidates.append((m.start(), m.span(), bounds))
+    for m in _DAY_NO_YEAR.finditer(text):
+        day = _nearest_day(m, as_of)
+        if day is not None:
+            candidates.append((m.start(), m.span(), (day, day + timedelta(days=1))))
+    for m in _NEXT_WEEKDAY.finditer(text):
+        day = _weekday(m, as_of)
+        candidates.append((m.start(), m.span(), (day, day + timedelta(days=1))))
     if not candidates:
-        return None, "", text
+        return None, "", text, None, ""
     _, span, (start, end) = min(candidates)
-    moment = as_of if start <= as_of < end else end - _ONE_US
-    return moment, text[span[0]:span[1]].strip(), _blank(text, [c[1] for c in candidates])
+    if start <= as_of < end:
+        moment, reading = as_of, "the period holds as_of: judged at as_of"
+    else:
+        moment, reading = end - _ONE_US, f"judged at the end of the period named ({iso(end - _ONE_US)})"
+        if end - start >= timedelta(days=365):
+            reading = f"a bare year means the end of that year: {reading}"
+    return (moment, text[span[0]:span[1]].strip(), _blank(text, [c[1] for c in candidates]), (start, end),
+            reading)
+
+
+def _nearest_day(m: re.Match[str], as_of: datetime) -> datetime | None:
+    """The day of a "12 December" written without a year: its occurrence nearest to ``as_of``
+    (last year's, this year's or next year's; a tie goes to the future one)."""
+    month = _MONTHS[(m.group("m1") or m.group("m2"))[:3].lower()]
+    day = int(re.match(r"\d+", m.group("d1") or m.group("d2")).group())
+    midnight = as_of.replace(hour=0, minute=0, second=0, microsecond=0)
+    found = []
+    for year in (as_of.year - 1, as_of.year, as_of.year + 1):
+        try:
+            when = midnight.replace(year=year, month=month, day=day)
+        except ValueError:
+            continue
+        found.append((abs(when - midnight), when < midnight, when))
+    return min(found)[2] if found else None
+
+
+def _weekday(m: re.Match[str], as_of: datetime) -> datetime:
+    """"next Monday" / "this coming Monday": the first such day after ``as_of``'s date;
+    "on Monday": the nearest one (today counts; a tie goes to the future one)."""
+    midnight = as_of.replace(hour=0, minute=0, second=0, microsecond=0)
+    ahead = (_WEEKDAYS.index(m.group("wd").lower()) - midnight.weekday()) % 7
+    if m.group().lower().lstrip().startswith("on ") and not re.search(r"next|coming", m.group(), re.I):
+        return midnight + timedelta(days=ahead if ahead <= 3 else ahead - 7)
+    return midnight + timedelta(days=ahead or 7)
 
 
 def _is_day(phrase: str) -> bool:
@@ -292,13 +358,40 @@ def _version(text: str) -> tuple[str | None, str]:
 
 
 def _version_rank(text: str) -> str | None:
-    oldest, latest = _OLDEST.search(text), _LATEST.search(text)
-    if oldest and (not latest or oldest.start() < latest.start()):
-        return "oldest"
-    return "latest" if latest else None
+    """'oldest' when the question asks for the first version ("the original release"); recency
+    words ("latest", "newest", "current", "most recent", "new") are not version labels: the
+    newest version in force at the moment of judgement is what the gates keep anyway."""
+    return "oldest" if _OLDEST.search(text) else None
 
 
 # --- time ranges --------------------------------------------------------------------------
+def periods_in(text: str, anchor: datetime, *, relative: bool = True) -> list[tuple[int, int, datetime, datetime]]:
+    """Every period written in ``text``, as ``(char start, char end, start, end)`` (half-open
+    ``[start, end)``; ``start`` is :data:`OPEN_START` for "until 2019"), in text order.
+
+    The same grammar as a question's range (:func:`parse_intent`), applied until nothing is
+    left: two-ended ranges first ("from 2004 to 2005", "between ... and ...", "1916-1920"), then
+    one-ended ones ("since 1990", "until 2019", "before 2020"), relative ones ("last year",
+    "this month", "today"; ``anchor`` is the moment they are relative to: the passage's
+    ``created_at``; left out when ``relative`` is false), then single periods ("in 1963",
+    "March 2024", "the 1980s", "2024-03-15"). Each phrase is taken once: a found phrase is
+    blanked before the next search.
+    """
+    scratch = text if isinstance(text, str) else ""
+    anchor = ensure_utc(anchor)
+    out: list[tuple[int, int, datetime, datetime]] = []
+    finders = (_two_ended, _one_ended, _rolling, _calendar, _single) if relative else (_two_ended, _one_ended, _single)
+    for finder in finders:
+        while True:
+            found = finder(scratch, anchor)
+            if found is None:
+                break
+            (start, end), (a, b) = found
+            out.append((a, b, start, end))
+            scratch = _blank(scratch, [(a, b)])
+    return sorted(out)
+
+
 def _time_range(text: str, as_of: datetime
                 ) -> tuple[tuple[datetime, datetime] | None, tuple[int, int] | None, bool]:
     """(range, its span in ``text``, whether it is relative to ``as_of``: rolling or calendar)."""

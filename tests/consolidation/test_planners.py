@@ -20,6 +20,7 @@ from smartvector_core.consolidation.lifecycle import count_moves, move_events, p
 from smartvector_core.consolidation.ripple import plan_ripple, ripple_graph
 from smartvector_core.consolidation.supersession import (
     apply_supersession,
+    document_texts,
     plan_supersession,
     same_title_versions,
 )
@@ -92,6 +93,37 @@ def test_static_namesakes_need_near_duplicate_content():
     docs = policies(kinds=["STATIC"] * 3)
     assert same_title_versions(docs, unit([1, 0.2, 0], [1, 0.3, 0], [0.2, 1, 0]), np.ones(3, bool))[0][:2] == (0, 1)
     assert len(same_title_versions(docs, unit([1, 0.2, 0], [1, 0.3, 0], [0.2, 1, 0]), np.ones(3, bool))) == 1
+
+
+def test_static_namesakes_far_apart_are_versions_when_only_a_value_changed():
+    """Rule (a'): short answers to one question embed apart (cosine 0.1 here), but the newer text
+    is the older statement with a different value: the edge says which values."""
+    texts = {0: "Who coaches the Texans? Bill O'Brien.", 1: "Who coaches the Texans? David Culley.",
+             2: "The Texans play their home games at NRG Stadium in Houston."}
+    docs = policies(kinds=["STATIC"] * 3, titles=["Who coaches the Texans"] * 3)
+    far = unit([1, 0.1, 0], [0.1, 1, 0], [0, 0.1, 1])
+    asked: list[list[int]] = []
+
+    def read(rows):
+        asked.append(list(rows))
+        return {r: texts[r] for r in rows}
+
+    pairs = same_title_versions(docs, far, np.ones(3, bool), texts=read)
+    assert [(o, n) for o, n, _ in pairs] == [(0, 1)]          # v3 is another statement: not a version
+    assert "the same statement with a different name ('Bill O ' Brien' -> 'David Culley')" in pairs[0][2]
+    assert "content cosine 0.198" in pairs[0][2] and asked == [[0, 1, 2]]
+    assert same_title_versions(docs, far, np.ones(3, bool)) == []              # no texts: no evidence
+    logs = policies(kinds=["STATIC"] * 3, titles=["Texans changelog"] * 3, doc_types=[""] * 3)   # own moment
+    assert same_title_versions(logs, far, np.ones(3, bool), texts=read) == []
+    same_day = policies(kinds=["STATIC"] * 3, titles=["Who coaches the Texans"] * 3, created_us=[DAY] * 3)
+    assert same_title_versions(same_day, far, np.ones(3, bool), texts=read) == []   # list items of one moment
+
+
+def test_document_texts_join_the_chunks_of_the_rows_asked():
+    chunk_doc = np.array([0, 1, 0, 2])
+    texts = np.array(["a1", "b1", "a2", "c1"], dtype=object)
+    assert document_texts([0, 2], chunk_doc, texts) == {0: "a1 a2", 2: "c1"}
+    assert document_texts([5], chunk_doc, texts) == {}
 
 
 def test_existing_paths_and_known_edges_give_no_new_supersession():

@@ -141,6 +141,27 @@ def test_cli_bench_files(tmp_path, monkeypatch, capsys):
     assert "top1%" in capsys.readouterr().out
 
 
+def test_cli_bench_dump_is_the_runs_the_metrics_come_from(tmp_path, monkeypatch, capsys):
+    """``--dump``: one line per (profile, question), results as ranked; top-1 recomputed from it
+    equals the reported top-1, and the labels are the question's own."""
+    monkeypatch.setenv("SMARTVECTOR_MODEL", "hashing")
+    corpus = write_jsonl(tmp_path / "c.jsonl", CORPUS)
+    queries = write_jsonl(tmp_path / "q.jsonl", QUERIES)
+    dump = tmp_path / "dump.jsonl"
+    assert cli.main(["bench", "--corpus", str(corpus), "--queries", str(queries), "--profiles", "naive,default",
+                     "--json", "--dump", str(dump)]) == 0
+    out = json.loads(capsys.readouterr().out)
+    lines = [json.loads(line) for line in dump.read_text(encoding="utf-8").splitlines()]
+    assert [(d["profile"], d["query_id"]) for d in lines] == [(p, q["id"]) for p in ("naive", "default")
+                                                               for q in QUERIES]
+    for profile in ("naive", "default"):
+        rows = [d for d in lines if d["profile"] == profile]
+        top1 = sum(bool(d["results"]) and d["results"][0]["id"] in d["relevant"] for d in rows) / len(rows)
+        assert top1 == pytest.approx(out["profiles"][profile]["top1"])
+    assert lines[0]["stale"] == ["refund_v1"] and lines[0]["type"] == "current"
+    assert cli.main(["bench", "--suite", "paper", "--dump", str(dump)]) == 2   # only with --corpus/--queries
+
+
 def test_cli_bench_on_data_without_any_time(tmp_path, monkeypatch, capsys):
     """No created_at, no as_of: nothing in the data depends on time, so the bench still runs."""
     monkeypatch.setenv("SMARTVECTOR_MODEL", "hashing")

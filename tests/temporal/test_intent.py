@@ -4,6 +4,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from smartvector_core.clock import to_us
 from smartvector_core.config.temporal import IntentConfig
 from smartvector_core.temporal import NO_START, OPEN_START, QueryIntent, parse_intent, period_bounds
 
@@ -142,6 +143,39 @@ def test_judged_at(query, judged):
     assert intent.time_range is None                 # a judged year is not a range
 
 
+@pytest.mark.parametrize(("query", "judged", "reading"), [
+    # a bare year is judged at its last microsecond, and the intent says so
+    ("who held the office by 2019", d(2020, 1, 1) - US, "a bare year means the end of that year"),
+    ("when did england last reach a semi final as of 2018", d(2019, 1, 1) - US, "a bare year"),
+    # AS_OF is Monday 15 June 2026, 12:00: days without a year are their nearest occurrence
+    ("Is the API available on 12 December?", d(2026, 12, 13) - US, "end of the period"),
+    ("was it down on 14 June", d(2026, 6, 15) - US, "end of the period"),
+    ("what happens on June 20th", d(2026, 6, 21) - US, "end of the period"),
+    ("releases due next Monday", d(2026, 6, 23) - US, "end of the period"),
+    ("what happened on Friday", d(2026, 6, 13) - US, "end of the period"),
+    ("on Wednesday", d(2026, 6, 18) - US, "end of the period"),
+])
+def test_judged_moments_named_in_the_question(query, judged, reading):
+    intent = parse_intent(query, AS_OF)
+    assert intent.judged_at == judged
+    assert reading in intent.judged_reading and reading in intent.to_dict()["judged_reading"]
+    start, end = intent.judged_period
+    assert start <= judged < end
+    assert intent.named_period_us is not None
+
+
+def test_named_period_prefers_the_range():
+    intent = parse_intent("who ran it from 2004 to 2005", AS_OF)
+    assert intent.named_period_us == intent.time_range_us
+    assert parse_intent("limits as of 2019", AS_OF).named_period_us == (to_us(d(2019, 1, 1)), to_us(d(2020, 1, 1)))
+    assert parse_intent("the policy", AS_OF).named_period_us is None
+
+
+def test_years_before_1900_in_ranges():
+    assert rng("Which painter worked in London from 1676 to 1695?") == (d(1676, 1, 1), d(1696, 1, 1))
+    assert rng("We have 1500 employees") is None
+
+
 def test_judged_and_range_together():
     intent = parse_intent("research from 2019 to 2020 as of 2024-01-01", AS_OF)
     assert intent.time_range == (d(2019, 1, 1), d(2021, 1, 1))
@@ -180,13 +214,29 @@ def test_versions(query, version):
     ("Show me the oldest version of the policy", "oldest"),
     ("what did the first release say", "oldest"),
     ("the original version", "oldest"),
-    ("the latest version of the policy", "latest"),
-    ("newest release", "latest"),
-    ("the current stable version", "latest"),
+    ("the latest version of the policy", None),     # recency words are not version labels
+    ("newest release", None),
+    ("the current stable version", None),
+    ("the most recent version", None),
     ("the policy", None),
 ])
 def test_version_rank(query, rank):
     assert parse_intent(query, AS_OF).version_rank == rank
+
+
+@pytest.mark.parametrize("query", ["What changed in the latest release?", "the newest version of the API",
+                                   "current version of the policy", "most recent release notes",
+                                   "what is new in the latest version as of 2020"])
+def test_recency_words_are_no_version(query):
+    intent = parse_intent(query, AS_OF)
+    assert intent.version is None and intent.version_rank is None
+    assert intent.recency_weight >= 0.55            # they raise the recency weight instead
+
+
+@pytest.mark.parametrize(("query", "version"), [("what changed in v2", "2"), ("release 3.5.1 notes", "3.5.1"),
+                                                ("fixed in 3.5.1?", "3.5.1")])
+def test_version_looking_strings_are_versions(query, version):
+    assert parse_intent(query, AS_OF).version == version
 
 
 def test_intent_is_frozen_and_serialisable():

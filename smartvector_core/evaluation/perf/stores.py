@@ -166,6 +166,8 @@ def chunk_rows(n: int, *, seed: int = 0, start: int = 0, per_doc: int = 5, vecto
         "metadata": ["{}"] * n, "lifecycle": [lifecycle] * n, "superseded_at": null_ts,
         "current": pa.array(np.ones(n, bool)), "ingested_at": pa.array(np.full(n, now_us), pa.int64()).cast(ts),
         "retired_at": null_ts, "doc_hash": [f"d{d}" for d in doc],
+        "content_start_us": pa.array([[]] * n, pa.list_(pa.int64())),
+        "content_end_us": pa.array([[]] * n, pa.list_(pa.int64())),
     }
     return pa.table({name: cols[name] for name in chunks_schema(vec.shape[1]).names}).cast(chunks_schema(vec.shape[1]))
 

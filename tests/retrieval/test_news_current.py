@@ -1,0 +1,56 @@
+"""News of the question's last week is all current (retrieval.scoring.current_decay): by hand, and
+end to end with the real model on a pool of neighbouring stories where the newest is not the answer."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import numpy as np
+import pytest
+
+from smartvector_core.clock import US_PER_DAY
+from smartvector_core.retrieval.scoring import current_decay
+
+from ..conftest import NOW
+
+DAY = US_PER_DAY
+
+
+def test_current_decay_by_hand():
+    t = 100 * DAY
+    created = np.array([97, 93, 86, 97], dtype=np.int64) * DAY        # 3, 7, 14 and 3 days old
+    half = np.array([7.0, 7.0, 7.0, 90.0])                              # news, news, news, policy
+    got = current_decay(created, True, t, half, 0.0, news_half_life_days=30.0, current_days=7.0)
+    # news: age' = max(0, age - 7): 0, 0, 7 days -> 1, 1, 0.5; the policy keeps its age: 0.5 ** (3/90)
+    assert got == pytest.approx([1.0, 1.0, 0.5, 0.5 ** (3 / 90)])
+    plain = current_decay(created, True, t, half, 0.0, news_half_life_days=30.0, current_days=0.0)
+    assert plain == pytest.approx(0.5 ** (np.array([3, 7, 14, 3]) / half))
+    assert current_decay(created, True, t, half, 0.6, news_half_life_days=30.0, current_days=7.0)[2] == 0.6  # floor
+
+
+@pytest.fixture(scope="module")
+def news_app(tmp_path_factory):
+    from smartvector_core.service import SmartVector
+    from smartvector_core.settings import load_settings
+
+    app = SmartVector(load_settings(str(tmp_path_factory.mktemp("news") / "store"), env={}))
+    day = lambda n: (NOW - timedelta(days=n)).isoformat()  # noqa: E731
+    app.ingest_records([
+        {"id": "pride_arrests", "doc_type": "news", "created_at": day(6), "title": "Idaho Pride event arrests",
+         "text": "Police arrested 31 men who planned to riot at the Pride event in Coeur d'Alene, Idaho."},
+        {"id": "denver_parade", "doc_type": "news", "created_at": day(0), "title": "Denver Pride arrests",
+         "text": "Police arrested 31 men who rioted at the Pride parade in Denver, Colorado."},
+        {"id": "flood_update", "doc_type": "news", "created_at": day(1), "title": "Yellowstone floods",
+         "text": "Yellowstone National Park stays closed after record flooding washed out roads."},
+        {"id": "pride_2019", "doc_type": "news", "created_at": day(900), "title": "Pride parade 2019",
+         "text": "Police arrested men tied to Patriot Front near a Pride event in Idaho."},
+    ], now=NOW)
+    return app
+
+
+def test_the_right_article_of_the_week_beats_a_newer_neighbouring_story(news_app):
+    question = "Where did police arrest 31 men who planned to riot at the Pride event?"
+    ids = [r.id for r in news_app.query(question, as_of=NOW, k=4, profile="default").results]
+    # 6 days old and the closer match; the Denver story came out today (counting its age, it won)
+    assert ids[:2] == ["pride_arrests", "denver_parade"]
+    assert ids.index("pride_2019") > 1                 # old news still fades

@@ -1,0 +1,110 @@
+"""Time in questions and in text, through the query path (hashing embedder: pure logic).
+
+- A period the question names is matched against the periods a passage's text names
+  (``content_time``: in the breakdown and the reasons; windowless documents only; it ranks).
+- A date the question names moves the moment of judgement, a future one too: an upcoming EVENT
+  valid then answers, it is not NOT_YET_VALID.
+- An EVENT that ended inside the soft window the question names ("this week") answers it.
+- Recency words are not version labels.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+
+from smartvector_core.embedding import HashingEmbedder
+from smartvector_core.service import SmartVector
+from smartvector_core.settings import load_settings
+
+NOW = datetime(2026, 12, 1, 9, 0, tzinfo=UTC)   # a Tuesday
+
+
+@pytest.fixture
+def app(store_dir):
+    return SmartVector(load_settings(str(store_dir), env={}), embedder=HashingEmbedder())
+
+
+def _ask(app, text, **kw):
+    return app.query(text, as_of=kw.pop("as_of", NOW), profile=kw.pop("profile", "default"), log=False, **kw)
+
+
+CAREER = [{"id": f"smit#{i}", "title": "Jan Smit", "doc_type": "reference", "created_at": "2021-02-20T00:00:00Z",
+           "text": text} for i, text in enumerate([
+               "Jan Smit worked for Leiden University from 2004 to 2005 .",
+               "Jan Smit worked for Utrecht University from 2010 to 2014 .",
+               "Jan Smit worked for a university ."])]
+
+
+def test_content_time_ranks_the_passage_naming_the_period(app):
+    app.ingest_records(CAREER, now=NOW)
+    resp = _ask(app, "Which university did Jan Smit work for from 2004 to 2005?")
+    first, second = resp.results[0], resp.results[1]
+    assert first.id == "smit#0" and second.id == "smit#1"
+    assert first.signals["content_time"].value == pytest.approx(1.0)
+    assert second.signals["content_time"].value < 0.1          # 2010-2014 is five years away
+    assert any("content time 1.00: its text names 2004–2005 (asked: 2004–2005)" in r for r in first.reasons)
+    # the passage naming another period is ranked, never rejected by the period
+    assert "smit#1" not in {r.id for r in resp.rejections}
+
+
+def test_content_time_is_not_applied_to_documents_with_a_validity_window(app):
+    app.ingest_records([{**CAREER[0], "id": "windowed", "valid_from": "2020-01-01T00:00:00Z"}], now=NOW)
+    resp = _ask(app, "Which university did Jan Smit work for from 2004 to 2005?")
+    for result in resp.results:
+        assert result.signals.get("content_time") is None or result.signals["content_time"].weight == 0.0
+
+
+def test_without_a_period_there_is_no_content_time(app):
+    app.ingest_records(CAREER, now=NOW)
+    resp = _ask(app, "Which university did Jan Smit work for?")
+    assert all("content_time" not in r.signals for r in resp.results)
+
+
+MIGRATION = {"id": "migration", "title": "Planned API migration", "kind": "EVENT", "doc_type": "announcement",
+             "created_at": "2026-11-20T00:00:00Z", "valid_from": "2026-12-12T00:00:00Z",
+             "valid_until": "2026-12-13T00:00:00Z",
+             "text": "The API is available on 12 December only through the new gateway during the planned migration."}
+MAINTENANCE = {"id": "maintenance", "title": "Database maintenance", "kind": "EVENT", "doc_type": "announcement",
+               "created_at": "2026-11-30T00:00:00Z", "valid_from": "2026-12-01T02:00:00Z",
+               "valid_until": "2026-12-01T06:00:00Z",
+               "text": "Database maintenance happened this morning: writes were paused for four hours."}
+
+
+def test_a_future_day_judges_events_at_that_day(app):
+    app.ingest_records([MIGRATION], now=NOW)
+    resp = _ask(app, "Is the API available on 12 December?")
+    assert resp.results and resp.results[0].id == "migration"
+    assert "migration" not in {r.id for r in resp.rejections}
+    assert resp.intent["judged_at"].startswith("2026-12-12T23:59:59")
+    # asked without the date, the same event is not valid yet
+    plain = _ask(app, "Is the API available through the new gateway?")
+    assert {r.id: r.code.value for r in plain.rejections}.get("migration") == "NOT_YET_VALID"
+
+
+def test_an_event_that_ended_this_week_answers_this_week(app):
+    app.ingest_records([MAINTENANCE], now=NOW)
+    resp = _ask(app, "What happened this week with the database maintenance?")
+    assert resp.results and resp.results[0].id == "maintenance"
+    assert any("ended inside the recent window" in r for r in resp.results[0].reasons)
+    plain = _ask(app, "What is happening with the database maintenance?")
+    assert {r.id: r.code.value for r in plain.rejections}.get("maintenance") == "HARD_EXPIRED_EVENT"
+
+
+RELEASES = [{"id": "release_1", "title": "Release notes", "kind": "VERSIONED", "doc_type": "policy", "version": "1.0",
+             "created_at": "2026-01-10T00:00:00Z", "text": "Release 1.0 changed the export format."},
+            {"id": "release_2", "title": "Release notes", "kind": "VERSIONED", "doc_type": "policy", "version": "2.0",
+             "created_at": "2026-10-10T00:00:00Z", "supersedes": "release_1",
+             "text": "Release 2.0 changed the login page."}]
+
+
+def test_latest_is_a_recency_word_not_a_version(app):
+    app.ingest_records(RELEASES, now=NOW)
+    resp = _ask(app, "What changed in the latest release?")
+    assert resp.intent["version"] is None and resp.intent["version_rank"] is None
+    assert resp.results[0].id == "release_2"
+    assert not any("question names version" in r for res in resp.results for r in res.reasons)
+    assert "VERSION_MISMATCH" not in {r.code.value for r in resp.rejections}
+    named = _ask(app, "What changed in release 1.0?")
+    assert named.results[0].id == "release_1"
