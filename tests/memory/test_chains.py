@@ -79,14 +79,19 @@ def test_every_reader_of_a_version_start_takes_it_from_effective_us(tmp_path):
                            KnowledgeGraph.from_edges(None, []))
     assert index.effective_us.tolist() == [start, created]
 
-    class Rows:   # the two fields in_range reads of a Candidates, and its kind
+    class Rows:   # the fields of a Candidates that in_range reads
         valid_from_us = np.array([start, NO_START])
         created_us = np.array([created, created])
         valid_until_us = np.array([NO_END, NO_END])
         kind = np.array([KIND_VERSIONED, KIND_VERSIONED])
+        doc_type = np.array(["policy", "policy"], dtype=object)
+        content_start = content_end = None   # no periods named in the text
+
+        def __len__(self):
+            return 2
 
     sixties = (to_us(datetime(1966, 1, 1, tzinfo=UTC)), to_us(datetime(1967, 1, 1, tzinfo=UTC)))
-    assert in_range(Rows, sixties, np.array([NO_END, NO_END])).tolist() == [True, False]
+    assert in_range(Rows(), sixties, np.array([NO_END, NO_END])).tolist() == [True, False]
     assert Documents.of(["charter", "memo"], created_us=[created, created],
                         valid_from_us=[start, NO_START]).effective_us.tolist() == [start, created]
 
