@@ -1,4 +1,4 @@
-"""Feedback: verdicts, their undo, ripple, trust at a moment, contradiction resolution.
+"""Feedback: verdicts, their undo, ripple, trust at a moment.
 
 Part of :class:`smartvector_core.service.SmartVector` (a mixin: ``self`` is the whole service)."""
 
@@ -12,13 +12,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..clock import to_us
+from ..clock import from_us, iso, to_us
 from ..config import DEFAULT_CONFIDENCE
-from ..consolidation.contradictions import settlement_events
 from ..errors import InputError
 from ..ingest.validate import clean_id
-from ..models import EdgeType, EventType, event_detail
-from ..store import edge_id as make_edge_id
+from ..models import EventType, event_detail, verdict_key, without_undone
 
 
 def _feedback_keys(doc_id: str, query_id: str, actor: str) -> tuple[str, str, str]:
@@ -63,7 +61,7 @@ class FeedbackOps:
         event_id = os.urandom(12).hex()
         rows += [{"event_id": event_id, "doc_id": doc_id, "event_type": etype.value, "at": now, "delta": delta,
                   "query_id": query_id, "actor": actor, "detail": {"verdict": verdict, "event_id": event_id}}]
-        ripple = self.ripple_preview(doc_id) if verdict == "correct" else []
+        ripple = self.ripple_preview(doc_id, as_of=now) if verdict == "correct" else []
         rows += [{"doc_id": step["doc_id"], "event_type": EventType.RIPPLE.value, "at": now,
                   "delta": -step["penalty"], "query_id": query_id, "actor": actor,
                   "detail": {"source": doc_id, "hop": step["hop"], "via": step["via"], "verdict_event": event_id}}
@@ -95,6 +93,22 @@ class FeedbackOps:
         return {"id": doc_id, "undone": standing["verdict"], "trust_before": before,
                 "trust_after": after, "ripple_reversed": len(rows) - 1, "query_id": query_id}
 
+    def verdict_history(self, doc_id: str, actor: str = "operator") -> list[dict[str, Any]]:
+        """Every verdict ``actor`` holds now on ``doc_id``, one per query (the query id, ``verdict``,
+        ``at`` ISO), newest first: what an undo of an earlier question names."""
+        events = self.knowledge.get().events
+        if not len(events):
+            return []
+        mine = events[(events["doc_id"] == doc_id) & (events["actor"].fillna("") == actor)
+                      & events["event_type"].isin([EventType.FEEDBACK_ACCEPT.value, EventType.FEEDBACK_CORRECT.value])]
+        out = []
+        for query_id in dict.fromkeys(mine["query_id"].fillna("")):
+            standing = self._standing_verdicts(query_id, actor, [doc_id]).get(doc_id)
+            if standing:
+                out.append({"query_id": query_id, "verdict": standing["verdict"], "at_us": standing["at_us"]})
+        out.sort(key=lambda v: v["at_us"], reverse=True)
+        return [{"query_id": v["query_id"], "verdict": v["verdict"], "at": iso(from_us(v["at_us"]))} for v in out]
+
     def standing_verdicts(self, query_id: str, actor: str = "operator") -> dict[str, str]:
         """doc id -> "accept" / "correct": the verdicts ``actor`` holds now on ``query_id``'s answers."""
         return {d: v["verdict"] for d, v in self._standing_verdicts(query_id, actor).items()}
@@ -113,21 +127,11 @@ class FeedbackOps:
         if doc_ids is not None:
             mask &= events["doc_id"].isin(list(doc_ids))
         mine = events[mask].sort_values("at_us", kind="stable")
-        undone, verdicts = set(), {}
-        for row in mine.itertuples(index=False):
-            detail = event_detail(row.detail)
-            if row.event_type == EventType.FEEDBACK_UNDO.value:
-                undone.add(detail.get("undoes"))
-            else:
-                event_id = detail.get("event_id") or f"{row.doc_id}@{row.at_us}"   # verdicts older than undo
-                verdicts.setdefault(row.doc_id, []).append(
-                    {"verdict": kinds[row.event_type], "event_id": event_id, "delta": float(row.delta or 0.0),
-                     "at_us": int(row.at_us)})
+        standing = without_undone(mine[mine["event_type"].isin(list(kinds))], mine)
         out = {}
-        for doc, items in verdicts.items():
-            live = [v for v in items if v["event_id"] not in undone]
-            if live:
-                out[doc] = live[-1]
+        for row in standing.itertuples(index=False):   # oldest first: the latest one stays
+            out[row.doc_id] = {"verdict": kinds[row.event_type], "event_id": verdict_key(row.detail, row.doc_id, row.at_us),
+                               "delta": float(row.delta or 0.0), "at_us": int(row.at_us)}
         return out
 
     def _undo_rows(self, doc_id: str, standing: dict[str, Any], now: datetime, query_id: str,
@@ -148,15 +152,20 @@ class FeedbackOps:
                              "detail": {"undoes_ripple_of": standing["event_id"], "source": doc_id}})
         return rows
 
-    def ripple_preview(self, doc_id: str) -> list[dict[str, Any]]:
-        """The documents a correction of ``doc_id`` would reach, with hop and penalty (the
-        service's ``EngineConfig.consolidation.ripple``, as the consolidation runs ripple)."""
-        graph = self.knowledge.get().graph
+    def ripple_preview(self, doc_id: str, *, as_of: datetime | None = None) -> list[dict[str, Any]]:
+        """The documents a correction of ``doc_id`` at ``as_of`` would reach, with hop and penalty:
+        the rule consolidation's ripple follows (the service's ``EngineConfig.consolidation.ripple``;
+        dependents that are not live then, superseded or ARCHIVED, are neither hit nor traversed:
+        :meth:`KnowledgeState.not_live`; ``as_of`` None: every scheduled successor counted)."""
+        state = self.knowledge.get()
+        graph = state.graph
         if doc_id not in graph.doc_ids:
             return []
         ripple = self.config.consolidation.ripple
+        exclude = state.not_live(None if as_of is None else to_us(as_of)) - {doc_id}
         return [{"doc_id": s.doc_id, "hop": s.hop, "penalty": s.penalty, "via": s.via}
-                for s in graph.ripple_plan(doc_id, ripple.penalty, ripple.hop_decay, ripple.max_hops)]
+                for s in graph.ripple_plan(doc_id, ripple.penalty, ripple.hop_decay, ripple.max_hops,
+                                           exclude=exclude)]
 
     def trust_of(self, doc_ids: Sequence[str], *, as_of: datetime) -> dict[str, float]:
         """Trust at ``as_of`` of each document: the value every result's ``trust`` shows
@@ -180,53 +189,4 @@ class FeedbackOps:
         for t in times_us:
             values = state.trust(id_array, authority, int(t))
             out.append(dict(zip(ids, map(float, values), strict=True)))
-        return out
-
-    RESOLUTIONS = ("keep_both", "keep_src", "keep_dst", "supersede_dst", "supersede_src")
-
-    def resolve_contradiction(self, edge_id: str, resolution: str, *, now: datetime,
-                              actor: str = "operator") -> dict[str, Any]:
-        """Close a CONTRADICTS edge of the review queue.
-
-        Every resolution settles the pair: the contradiction penalty is reversed by an appended
-        CONTRADICTION_SETTLED event (DESIGN.md "Trust model"; nothing is deleted). Then
-        ``keep_both``: both stand; ``keep_src`` / ``keep_dst``: the kept side is accepted and the
-        other corrected (which ripples to its dependents); ``supersede_dst`` / ``supersede_src``: a
-        SUPERSEDES edge (origin "review") from the kept side, then consolidation archives the
-        other. The edge's status becomes ``resolved:<resolution>``; REVIEW events on both sides.
-        """
-        resolution = str(resolution).strip().lower()
-        if resolution not in self.RESOLUTIONS:
-            raise InputError(f"expected one of {', '.join(self.RESOLUTIONS)}, found {resolution!r}",
-                             field="resolution")
-        edges = self.edges_frame()
-        match = edges[(edges["edge_id"] == edge_id) & (edges["edge_type"] == EdgeType.CONTRADICTS.value)] \
-            if len(edges) else edges
-        if not len(match):
-            raise InputError(f"no contradiction with edge id {edge_id!r}", field="edge_id")
-        edge = match.iloc[0].to_dict()
-        src, dst = edge["src"], edge["dst"]
-        edge.update(status=f"resolved:{resolution}")
-        self.store.upsert_edges([{k: edge[k] for k in ("edge_id", "src", "dst", "edge_type", "origin",
-                                                        "evidence", "status", "created_at")}])
-        self.knowledge.record_events([
-            {"doc_id": me, "event_type": EventType.REVIEW.value, "at": now, "actor": actor,
-             "detail": {"edge_id": edge_id, "resolution": resolution, "other": other}}
-            for me, other in ((src, dst), (dst, src))])
-        settled = [e.row(now, actor=actor) for e in
-                   settlement_events(edge_id, self.knowledge.get().events, f"resolved:{resolution}")]
-        have = self.store.existing_event_ids([r["event_id"] for r in settled]) if settled else set()
-        self.knowledge.record_events([r for r in settled if r["event_id"] not in have])
-        out: dict[str, Any] = {"edge_id": edge_id, "resolution": resolution, "src": src, "dst": dst}
-        if resolution in ("keep_src", "keep_dst"):
-            kept, wrong = (src, dst) if resolution == "keep_src" else (dst, src)
-            out["accepted"] = self.feedback(kept, "accept", now=now, actor=actor)
-            out["corrected"] = self.feedback(wrong, "correct", now=now, actor=actor)
-        elif resolution.startswith("supersede"):
-            newer, older = (src, dst) if resolution == "supersede_dst" else (dst, src)
-            self.store.upsert_edges([{"edge_id": make_edge_id(newer, EdgeType.SUPERSEDES.value, older),
-                                      "src": newer, "dst": older, "edge_type": EdgeType.SUPERSEDES.value,
-                                      "origin": "review", "evidence": f"review of contradiction {edge_id}",
-                                      "status": "", "created_at": now}])
-            out["consolidation"] = self.consolidate(now=now)
         return out
