@@ -6,7 +6,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-$(shell sha1sum requirements.txt | cut -c1-12)
 PORT ?= 8501
 
-.PHONY: run test lint demo bench perf chromium screenshot serve mutation
+.PHONY: run test lint demo bench perf chromium screenshot serve mutation calibrate
 
 $(STAMP): requirements.txt
 	test -x $(PY) || python3 -m venv $(VENV)
@@ -35,6 +35,17 @@ demo: $(STAMP)
 
 bench: $(STAMP)
 	$(PY) -m smartvector_core bench --suite paper
+
+# The shipped confidence prior (retrieval/calibration.json), fitted live on many corpora: the paper
+# suite, data/real/*, ../shared/realdata (TimeQA, SituatedQA) and RealTimeQA 2022 weeks (built
+# here from the snapshot, outside the repository). Re-run after any scoring change.
+REALDATA ?= ../shared/realdata
+RTQA_SNAPSHOT ?= /work/.mirror/realtimeqa+realtimeqa_public/repo
+RTQA_OUT ?= /tmp/rtqa2022
+calibrate: $(STAMP)
+	test -f $(RTQA_OUT)/queries.jsonl || python3 $(REALDATA)/realtimeqa_adapter.py --snapshot $(RTQA_SNAPSHOT) --out $(RTQA_OUT)
+	OMP_NUM_THREADS=1 $(PY) -m smartvector_core --store .calibration/store calibration --fit-prior \
+		--realdata $(REALDATA) --realtimeqa $(RTQA_OUT)
 
 perf: $(STAMP)
 	$(PY) -m smartvector_core perf --quick

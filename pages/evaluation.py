@@ -99,7 +99,9 @@ st.subheader("Confidence against operators' verdicts")
 with shown_errors("Reading the feedback"):
     verdicts = service().feedback_reliability()
     if verdicts["n"]:
-        st.caption(f"{verdicts['n']} accept/correct verdicts on logged answers; ECE {verdicts['ece']:.3f}")
+        st.caption(views.verdicts_line(verdicts))
+        for warning in verdicts.get("warnings") or []:
+            st.warning(warning)
         show_figure(charts.reliability_diagram({p: views.as_frame(v["bins"]) for p, v in verdicts["by_profile"].items()}),
                     key="eval_feedback_rel")
     else:

@@ -83,6 +83,8 @@ def _print_response(resp, as_json: bool) -> None:
     for r in resp.results:
         print(f"  {r.rank}. {r.id:<28} score={r.score:.3f} confidence={r.confidence:.2f} {r.confidence_tier.value:<6} "
               f"trust={r.trust:.2f} {r.kind.value:<9} {r.validity_state.value}")
+        if r.confidence_factors:
+            print("       confidence: " + "; ".join(r.confidence_factors))
         for reason in r.reasons[:3]:
             print(f"       - {reason}")
     if resp.rejections:
@@ -126,16 +128,26 @@ def cmd_stats(app: SmartVector, args) -> int:
 
 
 def cmd_calibration(app: SmartVector, args) -> int:
+    if args.fit_prior:
+        return _fit_prior(app, args)
     report = app.feedback_reliability()
     if args.json:
         print(dumps(report))
         return 0
+    for warning in report.get("warnings") or []:
+        _eprint(f"warning: {warning}")
     if not report["n"]:
         print("no feedback tied to a logged query yet (feedback ID accept|correct --query-id Q)")
         return 0
-    print(f"{report['n']} verdicts on logged answers, ECE {report['ece']:.3f}")
+
+    def parts(r) -> str:
+        def f(key):
+            return "–" if r.get(key) is None else f"{r[key]:.3f}"
+        return (f"ECE {f('ece')}, Brier {f('brier')} (reliability {f('reliability')}, resolution {f('resolution')}), "
+                f"AUROC {f('auroc')}, HIGH precision {f('high_precision')} ({r.get('high_n', 0)} HIGH)")
+    print(f"{report['n']} verdicts on logged answers: {parts(report)}")
     for profile, part in report["by_profile"].items():
-        print(f"  {profile}: n={part['n']} ECE={part['ece']:.3f}")
+        print(f"  {profile}: n={part['n']} {parts(part)}")
         for b in part["bins"]:
             print(f"    conf {b['confidence']:.2f}  accepted {b['accuracy']:.2f}  (n={b['count']})")
     return 0
@@ -277,6 +289,22 @@ def cmd_freshness(app: SmartVector, args) -> int:
     return 0
 
 
+def _fit_prior(app: SmartVector, args) -> int:
+    """``calibration --fit-prior``: rebuild the shipped confidence prior (evaluation.confidence_fit)."""
+    from pathlib import Path
+
+    from .evaluation.confidence_fit import fit_prior_command, format_table
+
+    rtqa = Path(args.realtimeqa) if args.realtimeqa else None
+    out = fit_prior_command(embedder=app.embedder, repo=Path(__file__).resolve().parent.parent,
+                            realdata=Path(args.realdata), realtimeqa=rtqa, rows_dir=Path(args.rows),
+                            cache=Path(args.cache) if args.cache else None, collect_rows=not args.reuse_rows,
+                            write=not args.dry_run, before=Path(args.before) if args.before else None,
+                            log=lambda m: _eprint(f"fit-prior: {m}"))
+    print(dumps(out) if args.json else format_table(out["table"]))
+    return 0
+
+
 def cmd_bench(app: SmartVector, args) -> int:
     """``bench``: a benchmark in a temporary store (see smartvector_core.evaluation.report)."""
     from .evaluation.report import bench_command, format_report
@@ -359,6 +387,17 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("calibration", help="reported confidence against operators' accept/correct verdicts")
     p.add_argument("--json", action="store_true")
+    p.add_argument("--fit-prior", dest="fit_prior", action="store_true",
+                   help="rebuild the shipped confidence prior from many corpora (live benchmarks)")
+    p.add_argument("--realdata", default="../shared/realdata", help="--fit-prior: TimeQA / SituatedQA folders")
+    p.add_argument("--realtimeqa", default="/tmp/rtqa2022", help="--fit-prior: RealTimeQA 2022 set (adapter output)")
+    p.add_argument("--rows", default=".calibration/rows", help="--fit-prior: where the collected rows are kept")
+    p.add_argument("--cache", default=".calibration/cache", help="--fit-prior: embedding cache ('' for none)")
+    p.add_argument("--reuse-rows", dest="reuse_rows", action="store_true",
+                   help="--fit-prior: fit on the rows already collected (no benchmark runs)")
+    p.add_argument("--dry-run", dest="dry_run", action="store_true", help="--fit-prior: report, write nothing")
+    p.add_argument("--before", help="--fit-prior: the earlier prior to report beside the new one "
+                                    "(default: the file being replaced)")
     p.set_defaults(func=cmd_calibration)
 
     p = sub.add_parser("consolidate", help="run the consolidation agent now")

@@ -258,13 +258,15 @@ class Result:
     paired_with: str | None = None
     trust: float = float("nan")
     certainty: float = float("nan")
+    confidence_factors: list[str] = field(default_factory=list)   # what moved the confidence most, in words
+    evidence: tuple[float, ...] = field(default=(), repr=False)   # the confidence model's features (not serialised)
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "id": self.id, "chunk_id": self.chunk_id, "text": self.text, "rank": self.rank,
             "score": round(float(self.score), 6), "confidence": round(float(self.confidence), 6),
             "trust": _rounded(self.trust), "certainty": _rounded(self.certainty),
-            "confidence_tier": self.confidence_tier.value,
+            "confidence_factors": list(self.confidence_factors), "confidence_tier": self.confidence_tier.value,
             "validity_state": self.validity_state.value, "kind": self.kind.value,
             "signals": {name: s.to_dict() for name, s in self.signals.items()},
             "reasons": list(self.reasons), "title": self.title, "doc_type": self.doc_type,
@@ -291,10 +293,12 @@ class QueryResponse:
     timings_ms: dict[str, float] = field(default_factory=dict)
     abstained: bool = False            # nothing in the store is about the question
     abstain_reason: str | None = None
+    scoring_version: str = ""          # what the certainties were computed with (confidence_model)
 
     def to_dict(self) -> dict[str, Any]:
         return {"query_id": self.query_id, "query": self.query, "as_of": self.as_of,
                 "profile": self.profile, "abstained": self.abstained, "abstain_reason": self.abstain_reason,
+                "scoring_version": self.scoring_version,
                 "results": [r.to_dict() for r in self.results],
                 "rejections": [r.to_dict() for r in self.rejections], "intent": self.intent,
                 "timings_ms": {k: round(v, 3) for k, v in self.timings_ms.items()}}

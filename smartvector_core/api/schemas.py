@@ -88,6 +88,8 @@ class ResultOut(BaseModel):
     confidence: float = Field(description="calibrated probability that this passage is a right and current answer")
     confidence_tier: str
     trust: float | None = Field(None, description="the document's trust at as_of")
+    confidence_factors: list[str] = Field(default_factory=list,
+                                          description="what moved this confidence most, in words")
     validity_state: str
     kind: str
     signals: dict[str, SignalOut]

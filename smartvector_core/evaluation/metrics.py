@@ -21,7 +21,16 @@ from typing import Any
 import numpy as np
 
 from ..errors import InputError
-from ..retrieval.calibration import expected_calibration_error, reliability_bins  # noqa: F401  (one home)
+from ..retrieval.calibration import (  # noqa: F401  (one home)
+    auroc,
+    brier_decomposition,
+    confidence_report,
+    defined_or_none,
+    distinct_per_100,
+    expected_calibration_error,
+    reliability_bins,
+    tier_precision,
+)
 
 Ranking = Sequence[str]
 
@@ -122,6 +131,7 @@ def _summary(rankings: list[list[str]], top_conf: list[float], queries: list[Map
         "top1": top1_accuracy(rankings, relevant),
         "stale_at_1": stale_at_1(rankings, stale),
         "ece": expected_calibration_error(top_conf, correct),
+        "auroc": defined_or_none(auroc(top_conf, correct)),
         "mrr": mrr(rankings, relevant),
         "recall_at_5": recall_at_k(rankings, relevant, k=5),
         "containment_at_5": containment_at_k(passages, relevant, k=5),

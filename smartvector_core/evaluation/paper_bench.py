@@ -22,7 +22,8 @@ from typing import Any
 import numpy as np
 
 from ..errors import InputError
-from ..retrieval.calibration import KNOTS_FILE, expected_calibration_error, fit_knots, save_knots
+from ..retrieval import confidence_model as cm
+from ..retrieval.calibration import KNOTS_FILE, expected_calibration_error
 from ..service import SmartVector
 from ..settings import load_settings
 from .ablation import DEFAULT_SWEEP_STEP, run_ablations, weight_sweep
@@ -170,45 +171,38 @@ def run_paper_bench(embedder, *, seed: int = DEFAULT_SEED, split: str = "heldout
 def fit_calibration(embedder, *, seed: int = DEFAULT_SEED, profiles: Sequence[str] = GATED_PROFILES,
                     rates: Sequence[float] = (0.0,), k: int = 5, write: bool = True,
                     feedback: Mapping[str, tuple[Sequence[float], Sequence[bool]]] | None = None) -> dict[str, Any]:
-    """Fit each profile's certainty -> accuracy knots on the **tune** split and save them.
-
-    For every tune query (at each contradiction rate in ``rates``) the top result's certainty
-    (``calibration.certainty``: score, margin over the best disagreeing result, trust, validity,
-    conflict; the value each result carries) is paired with whether it is a right answer; an
-    isotonic fit per profile gives the knots (``calibration.save_knots``): the shipped prior
-    that each store refits on its operators' verdicts. The held-out split is never read here.
+    """Fit each profile's confidence model and isotonic map on the paper suite's **tune** split
+    only (``bench --suite paper --fit-calibration``), with the store's verdicts (``feedback``:
+    per profile, certainty and accepted) added to the isotonic step; the held-out split is never
+    read. The shipped prior is fitted on many corpora (``calibration --fit-prior``,
+    :mod:`.confidence_fit`): this one-suite fit is for experiments on the suite.
     """
+    from .confidence_fit import collect_from, fit_prior, write_prior
 
     names = [n for n in check_profiles(profiles) if n != "naive"]
     timed = TimedEmbedder(embedder)
-    pairs: dict[str, tuple[list[float], list[bool]]] = {n: ([], []) for n in names}
+    rows = {}
     for rate in check_rates(rates):
         suite = generate_paper_suite(seed, rate)
-        tune = suite.split("tune")
-        with prepared_bench(suite.corpus, tune, embedder=timed, k=k) as bench:
-            for name in names:
-                runs = bench.answer_profile(name)
-                for q in bench.queries:
-                    results = runs[q.id]
-                    if not results:
-                        continue
-                    pairs[name][0].append(float(results[0]["certainty"]))
-                    pairs[name][1].append(results[0]["id"] in q.relevant)
-    for name, (x, hit) in (feedback or {}).items():
-        if name in pairs:
-            pairs[name][0].extend(float(v) for v in x)
-            pairs[name][1].extend(bool(v) for v in hit)
-    knots, report = {}, {}
-    for name, (x, hit) in pairs.items():
-        if not x:
-            continue
-        knots[name] = fit_knots(np.array(x), np.array(hit, dtype=float))
-        fitted = np.interp(np.array(x), knots[name]["x"], knots[name]["y"])
-        report[name] = {"n": len(x), "knots": len(knots[name]["x"]),
-                        "tune_ece_raw_certainty": expected_calibration_error(np.array(x), np.array(hit)),
-                        "tune_ece_fitted": expected_calibration_error(fitted, np.array(hit))}
-    meta = {"split": "tune", "feedback_pairs": sum(len(x) for x, _ in (feedback or {}).values()), "seed": seed, "rates": list(check_rates(rates)), "k": k,
-            "model": getattr(embedder, "name", type(embedder).__name__), "method": "isotonic"}
-    if write and knots:
-        save_knots(knots, meta)
-    return {"profiles": report, "meta": meta, "written": str(KNOTS_FILE) if write and knots else None}
+        with prepared_bench(suite.corpus, suite.split("tune"), embedder=timed, k=k) as bench:
+            rows[(f"paper@{rate}", "fit")] = collect_from(bench, profiles=names)
+    verdicts = {n: v for n, v in (feedback or {}).items() if n in names}
+    fitted = fit_prior(rows, profiles=names, verdicts=verdicts)
+    report = {}
+    for name, part in fitted.items():
+        cert, hit = [], []
+        model = cm.ConfidenceModel.from_dict(part["model"])
+        for data in rows.values():
+            keep = (data["profile"] == name) & (data["rank"] == 1)
+            cert.append(model.certainty(data["x"][keep]))
+            hit.append(data["right"][keep])
+        x, y = np.concatenate(cert), np.concatenate(hit).astype(bool)
+        report[name] = {"n": part["n"], "knots": len(part["x"]),
+                        "tune_ece_raw_certainty": expected_calibration_error(x, y),
+                        "tune_ece_fitted": expected_calibration_error(np.interp(x, part["x"], part["y"]), y)}
+    meta = {"split": "tune", "feedback_pairs": sum(len(x) for x, _ in (feedback or {}).values()), "seed": seed,
+            "rates": list(check_rates(rates)), "k": k, "model": getattr(embedder, "name", type(embedder).__name__),
+            "method": "logistic regression on standardised evidence, then centred isotonic"}
+    if write and fitted:
+        write_prior(fitted, meta)
+    return {"profiles": report, "meta": meta, "written": str(KNOTS_FILE) if write and fitted else None}

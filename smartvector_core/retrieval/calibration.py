@@ -4,35 +4,26 @@ DESIGN.md "Trust model": the answer confidence is "a function of the score, the 
 next candidates, trust, validity, and agreement among candidates", calibrated from a shipped
 prior and refitted per store from operators' verdicts. Two steps:
 
-1. **certainty** (:func:`certainty`), the uncalibrated evidence in [0, 1]::
+1. **certainty**, the uncalibrated evidence in [0, 1]: the profile's confidence model
+   (:mod:`.confidence_model`: logistic regression on each result's evidence, shipped in
+   ``calibration.json`` beside this module and rebuilt by ``calibration --fit-prior``). Where the
+   prior holds no model for a profile, :func:`certainty` gives the evidence formula::
 
-       x = score · g(margin) · (0.5 + 0.5 · trust) · validity
+       x = score · g(margin) · (0.5 + 0.5 · trust) · validity − 0.1 · severity
 
    - ``margin``: the result's score minus the best score of a result that does **not** agree
-     with it. Results agree when they come from the same document or the same version chain
-     (several passages of one document are not a close race). Rank 1's margin is ≥ 0; every
-     later rank's is ≤ 0.
-   - ``g(m) = clip(0.5 + 0.5 · m / 0.1, 0, 1)``: a clear winner (margin ≥ 0.1) keeps its score,
-     a tie halves it, a result 0.1 behind a disagreeing one gets nothing (blog, "When the score
-     looks good but the answer isn't certain": "when two documents score 0.73 and 0.72 … the
-     system shouldn't act certain"). A flagged conflict (the fact changed against the previous
-     version, severity ≥ 0.5) counts as a race with no margin: ``g ≤ 0.5``; any severity also
-     costs ``conflict_penalty · severity`` (blog: "conf_pen = −0.1 · severity"). The constants:
+     with it (same document or same version chain agree); ``g(m) = clip(0.5 + 0.5 · m / 0.1,
+     0, 1)`` (blog, "When the score looks good but the answer isn't certain"); a flagged
+     conflict (severity ≥ 0.5) counts as a race with no margin, and any severity costs
+     ``conflict_penalty · severity`` (blog: "conf_pen = −0.1 · severity"); ``validity`` 1 for a VALID or
+     TEMPORAL result, 0.5 otherwise. The constants:
      :class:`~smartvector_core.config.query.CalibrationConfig`.
-   - ``trust``: the document's trust at ``as_of`` (memory/confidence.py).
-   - ``validity``: 1 for a VALID or TEMPORAL result, 0.5 for an EXPIRED or NOT_YET_VALID one (only
-     profiles without gates return those): it is not a *current* answer.
-
-   Because ``g`` is ≥ 0.5 for rank 1 and ≤ 0.5 for every later rank while scores fall with
-   rank, rank 1 has the highest certainty unless its trust or validity is lower: the
-   pipeline then says so in the result's reasons.
-2. **calibration** (:func:`calibrate`): a non-decreasing map certainty → probability. The
-   shipped prior (``calibration.json`` beside this module) is an isotonic regression per
-   profile fitted on the paper suite's tune split (``bench --suite paper --fit-calibration``).
-   Per store, :func:`refit_knots` refits it on the operators' verdicts (accept = right,
-   correct = wrong, each paired with the certainty the store logged with that answer), with
-   the prior counting as ``CalibrationConfig.prior_weight`` verdicts, so a handful of verdicts nudges it and
-   hundreds decide it. The map is non-decreasing, so calibration never reorders results.
+2. **calibration** (:func:`calibrate`): a non-decreasing map certainty → probability, the
+   shipped prior's isotonic knots per profile. Per store, :func:`refit_knots` refits it on the
+   operators' verdicts (accept = right, correct = wrong, each paired with the certainty the
+   store logged with that answer), with the prior counting as ``CalibrationConfig.prior_weight`` verdicts, so
+   a handful of verdicts nudges it and hundreds decide it. The map is non-decreasing, so
+   calibration never reorders results.
 
 ``naive`` reports its cosine similarity unchanged: that is what plain RAG reports.
 
@@ -46,6 +37,7 @@ import json
 from collections.abc import Sequence
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -53,6 +45,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..config.query import DEFAULT_ABSTENTION, DEFAULT_CALIBRATION, AbstentionConfig, CalibrationConfig
+from ..config.temporal import DEFAULT_TEMPORAL
 from ..errors import InputError
 from ..words import CONTENT_STOP_WORDS, content_words
 
@@ -122,35 +115,25 @@ def calibrate(profile: str, x: np.ndarray, knots: tuple[np.ndarray, np.ndarray] 
     return np.interp(x, knots[0], knots[1])
 
 
-def fit_knots(x: np.ndarray, correct: np.ndarray, weights: np.ndarray | None = None) -> dict[str, list[float]]:
-    """Isotonic (non-decreasing) fit of correctness on certainty; returns the knots to store."""
-    from sklearn.isotonic import IsotonicRegression
-
-    iso = IsotonicRegression(y_min=0.0, y_max=1.0, increasing=True, out_of_bounds="clip")
-    iso.fit(np.asarray(x, dtype=np.float64), np.asarray(correct, dtype=np.float64), sample_weight=weights)
-    return {"x": [float(v) for v in iso.X_thresholds_], "y": [float(v) for v in iso.y_thresholds_]}
-
-
 def refit_knots(profile: str, x: np.ndarray, correct: np.ndarray, *,
-                prior_weight: float = DEFAULT_CALIBRATION.prior_weight) -> tuple[np.ndarray, np.ndarray]:
+                prior_weight: float = DEFAULT_CALIBRATION.prior_weight,
+                prior: tuple[np.ndarray, np.ndarray] | None = None) -> tuple[np.ndarray, np.ndarray]:
     """The store's calibration of ``profile``: an isotonic fit on its operators' verdicts
-    (certainty ``x``, accepted ``correct``) plus the shipped prior as ``prior_weight``
-    pseudo-verdicts spread evenly over the prior's knots (their y as the observed rate).
-    Without a shipped prior, the identity (y = x at 0 and 1) plays that part."""
-    prior = prior_knots(profile)
+    (certainty ``x``, accepted ``correct``) plus the prior (``prior``, default the shipped
+    knots of ``profile``) as ``prior_weight`` pseudo-verdicts spread evenly over the prior's
+    knots (their y as the observed rate). Without a prior, the identity (y = x at 0 and 1) plays
+    that part. Knots at the centres of the isotonic blocks
+    (:func:`confidence_model.centred_isotonic`), so distinct certainties stay distinct."""
+    from .confidence_model import centred_isotonic
+
+    prior = prior if prior is not None else prior_knots(profile)
     px, py = prior if prior is not None else (np.array([0.0, 1.0]), np.array([0.0, 1.0]))
     x = np.asarray(x, dtype=np.float64)
     y = np.asarray(correct, dtype=np.float64)
     all_x = np.r_[px, x]
     all_y = np.r_[py, y]
     w = np.r_[np.full(len(px), prior_weight / max(len(px), 1)), np.ones(len(x))]
-    fitted = fit_knots(all_x, all_y, w)
-    return np.asarray(fitted["x"]), np.asarray(fitted["y"])
-
-
-def save_knots(per_profile: dict[str, dict[str, list[float]]], meta: dict) -> None:
-    KNOTS_FILE.write_text(json.dumps({"meta": meta, "profiles": per_profile}, indent=1), encoding="utf-8")
-    _shipped.cache_clear()
+    return centred_isotonic(all_x, all_y, w)
 
 
 _STEM = 5               # ours: words sharing their first five letters count as one ("refund", "refunds")
@@ -270,3 +253,82 @@ def reliability_bins(confidence: Sequence[float] | np.ndarray, correct: Sequence
     frame = pd.DataFrame({"bin": which, "c": conf, "h": hit})
     out = frame.groupby("bin").agg(confidence=("c", "mean"), accuracy=("h", "mean"), count=("c", "size"))
     return out.reset_index()
+
+
+def auroc(confidence: Sequence[float] | np.ndarray, correct: Sequence[bool] | np.ndarray) -> float:
+    """Area under the ROC curve of ``confidence`` separating right (``correct``) from wrong:
+    the probability that a right answer gets a higher confidence than a wrong one, ties
+    counting one half (Mann–Whitney U / (n₊·n₋), with average ranks for ties). NaN when
+    every answer is right or every answer is wrong. 0.5: no better than a coin."""
+    conf = np.asarray(confidence, dtype=np.float64)
+    hit = np.asarray(correct, dtype=bool)
+    pos, neg = int(hit.sum()), int((~hit).sum())
+    if pos == 0 or neg == 0:
+        return float("nan")
+    values, inverse, counts = np.unique(conf, return_inverse=True, return_counts=True)
+    starts = np.cumsum(counts) - counts               # 0-based first rank of each distinct value
+    ranks = (starts + (counts + 1) / 2.0)[inverse]    # average 1-based rank
+    return float((ranks[hit].sum() - pos * (pos + 1) / 2.0) / (pos * neg))
+
+
+def brier_decomposition(confidence: Sequence[float] | np.ndarray, correct: Sequence[bool] | np.ndarray,
+                        bins: int = 10) -> dict[str, float]:
+    """Brier score ``BS = (1/N) Σ (c_i − o_i)²`` and Murphy's parts over the equal-width bins of
+    :func:`reliability_bins` (Murphy 1973, "A new vector partition of the probability score")::
+
+        reliability = (1/N) Σ_b n_b (c̄_b − ō_b)²     lower is better (calibration)
+        resolution  = (1/N) Σ_b n_b (ō_b − ō)²       higher is better (telling right from wrong)
+        uncertainty = ō (1 − ō)                      the base rate's own spread
+
+    ``BS = reliability − resolution + uncertainty`` holds exactly when every bin holds one
+    confidence value; otherwise it differs by the spread of the confidences within bins.
+    Zero answers: every part 0."""
+    conf = np.clip(np.asarray(confidence, dtype=np.float64), 0.0, 1.0)
+    hit = np.asarray(correct, dtype=np.float64)
+    n = conf.size
+    if n == 0:
+        return {"brier": 0.0, "reliability": 0.0, "resolution": 0.0, "uncertainty": 0.0}
+    which = np.minimum((conf * bins).astype(np.int64), bins - 1)
+    count = np.bincount(which, minlength=bins)
+    mean_c = np.bincount(which, weights=conf, minlength=bins) / np.maximum(count, 1)
+    mean_o = np.bincount(which, weights=hit, minlength=bins) / np.maximum(count, 1)
+    base = hit.mean()
+    return {"brier": float(np.mean((conf - hit) ** 2)),
+            "reliability": float((count * (mean_c - mean_o) ** 2).sum() / n),
+            "resolution": float((count * (mean_o - base) ** 2).sum() / n),
+            "uncertainty": float(base * (1.0 - base))}
+
+
+def tier_precision(confidence: Sequence[float] | np.ndarray, correct: Sequence[bool] | np.ndarray,
+                   threshold: float) -> tuple[float, int]:
+    """(share of right answers, count) among answers with ``confidence >= threshold`` (the HIGH
+    tier from its threshold); NaN precision when none reaches it."""
+    conf = np.asarray(confidence, dtype=np.float64)
+    hit = np.asarray(correct, dtype=bool)
+    chosen = conf >= threshold
+    n = int(chosen.sum())
+    return (float(hit[chosen].mean()) if n else float("nan")), n
+
+
+def distinct_per_100(confidence: Sequence[float] | np.ndarray, decimals: int = 6) -> float:
+    """Distinct values (at ``decimals`` places, as results are shown) per 100 answers."""
+    conf = np.asarray(confidence, dtype=np.float64)
+    return float(len(np.unique(np.round(conf, decimals))) * 100.0 / conf.size) if conf.size else 0.0
+
+
+def defined_or_none(value: float) -> float | None:
+    """NaN (undefined) as None, so that JSON stays JSON."""
+    return None if value != value else float(value)
+
+
+def confidence_report(confidence: Sequence[float] | np.ndarray, correct: Sequence[bool] | np.ndarray, *,
+                      high: float = DEFAULT_TEMPORAL.tiers.high, bins: int = 10) -> dict[str, Any]:
+    """How well one set of (top-1) confidences tells right from wrong: ECE, AUROC, the Brier
+    score with its reliability and resolution parts, distinct values per 100 answers, and the
+    precision (and size) of the HIGH tier (``confidence >= high``). Undefined values are None."""
+    conf = np.asarray(confidence, dtype=np.float64)
+    hit = np.asarray(correct, dtype=bool)
+    precision, n_high = tier_precision(conf, hit, high)
+    return {"ece": expected_calibration_error(conf, hit, bins), "auroc": defined_or_none(auroc(conf, hit)),
+            **brier_decomposition(conf, hit, bins), "distinct_per_100": distinct_per_100(conf),
+            "high_precision": defined_or_none(precision), "high_n": n_high}

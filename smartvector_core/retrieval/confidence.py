@@ -16,7 +16,7 @@ import pyarrow.compute as pc
 from ..config import DEFAULT_ENGINE, EngineConfig
 from ..config.query import DEFAULT_ABSTENTION, AbstentionConfig
 from ..temporal import STATE_TEMPORAL, STATE_VALID, confidence_tiers
-from . import calibration
+from . import calibration, confidence_model
 from .candidates import Candidates
 from .profiles import Profile
 from .query_cache import Knots
@@ -27,8 +27,10 @@ from .rerank import Ranked
 class ResultConfidence:
     """Per returned passage (``top``, in rank order): its profile score, margin over the best
     disagreeing kept candidate, trust, whether it is current (VALID or TEMPORAL), conflict
-    severity, certainty (:func:`.calibration.certainty`), probability (calibrated, capped when
-    the answer abstains) and tier."""
+    severity, certainty (the profile's confidence model on the passage's evidence,
+    :mod:`.confidence_model`; :func:`.calibration.certainty` where no model is shipped),
+    probability (calibrated, capped when the answer abstains), tier, the evidence rows and the
+    factors that moved each confidence most."""
 
     scores: np.ndarray
     margins: np.ndarray
@@ -38,11 +40,19 @@ class ResultConfidence:
     certainty: np.ndarray
     probability: np.ndarray
     tiers: np.ndarray
+    features: np.ndarray | None = None          # the evidence rows (confidence_model.FEATURES)
+    factors: list[list[str]] | None = None      # per passage, what moved its confidence most, in words
+    model: confidence_model.ConfidenceModel | None = None
+
+    def why_lower(self) -> str | None:
+        """Why rank 1 carries less confidence than a later rank, in the model's words."""
+        return None if self.model is None else confidence_model.why_lower(self.model, self.features, self.probability)
 
 
 def result_confidence(cands: Candidates, ranked: Ranked, top: np.ndarray, profile: Profile, *,
                       knots: Knots | None = None, abstained: bool = False,
-                      config: EngineConfig = DEFAULT_ENGINE) -> ResultConfidence:
+                      config: EngineConfig = DEFAULT_ENGINE, asked: confidence_model.QuestionWords | None = None,
+                      t_us: int | None = None) -> ResultConfidence:
     """The confidence of the ``top`` rows (indices into ``cands``). Reads: the scores of every
     kept row (``ranked.order``: the margins are against the best kept row of another version
     chain, or of another document when it has no chain), and of the top rows their score, trust
@@ -58,12 +68,32 @@ def result_confidence(cands: Candidates, ranked: Ranked, top: np.ndarray, profil
     severity = ranked.severity[top] if ranked.severity is not None else np.zeros(len(top))
     trust = ranked.trust[top]
     current = np.isin(ranked.states[top], (STATE_VALID, STATE_TEMPORAL))
-    x = calibration.certainty(scores, margins, trust, current, severity, config.calibration)
+    features = model = None
+    factors = [[] for _ in top]
+    if profile.name != "naive":
+        titles = pa.array(cands.title, pa.large_string()).fill_null("")
+        texts = pc.binary_join_element_wise(titles, pa.array(cands.text, pa.large_string()).fill_null(""),
+                                            pa.scalar(" ", pa.large_string()))
+        values = ranked.signals.values
+        created = cands.created_us[top]
+        features = confidence_model.evidence(
+            asked or confidence_model.question_words(""), top=top, kept=kept, raw_cosine=cands.raw_cosine,
+            score=ranked.score, margins=margins, groups_kept=groups, texts=texts, trust=trust, current=current,
+            severity=severity, temporal=values.get("temporal"), content_time=values.get("content_time"),
+            range_ignored=ranked.range_ignored, chain=ranked.chain, versions=cands.version,
+            age_days=((created.max(initial=0) if t_us is None else t_us) - created) / 86_400_000_000,
+            generic_share=config.abstention.generic_share)
+        model = confidence_model.prior_model(profile.name)
+    if model is not None:
+        x = model.certainty(features)
+        factors = confidence_model.factors(model, features)
+    else:
+        x = calibration.certainty(scores, margins, trust, current, severity, config.calibration)
     probability = calibration.calibrate(profile.name, x, knots, raw_scores=scores)
     if abstained:
         probability = np.minimum(probability, config.abstention.cap)
     return ResultConfidence(scores, margins, trust, current, severity, x, probability,
-                            confidence_tiers(probability, config.temporal.tiers))
+                            confidence_tiers(probability, config.temporal.tiers), features, factors, model)
 
 
 def abstention(cands: Candidates, question: str, config: AbstentionConfig = DEFAULT_ABSTENTION) -> str | None:

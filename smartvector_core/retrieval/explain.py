@@ -29,6 +29,7 @@ from .candidates import (
     select_passages,
 )
 from .confidence import result_confidence
+from .confidence_model import QuestionWords
 from .content_match import content_time_reason
 from .profiles import Profile
 from .query_cache import Knots
@@ -37,10 +38,10 @@ from .rerank import CODES, Ranked, age_days
 
 def build_results(cands: Candidates, ranked: Ranked, profile: Profile, k: int, t_us: int, *,
                   knots: Knots | None = None, abstained: bool = False, per_document: int = PASSAGES_PER_DOCUMENT,
-                  config: EngineConfig = DEFAULT_ENGINE) -> list[Result]:
+                  config: EngineConfig = DEFAULT_ENGINE, asked: QuestionWords | None = None) -> list[Result]:
     """The top ``k`` kept rows as explained results. ``confidence`` is the calibrated
-    probability of :func:`.confidence.result_confidence` (certainty from score, margin over the
-    best disagreeing candidate among all kept ones, trust, validity and conflict; ``knots``: the
+    probability of :func:`.confidence.result_confidence` (the profile's confidence model on each
+    result's evidence, :mod:`.confidence_model`, with the question ``asked``; ``knots``: the
     store's refit of the profile when it has operator verdicts, else the shipped prior), capped at
     ``config.abstention.cap`` when the answer abstains; tiers are thresholds on it. The rows are up
     to ``k`` passages, at most ``per_document`` of one document, grouped under their document
@@ -49,7 +50,8 @@ def build_results(cands: Candidates, ranked: Ranked, profile: Profile, k: int, t
                           relevant_passages(cands.doc_code, cands.raw_cosine))
     if not len(top):
         return []
-    conf = result_confidence(cands, ranked, top, profile, knots=knots, abstained=abstained, config=config)
+    conf = result_confidence(cands, ranked, top, profile, knots=knots, abstained=abstained, config=config,
+                             asked=asked, t_us=t_us)
     contributions = ranked.signals.contributions()
     severity = conf.severity
     boost = config.temporal.conflict.boost_per_severity * severity if profile.conflict_boost else np.zeros(len(top))
@@ -57,7 +59,8 @@ def build_results(cands: Candidates, ranked: Ranked, profile: Profile, k: int, t
     conflict_notes = [f"fact changed against the previous version: severity {sv:.3f} (score +{b:.3f}; "
                       f"confidence lowered: a conflict counts as a race with no margin, and -{penalty * sv:.3f})"
                       if sv > 0 else None for sv, b in zip(severity, boost, strict=True)]
-    behind = _why_rank_one_is_not_highest(conf.probability, conf.trust, conf.current, severity)
+    behind = (conf.why_lower() if conf.features is not None
+              else _why_rank_one_is_not_highest(conf.probability, conf.trust, conf.current, severity))
     states = state_names(ranked.states[top])
     hours_left = remaining_window_hours(cands.valid_until_us[top], t_us)
     out: list[Result] = []
@@ -78,6 +81,8 @@ def build_results(cands: Candidates, ranked: Ranked, profile: Profile, k: int, t
             id=cands.doc_id[i], chunk_id=cands.chunk_id[i], text=cands.text[i], rank=j + 1,
             score=float(conf.scores[j]), confidence=float(conf.probability[j]), trust=float(conf.trust[j]),
             certainty=float(conf.certainty[j]), confidence_tier=ConfidenceTier(str(conf.tiers[j])),
+            confidence_factors=conf.factors[j],
+            evidence=() if conf.features is None else tuple(map(float, conf.features[j])),
             validity_state=ValidityState(str(states[j])),
             kind=DocumentKind(KIND_NAMES[cands.kind[i]]), signals=signals, reasons=reasons,
             title=cands.title[i], doc_type=cands.doc_type[i], action=action, lifecycle=cands.lifecycle[i],

@@ -27,6 +27,7 @@ from ..models import QueryResponse
 from ..temporal import parse_intent
 from .candidates import PASSAGES_PER_DOCUMENT, Candidates
 from .confidence import abstention
+from .confidence_model import question_words, version_of
 from .explain import build_rejections, build_results
 from .profiles import Profile, get_profile
 from .query_cache import Knots, QueryCache
@@ -112,7 +113,7 @@ def answer(cands: Candidates, request: QueryRequest, profile: Profile, knowledge
     abstain_reason = abstention(cands, request.text, config.abstention)
     results = build_results(cands, ranked, profile, request.k, t_us, knots=knots,
                             abstained=abstain_reason is not None, per_document=request.passages_per_document,
-                            config=config)
+                            config=config, asked=question_words(request.text, intent))
     rejections = build_rejections(cands, ranked, t_us, limit=max(25, 3 * request.k), config=config)
     intent_dict = intent.to_dict() if intent is not None else {}
     intent_dict["judged_at"] = iso(from_us(t_us))
@@ -121,4 +122,4 @@ def answer(cands: Candidates, request: QueryRequest, profile: Profile, knowledge
     return QueryResponse(query_id=request.query_id or new_query_id(), query=request.text,
                          as_of=iso(request.as_of), profile=profile.name, results=results,
                          rejections=rejections, intent=intent_dict, abstained=abstain_reason is not None,
-                         abstain_reason=abstain_reason)
+                         abstain_reason=abstain_reason, scoring_version=version_of(config, profile))

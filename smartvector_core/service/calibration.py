@@ -11,7 +11,8 @@ import numpy as np
 import pandas as pd
 
 from ..models import EventType, without_undone
-from ..retrieval.calibration import expected_calibration_error, refit_knots, reliability_bins
+from ..retrieval import confidence_model as cm
+from ..retrieval.calibration import confidence_report, refit_knots, reliability_bins
 
 
 class CalibrationOps:
@@ -21,17 +22,44 @@ class CalibrationOps:
         event tied to a logged query: the operators' verdicts as calibration data.
 
         The certainty is the one the logged result carries (``certainty``: what calibration
-        mapped to its confidence); results logged before it was recorded are left out.
+        mapped to its confidence); results logged before it was recorded, and answers scored
+        with another scoring version than the engine's (their certainties are not the
+        model's), are left out (:meth:`scoring_warnings` counts them).
         """
         pairs: dict[str, tuple[list[float], list[bool]]] = {}
         for profile, response, doc_id, accepted in self._verdicts():
             hit = next((r for r in response.get("results", []) if r.get("id") == doc_id), None)
-            if hit is None or hit.get("certainty") is None:
+            if hit is None or hit.get("certainty") is None or not self._same_scoring(profile, response):
                 continue
             x, right = pairs.setdefault(profile, ([], []))
             x.append(float(hit["certainty"]))
             right.append(accepted)
         return pairs
+
+    def _scoring_version(self, profile: str) -> str | None:
+        from ..retrieval.profiles import PROFILES
+
+        return cm.version_of(self.config, PROFILES[profile]) if profile in PROFILES else None
+
+    def _same_scoring(self, profile: str, response: dict) -> bool:
+        logged = response.get("scoring_version")
+        return not logged or logged == self._scoring_version(profile)
+
+    def scoring_warnings(self) -> list[str]:
+        """What an operator should know about this store's calibration: a shipped prior fitted
+        with another scoring version than the engine's (re-fit it), and verdicts on answers
+        scored with another version (left out of the refit)."""
+        from ..retrieval.profiles import PROFILES
+
+        out = [w for name in PROFILES if name != "naive"
+               and (w := cm.prior_version_warning(name, self._scoring_version(name))) is not None]
+        stale: dict[str, int] = {}
+        for profile, response, _, _ in self._verdicts():
+            if not self._same_scoring(profile, response):
+                stale[profile] = stale.get(profile, 0) + 1
+        out += [f"{n} verdicts on {p!r} answers were scored with another scoring version: left out of the refit"
+                for p, n in sorted(stale.items())]
+        return out
 
     def store_calibration(self) -> dict[str, tuple[np.ndarray, np.ndarray]]:
         """Per profile, this store's calibration knots: the shipped prior refitted on its
@@ -79,8 +107,11 @@ class CalibrationOps:
 
         Each FEEDBACK event that names a logged query is paired with the confidence that query
         reported for that document: accept counts as right (1), correct as wrong (0). Returns
-        ``{"n", "ece", "by_profile": {profile: {"n", "ece", "bins": [...]}}}`` (bins as in
-        :func:`retrieval.calibration.reliability_bins`).
+        the store's :func:`evaluation.metrics.confidence_report` (ECE, AUROC, Brier score with
+        its reliability and resolution parts, distinct values, HIGH-tier precision) over all
+        verdicts and per profile (with ``bins`` as in
+        :func:`retrieval.calibration.reliability_bins`), the :meth:`scoring_warnings`, and what
+        the shipped prior was fitted on (``prior``).
         """
         pairs: dict[str, tuple[list[float], list[bool]]] = {}
         for profile, response, doc_id, accepted in self._verdicts():
@@ -89,10 +120,12 @@ class CalibrationOps:
                 conf, right = pairs.setdefault(profile, ([], []))
                 conf.append(float(hit.get("confidence", 0.0)))
                 right.append(accepted)
-        by_profile = {name: {"n": len(c), "ece": expected_calibration_error(c, r, bins),
+        by_profile = {name: {"n": len(c), **confidence_report(c, r, high=self.config.temporal.tiers.high, bins=bins),
                              "bins": reliability_bins(c, r, bins).to_dict("records")}
                       for name, (c, r) in sorted(pairs.items())}
         all_conf = [x for c, _ in pairs.values() for x in c]
         all_right = [x for _, r in pairs.values() for x in r]
-        return {"n": len(all_conf), "ece": expected_calibration_error(all_conf, all_right, bins) if all_conf else None,
-                "by_profile": by_profile}
+        overall = (confidence_report(all_conf, all_right, high=self.config.temporal.tiers.high, bins=bins)
+                   if all_conf else {"ece": None})
+        return {"n": len(all_conf), **overall, "by_profile": by_profile, "warnings": self.scoring_warnings(),
+                "prior": cm.prior_meta()}

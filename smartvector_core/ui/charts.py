@@ -395,17 +395,29 @@ def latest_changes_window(history: pd.DataFrame, events: pd.DataFrame | None, *,
 
 
 # ---------------------------------------------------------------------------- evaluation
-def metric_bars(metrics: pd.DataFrame, columns: Sequence[str] = ("top1", "stale_at_1", "ece"),
-                title: str = "Metrics per profile") -> go.Figure:
-    """Grouped bars: ``metrics`` indexed by profile, one group per metric column."""
-    cols = [c for c in columns if c in metrics.columns]
-    if metrics.empty or not cols:
+HIGHER_IS_BETTER = ("top1", "auroc", "containment_at_5")
+LOWER_IS_BETTER = ("stale_at_1", "ece")
+
+
+def metric_bars(metrics: pd.DataFrame, higher: Sequence[str] = HIGHER_IS_BETTER,
+                lower: Sequence[str] = LOWER_IS_BETTER, title: str = "Metrics per profile") -> go.Figure:
+    """Grouped bars of ``metrics`` (indexed by profile) in two panels that are never mixed: the
+    metrics where higher is better (top-1, AUROC, containment) and those where lower is better
+    (stale@1, ECE). Per profile one trace per panel, in the profile's colour."""
+    from plotly.subplots import make_subplots
+
+    up = [c for c in higher if c in metrics.columns]
+    down = [c for c in lower if c in metrics.columns]
+    if metrics.empty or not (up or down):
         return _empty(title)
-    fig = go.Figure()
+    fig = make_subplots(rows=1, cols=2, subplot_titles=("higher is better", "lower is better"),
+                        column_widths=[max(len(up), 1), max(len(down), 1)])
     for profile in metrics.index:
-        fig.add_trace(go.Bar(x=cols, y=[float(metrics.loc[profile, c]) for c in cols], name=plain(profile),
-                             marker_color=profile_color(profile)))
-    fig.update_layout(title=title, barmode="group", height=320, **LAYOUT)
+        for col, cols in ((1, up), (2, down)):
+            values = [None if pd.isna(metrics.loc[profile, c]) else float(metrics.loc[profile, c]) for c in cols]
+            fig.add_trace(go.Bar(x=list(cols), y=values, name=plain(profile), legendgroup=plain(profile),
+                                 showlegend=col == 1, marker_color=profile_color(profile)), row=1, col=col)
+    fig.update_layout(title=title, barmode="group", height=340, **LAYOUT)
     fig.update_yaxes(range=[0, 1.0])
     return fig
 

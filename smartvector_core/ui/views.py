@@ -346,8 +346,9 @@ def age_text(created_at: object, judged: datetime) -> str:
 
 
 def result_card(result: Mapping[str, Any], judged: datetime) -> list[str]:
-    """The lines of one result's card: title, the two trust-model numbers, the age at the
-    moment judged, and where it stands (validity, kind, action, lifecycle)."""
+    """The lines of one result's card: title, the two trust-model numbers, what moved the
+    confidence most (``confidence_factors``, in words), the age at the moment judged, and where
+    it stands (validity, kind, action, lifecycle)."""
     title = f"{result.get('rank')}. {result.get('title') or result.get('id')}"
     numbers = (f"confidence {share_text(result.get('confidence'))} ({result.get('confidence_tier')}) · "
                f"trust {share_text(result.get('trust'))} · score {float(result.get('score') or 0.0):.3f}")
@@ -355,7 +356,23 @@ def result_card(result: Mapping[str, Any], judged: datetime) -> list[str]:
     where = (f"id {result.get('id')} · {result.get('validity_state')} · {result.get('kind')} · "
              f"{result.get('action')} · created {created or '?'}, {age_text(result.get('created_at'), judged)} "
              f"at the moment judged")
-    return [title, numbers, where]
+    factors = list(result.get("confidence_factors") or [])
+    lines = [title, numbers]
+    if factors:
+        lines.append("confidence: " + "; ".join(factors))
+    return [*lines, where]
+
+
+def verdicts_line(report: Mapping[str, Any]) -> str:
+    """One line on how the store's confidence fares against its operators' verdicts
+    (``SmartVector.feedback_reliability``): ECE (lower is better) beside AUROC and the HIGH
+    tier's precision (higher is better)."""
+    def number(key: str) -> str:
+        value = report.get(key)
+        return "–" if value is None else f"{float(value):.3f}"
+    return (f"{report.get('n', 0)} accept/correct verdicts on logged answers · lower is better: ECE {number('ece')}, "
+            f"Brier {number('brier')} · higher is better: AUROC {number('auroc')}, HIGH-tier precision "
+            f"{number('high_precision')} ({report.get('high_n', 0)} HIGH)")
 
 
 def passages_by_document(results: Sequence[Mapping[str, Any]]) -> list[tuple[Mapping[str, Any], list[Mapping]]]:

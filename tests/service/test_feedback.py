@@ -204,3 +204,22 @@ def test_compare_answers_each_profile_once_embedded(fake_app, monkeypatch):
     fake_app.flush()
     assert len(fake_app.query_log()) == 2
     assert set(fake_app.versions()) == {"versions", "tags"}
+
+
+def test_verdicts_scored_with_another_scoring_version_are_left_out_and_warned(fake_app, monkeypatch):
+    """A scoring change makes logged certainties incomparable: the refit leaves them out and says so."""
+    from smartvector_core.retrieval import confidence_model
+    from tests.conftest import NOW
+
+    fake_app.ingest_records(CORPUS, now=NOW, consolidate=False)
+    resp = fake_app.query("requests per minute limit", as_of=NOW, profile="temporal", k=3)
+    assert resp.scoring_version and resp.to_dict()["scoring_version"] == resp.scoring_version
+    fake_app.feedback(resp.results[0].id, "accept", now=NOW, query_id=resp.query_id)
+    assert fake_app.feedback_certainty_pairs()
+    assert not [w for w in fake_app.scoring_warnings() if "verdicts" in w]
+    monkeypatch.setattr(confidence_model, "version_of", lambda config, profile: "another")
+    assert fake_app.feedback_certainty_pairs() == {}
+    (warning,) = [w for w in fake_app.scoring_warnings() if "verdicts" in w]
+    assert warning.startswith("1 verdicts on 'temporal' answers were scored with another scoring version")
+    report = fake_app.feedback_reliability()
+    assert warning in report["warnings"] and {"auroc", "brier", "high_precision"} <= set(report)

@@ -176,7 +176,11 @@ def test_evaluation_charts():
     metrics = pd.DataFrame({"top1": [0.3, 0.9], "stale_at_1": [0.4, 0.02], "ece": [0.4, 0.05]},
                            index=["naive", "default"])
     fig = charts.metric_bars(metrics)
-    assert [t.name for t in fig.data] == ["naive", "default"] and list(fig.data[1].y) == [0.9, 0.02, 0.05]
+    # two panels, never mixed: higher is better (left), lower is better (right); a trace per panel
+    assert [t.name for t in fig.data] == ["naive", "naive", "default", "default"]
+    assert list(fig.data[2].x) == ["top1"] and list(fig.data[2].y) == [0.9]
+    assert list(fig.data[3].x) == ["stale_at_1", "ece"] and list(fig.data[3].y) == [0.02, 0.05]
+    assert fig.data[2].xaxis == "x" and fig.data[3].xaxis == "x2"
     # one colour per profile, whatever the order or the chart
     flipped = charts.metric_bars(metrics.iloc[::-1])
     assert {t.name: t.marker.color for t in fig.data} == {t.name: t.marker.color for t in flipped.data}

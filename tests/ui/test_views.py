@@ -62,12 +62,22 @@ def test_judged_moment_and_ages_count_from_the_moment_the_question_implies():
     lines = views.result_card({"rank": 1, "id": "a", "title": "A", "confidence": 0.91234, "confidence_tier": "high",
                                "trust": 0.5, "score": 0.7, "created_at": "2025-03-01T23:59:59Z"}, judged)
     assert "confidence 0.912 (high)" in lines[1] and "trust 0.500" in lines[1] and "30 days old" in lines[2]
+    explained = views.result_card({"rank": 1, "id": "a", "confidence": 0.4, "confidence_factors": [
+        "a close second answer disagrees", "the question's period is not in this passage"]}, judged)
+    assert explained[2] == ("confidence: a close second answer disagrees; the question's period is not in this "
+                            "passage") and "at the moment judged" in explained[3]
     period, line = views.judged_moment({"as_of": "2026-11-30T12:00:00Z", "intent": {
         "judged_at": "2026-11-30T12:00:00Z", "time_range": ["2025-03-01T00:00:00Z", "2025-04-01T00:00:00Z"],
         "range_text": "in March 2025"}})
     assert (period.year, period.month, period.day) == (2025, 3, 31) and "in March 2025" in line
     now, plain_line = views.judged_moment({"as_of": "2026-11-30T12:00:00Z", "intent": {}})
     assert now.year == 2026 and plain_line == "judged as of 2026-11-30 12:00 UTC"
+
+
+def test_verdicts_line_keeps_lower_and_higher_is_better_apart():
+    line = views.verdicts_line({"n": 12, "ece": 0.05, "brier": 0.1, "auroc": 0.9, "high_precision": None, "high_n": 0})
+    assert line == ("12 accept/correct verdicts on logged answers · lower is better: ECE 0.050, Brier 0.100 · "
+                    "higher is better: AUROC 0.900, HIGH-tier precision – (0 HIGH)")
 
 
 def test_passages_group_by_document_in_rank_order():

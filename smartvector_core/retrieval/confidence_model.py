@@ -1,0 +1,451 @@
+"""Answer confidence as a model of evidence (DESIGN.md "Confidence is a model of evidence").
+
+A result's evidence is a row of named features (:data:`FEATURES`, :func:`evidence`), all read
+from what the query already computed: the raw cosine and its gap to the pool's best, the
+profile's score, the margin over the best disagreeing result, rank, lexical and name support,
+whether the question names a time and whether the passage's time fits, validity, trust, conflict
+and agreement among the pool's best results. The model that turns them into a probability::
+
+    z_j        = (f_j − mean_j) / scale_j                     (standardised on the fit data)
+    certainty  = σ(b + Σ_j w_j · z_j)                         (L2-regularised logistic regression,
+                                                               each w_j of the sign of DIRECTION)
+    confidence = iso(certainty)                               (isotonic map, :mod:`.calibration`)
+
+Logistic regression is monotone in every feature, and each weight is held to the direction the
+evidence should move it (:data:`DIRECTION`: more support never lowers the confidence);
+standardised and regularised, it is stable across corpora; the isotonic map on top corrects what is left of its calibration and is the part
+a store refits from its operators' verdicts (``calibration.refit_knots`` on the logged
+certainty). The knots of the map sit at the centres of the isotonic blocks and are joined by
+straight lines (:func:`centred_isotonic`): still non-decreasing, but two different certainties
+keep two different confidences (sklearn's own thresholds make flat steps, which is how a prior
+collapses into a handful of values).
+
+**Factors** (:func:`factors`): the log-odds each feature adds to the result against an average
+result of the fit data, ``w_j · z_j``; the two or three largest in size, in words
+(:data:`FACTOR_WORDS`), are what moved this confidence most.
+
+Evaluated per query on the whole result list at once with numpy; SciPy and scikit-learn are
+needed only to fit (:func:`fit_model`, :func:`centred_isotonic`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from ..errors import InputError
+
+FEATURES = (
+    "cosine",          # raw cosine of the passage
+    "cosine_gap",      # raw cosine − the pool's best raw cosine (≤ 0)
+    "score",           # the profile's score
+    "margin",          # score − best score of a result of another document / chain, clipped
+    "first",           # 1 for rank 1
+    "support",         # share of the question's content words found, specifically, in the passage
+    "names_missing",   # share of the question's names the passage does not contain
+    "period_asked",    # the question names a year
+    "period_in_text",  # share of the question's years written in the passage
+    "range_asked",     # the question names a period with explicit dates ("from 2004 to 2005")
+    "range_unmatched", # it does, and none of its years is written in the passage
+    "time_asked",      # the question names a period, a date to judge at, or a version
+    "version_missed",  # the question names a version and the result is not of it
+    "temporal",        # the temporal signal of the result (validity, freshness, window fit)
+    "content_time",    # the content-time signal (periods written in the passage), when scored
+    "range_ignored",   # the named period held no relevant document: answered without it
+    "chain",           # the result was chosen among several versions of one chain
+    "trust",           # the document's trust at the moment of judgement
+    "current",         # VALID or TEMPORAL at the moment of judgement
+    "conflict",        # severity of a changed fact against the previous version
+    "agreement",       # share of the best kept results' score from this result's document / chain
+    "recency_asked",   # the question asks for the latest ("latest", "this week", "who won")
+    "log_age",         # log(1 + age in days) at the moment of judgement
+)
+MODEL_VERSION = 1             # the feature set and the model's form (bumped when either changes)
+MARGIN_CLIP = 0.3             # ours: margins beyond ±0.3 say nothing more (clear win / clear loss)
+AGREEMENT_TOP = 10            # ours: the best kept results whose agreement is measured
+FACTORS_SHOWN = 3             # the factors a result card lists
+FACTOR_FLOOR = 0.15           # ours: a factor moving the log-odds by less than this is not listed
+_YEAR = re.compile(r"\b(1[5-9]\d\d|20\d\d)\b")
+
+# (when it raises the confidence, when it lowers it); one line per feature
+FACTOR_WORDS: dict[str, tuple[str, str]] = {
+    "cosine": ("the passage is very similar to the question", "the passage is only loosely similar to the question"),
+    "cosine_gap": ("it is the closest passage to the question", "other passages are closer to the question"),
+    "score": ("it scores high on every signal", "its overall score is low"),
+    "margin": ("no other answer comes close", "a close second answer disagrees"),
+    "first": ("it is the top answer", "it is not the top answer"),
+    "support": ("the question's words are found in the passage", "few of the question's words are in the passage"),
+    "names_missing": ("the passage names what the question names", "the passage does not name what the question names"),
+    "period_asked": ("the question names a year", "the question names a year"),
+    "period_in_text": ("the question's period is written in this passage", "the question's period is not in this passage"),
+    "range_asked": ("the question names a period", "the question names a period"),
+    "range_unmatched": ("the question's period is written in this passage",
+                        "the question names a period this passage does not mention"),
+    "time_asked": ("the question names a time or version", "the question names a time or version"),
+    "version_missed": ("it is the version the question names", "it is not the version the question names"),
+    "temporal": ("it holds at the moment asked", "its time fits the question poorly"),
+    "content_time": ("the question's period matches this passage", "the question's period does not match this passage"),
+    "range_ignored": ("the named period held a relevant document", "nothing relevant falls in the named period"),
+    "chain": ("chosen from its version chain for this moment", "chosen from its version chain for this moment"),
+    "trust": ("its source is trusted", "its source has lost trust"),
+    "current": ("it is in force at this moment", "it is not in force at this moment"),
+    "conflict": ("no conflicting change", "its fact changed against the previous version"),
+    "agreement": ("the best passages agree with it", "the best passages point elsewhere"),
+    "recency_asked": ("the question asks for the latest", "the question asks for the latest"),
+    "log_age": ("it is recent", "it is old"),
+}
+
+
+@dataclass(frozen=True)
+class ConfidenceModel:
+    """A fitted model: feature names, scaler (mean, scale), logistic weights and intercept."""
+
+    features: tuple[str, ...]
+    mean: np.ndarray
+    scale: np.ndarray
+    coef: np.ndarray
+    intercept: float
+
+    def logit(self, x: np.ndarray) -> np.ndarray:
+        """b + Σ_j w_j · (x_j − mean_j) / scale_j per row of ``x`` (n, len(features))."""
+        return self.intercept + self.contributions(x).sum(axis=1)
+
+    def contributions(self, x: np.ndarray) -> np.ndarray:
+        """w_j · z_j per row and feature: the log-odds each feature adds against an average result."""
+        x = np.asarray(x, dtype=np.float64).reshape(-1, len(self.features))
+        return (x - self.mean) / self.scale * self.coef
+
+    def certainty(self, x: np.ndarray) -> np.ndarray:
+        """σ(logit) per row, in (0, 1)."""
+        return 1.0 / (1.0 + np.exp(-np.clip(self.logit(x), -30.0, 30.0)))
+
+    def to_dict(self) -> dict:
+        return {"features": list(self.features), "mean": _floats(self.mean), "scale": _floats(self.scale),
+                "coef": _floats(self.coef), "intercept": float(self.intercept)}
+
+    @classmethod
+    def from_dict(cls, data: dict, *, where: str = "calibration.json") -> ConfidenceModel:
+        try:
+            names = tuple(data["features"])
+            arrays = [np.asarray(data[key], dtype=np.float64) for key in ("mean", "scale", "coef")]
+            intercept = float(data["intercept"])
+        except (KeyError, TypeError, ValueError) as exc:
+            raise InputError(f"{where}: confidence model is incomplete ({exc})", field="model") from exc
+        if any(a.shape != (len(names),) for a in arrays):
+            raise InputError(f"{where}: expected {len(names)} values per array for features {names}",
+                             field="model")
+        return cls(names, arrays[0], np.where(arrays[1] > 0, arrays[1], 1.0), arrays[2], intercept)
+
+    def aligned(self, x: np.ndarray, names: tuple[str, ...] = FEATURES) -> np.ndarray:
+        """``x`` (columns ``names``) reordered to this model's features (a missing one: its mean)."""
+        x = np.asarray(x, dtype=np.float64).reshape(-1, len(names))
+        if tuple(names) == self.features:
+            return x
+        at = {n: i for i, n in enumerate(names)}
+        idx = np.array([at.get(n, -1) for n in self.features], dtype=np.intp)
+        out = x[:, np.maximum(idx, 0)] if len(idx) else np.zeros((len(x), 0))
+        return np.where(idx >= 0, out, self.mean)
+
+
+def _floats(a: np.ndarray) -> list[float]:
+    return [float(v) for v in np.asarray(a, dtype=np.float64)]
+
+
+def scoring_version(config_repr: str) -> str:
+    """What a certainty was computed with: the model's form and the scoring configuration
+    (``repr`` of the engine config and the profiles), as 12 hex digits of SHA-1. A store's
+    verdicts logged under another version pair certainties the current prior does not produce."""
+    text = f"model {MODEL_VERSION}; features {','.join(FEATURES)}; {config_repr}"
+    return hashlib.sha1(text.encode("utf-8")).hexdigest()[:12]
+
+
+# ------------------------------------------------------------------------------- evidence
+@dataclass(frozen=True)
+class QuestionWords:
+    """What :func:`evidence` reads of the question, parsed once: content words, names (each a
+    tuple of lower-case terms), years; and its time intent as flags."""
+
+    words: tuple[str, ...]
+    names: tuple[tuple[str, ...], ...]
+    years: tuple[str, ...]
+    time_asked: bool = False
+    recency_asked: bool = False
+    version: str | None = None
+    range_asked: bool = False
+
+
+def question_words(question: str, intent=None) -> QuestionWords:
+    """The question's content words (:func:`calibration.content_words`), names
+    (:func:`lexical.subject_terms`, split into words), years, and from ``intent`` whether it
+    names a period, a date to judge at or a version, and whether it asks for the latest."""
+    from ..words import content_words
+    from .lexical import subject_terms
+
+    words = tuple(sorted(content_words(question)))
+    names = tuple(t for t in (tuple(_WORDS.findall(n.lower())) for n in subject_terms(question)) if t)
+    years = tuple(dict.fromkeys(_YEAR.findall(str(question))))
+    time_asked = bool(intent is not None and (intent.time_range is not None or intent.judged_at is not None
+                                              or intent.version or intent.version_rank))
+    return QuestionWords(words, names, years, time_asked, bool(intent is not None and intent.recency_words),
+                         intent.version if intent is not None and intent.version else None,
+                         bool(intent is not None and intent.hard_range_us is not None))
+
+
+_WORDS = re.compile(r"[a-z0-9]+")
+
+
+def word_presence(texts, terms: tuple[str, ...], *, prefix: bool) -> np.ndarray:
+    """(len(terms), len(texts)) booleans: term ``w`` occurs in text as a word (``prefix``: as a
+    5-letter prefix when ``len(w) >= 5``, the rule of :func:`calibration.lexical_support`).
+    One Arrow ``match_substring`` per term over all texts."""
+    from .calibration import _STEM, _word_rows
+
+    if not terms:
+        return np.zeros((0, len(texts)), dtype=bool)
+    rows = _word_rows(texts, list(terms) if prefix else [])
+    out = np.zeros((len(terms), len(rows)), dtype=bool)
+    for j, w in enumerate(terms):     # the question's terms (a handful), never the candidates
+        pattern = f" {w[:_STEM]}" if prefix and len(w) >= _STEM else f" {w} "
+        out[j] = pc.match_substring(rows, pattern).to_numpy(zero_copy_only=False)
+    return out
+
+
+def evidence(asked: QuestionWords, *, top: np.ndarray, kept: np.ndarray, raw_cosine: np.ndarray,
+             score: np.ndarray, margins: np.ndarray, groups_kept: np.ndarray, texts, trust: np.ndarray,
+             current: np.ndarray, severity: np.ndarray, temporal: np.ndarray | None,
+             content_time: np.ndarray | None, range_ignored: bool, chain: np.ndarray, age_days: np.ndarray,
+             versions: np.ndarray | None = None, generic_share: float = 0.25) -> np.ndarray:
+    """Feature rows (len(top), len(FEATURES)) of the results ``top`` (indices into the pool).
+
+    ``kept``: the pool's kept rows in rank order; ``raw_cosine``, ``score``, ``chain``: per pool
+    row; ``groups_kept``: the agreement group (chain, else document) of each kept row;
+    ``margins``, ``trust``, ``current``, ``severity``, ``age_days``: per result; ``temporal``,
+    ``content_time``: the signals per pool row (None: not scored); ``texts``: title and text per
+    pool row (Arrow strings); ``versions``: each pool row's document version (a version the question names matches
+    it exactly or as a prefix of its dotted parts: "2.2" is "2.2.1"). A word the question shares
+    with more than ``generic_share`` of the pool is not specific support (the rule of
+    :func:`calibration.lexical_support`)."""
+    n = len(top)
+    cos = np.asarray(raw_cosine, dtype=np.float64)
+    out = np.zeros((n, len(FEATURES)), dtype=np.float64)
+    col = {name: j for j, name in enumerate(FEATURES)}
+    out[:, col["cosine"]] = cos[top]
+    out[:, col["cosine_gap"]] = cos[top] - (cos.max() if len(cos) else 0.0)
+    out[:, col["score"]] = np.nan_to_num(np.asarray(score, dtype=np.float64)[top])
+    out[:, col["margin"]] = np.clip(np.nan_to_num(margins, nan=MARGIN_CLIP), -MARGIN_CLIP, MARGIN_CLIP)
+    out[:, col["first"]] = np.arange(n) == 0
+    texts = texts if isinstance(texts, pa.Array | pa.ChunkedArray) else pa.array(list(texts), pa.large_string())
+    if asked.words:
+        found = word_presence(texts, asked.words, prefix=True)          # (words, pool)
+        specific = found.sum(axis=1) <= max(generic_share * found.shape[1], 1)
+        out[:, col["support"]] = (found[:, top] & specific[:, None]).mean(axis=0)
+    terms = tuple(dict.fromkeys([*(t for name in asked.names for t in name), *asked.years]))
+    if terms:                          # names and years, as whole words of the results' texts
+        at = {t: i for i, t in enumerate(terms)}
+        found = word_presence(texts.take(pa.array(top)), terms, prefix=False)
+        if asked.names:
+            named = np.stack([found[[at[t] for t in name]].all(axis=0) for name in asked.names])
+            out[:, col["names_missing"]] = 1.0 - named.mean(axis=0)
+        if asked.years:
+            out[:, col["period_asked"]] = 1.0
+            out[:, col["period_in_text"]] = found[[at[y] for y in asked.years]].mean(axis=0)
+    if asked.range_asked:
+        out[:, col["range_asked"]] = 1.0
+        out[:, col["range_unmatched"]] = out[:, col["period_in_text"]] == 0
+    out[:, col["time_asked"]] = asked.time_asked
+    if asked.version and versions is not None:
+        mine = np.asarray(versions, dtype=object)[top].astype(str)
+        hit = (mine == asked.version) | np.char.startswith(mine, asked.version + ".")
+        out[:, col["version_missed"]] = ~hit
+    if temporal is not None:
+        out[:, col["temporal"]] = np.nan_to_num(np.asarray(temporal, dtype=np.float64)[top])
+    if content_time is not None:
+        out[:, col["content_time"]] = np.nan_to_num(np.asarray(content_time, dtype=np.float64)[top])
+    out[:, col["range_ignored"]] = bool(range_ignored)
+    chain = np.asarray(chain)
+    kept_chain = chain[kept]
+    labels, counts = np.unique(kept_chain[kept_chain >= 0], return_counts=True)
+    many = labels[counts > 1]
+    out[:, col["chain"]] = np.isin(chain[top], many) & (chain[top] >= 0)
+    out[:, col["trust"]] = np.clip(np.nan_to_num(trust, nan=1.0), 0.0, 1.0)
+    out[:, col["current"]] = current
+    out[:, col["conflict"]] = np.nan_to_num(severity)
+    best = np.nan_to_num(np.asarray(score, dtype=np.float64)[kept[:AGREEMENT_TOP]]).clip(min=0.0)
+    where = np.empty(int(max(kept.max(initial=-1), top.max(initial=-1))) + 1, dtype=np.intp)
+    where[kept] = np.arange(len(kept))
+    mine = groups_kept[where[top]]
+    same = groups_kept[:AGREEMENT_TOP][None, :] == mine[:, None]
+    out[:, col["agreement"]] = (same * best).sum(axis=1) / max(best.sum(), 1e-12)
+    out[:, col["recency_asked"]] = asked.recency_asked
+    out[:, col["log_age"]] = np.log1p(np.clip(np.nan_to_num(age_days), 0.0, None))
+    return out
+
+
+POSITIONAL = frozenset({"first"})   # where the result stands, not evidence about it: never listed as a factor
+# Features that say something is there (a period asked, a name missing, a conflict): listed only
+# when it is (their absence moving a confidence is not something to tell an operator)
+PRESENCE = frozenset({"names_missing", "period_asked", "range_asked", "range_unmatched", "time_asked",
+                      "version_missed", "range_ignored", "chain", "conflict", "recency_asked"})
+
+
+def factors(model: ConfidenceModel, x: np.ndarray, names: tuple[str, ...] = FEATURES) -> list[list[str]]:
+    """Per row, the up to :data:`FACTORS_SHOWN` features that moved its log-odds most against an
+    average result (``|w_j · z_j| ≥ FACTOR_FLOOR``), largest first, in words; rank itself
+    (:data:`POSITIONAL`) is not listed, nor a :data:`PRESENCE` feature whose thing is absent."""
+    values = model.aligned(x, names)
+    contrib = model.contributions(values)
+    contrib[:, [j for j, n in enumerate(model.features) if n in POSITIONAL]] = 0.0
+    absent = np.array([n in PRESENCE for n in model.features], dtype=bool)[None, :] & (values <= 0)
+    contrib[absent] = 0.0
+    order = np.argsort(-np.abs(contrib), axis=1, kind="stable")[:, :FACTORS_SHOWN]
+    out: list[list[str]] = []
+    for row, picks in zip(contrib, order, strict=True):     # per result (k of them)
+        words = []
+        for j in picks:
+            if abs(row[j]) >= FACTOR_FLOOR:
+                up, down = FACTOR_WORDS.get(model.features[j], (model.features[j], model.features[j]))
+                words.append(up if row[j] > 0 else down)
+        out.append(list(dict.fromkeys(words)))
+    return out
+
+
+# ------------------------------------------------------------------------------- fitting
+# The direction each feature may move the confidence (+1 up, -1 down, 0 either): the fit is
+# constrained to it, so more evidence never lowers the confidence (a monotone model)
+DIRECTION: dict[str, int] = {
+    "cosine": 1, "cosine_gap": 1, "score": 1, "margin": 1, "first": 1, "support": 1, "names_missing": -1,
+    "period_in_text": 1, "temporal": 1, "content_time": 1, "range_ignored": -1, "trust": 1, "current": 1,
+    "conflict": -1, "agreement": 1, "version_missed": -1, "range_unmatched": -1,
+}
+
+
+def fit_model(x: np.ndarray, y: np.ndarray, weights: np.ndarray | None = None, *, c: float = 0.5,
+              names: tuple[str, ...] = FEATURES, fixed: frozenset[str] = frozenset()) -> ConfidenceModel:
+    """Logistic regression on standardised features, L2-regularised (``C = c``, as
+    scikit-learn's: minimise ``Σ_i w_i · logloss_i + ||w||² / (2C)`` with the weights summing to
+    the row count), each weight constrained to the sign of :data:`DIRECTION` (L-BFGS-B bounds);
+    a feature constant in the data, or named in ``fixed``, gets weight 0. ``weights``: per row
+    (e.g. each corpus one share)."""
+    from scipy.optimize import minimize
+
+    x = np.asarray(x, dtype=np.float64)
+    y = np.asarray(y, dtype=np.float64)
+    w = np.ones(len(y)) if weights is None else np.asarray(weights, dtype=np.float64)
+    w = w * len(w) / w.sum()
+    mean = np.average(x, axis=0, weights=w)
+    scale = np.sqrt(np.average((x - mean) ** 2, axis=0, weights=w))
+    flat = scale <= 1e-9
+    scale = np.where(flat, 1.0, scale)
+    z = (x - mean) / scale
+
+    def loss(theta: np.ndarray) -> tuple[float, np.ndarray]:
+        t = z @ theta[1:] + theta[0]
+        p = 1.0 / (1.0 + np.exp(-np.clip(t, -30, 30)))
+        ll = w * (np.logaddexp(0.0, t) - y * t)
+        g = w * (p - y)
+        grad = np.r_[g.sum(), z.T @ g + theta[1:] / c]
+        return float(ll.sum() + theta[1:] @ theta[1:] / (2 * c)), grad
+
+    flat = flat | np.array([n in fixed for n in names], dtype=bool)
+    bounds = [(None, None)] + [(0.0, 0.0) if f else ((0.0, None) if DIRECTION.get(n, 0) > 0 else
+                                                     (None, 0.0) if DIRECTION.get(n, 0) < 0 else (None, None))
+                               for n, f in zip(names, flat, strict=True)]
+    found = minimize(loss, np.zeros(len(names) + 1), jac=True, method="L-BFGS-B", bounds=bounds)
+    return ConfidenceModel(tuple(names), mean, scale, found.x[1:].astype(np.float64), float(found.x[0]))
+
+
+def centred_isotonic(x: np.ndarray, y: np.ndarray, weights: np.ndarray | None = None
+                     ) -> tuple[np.ndarray, np.ndarray]:
+    """Isotonic (non-decreasing) regression of ``y`` on ``x``, as knots at the weighted centre of
+    each block of equal fitted value (and the data's ends), for ``np.interp``: piecewise linear,
+    non-decreasing, strictly increasing between blocks of different value."""
+    from sklearn.isotonic import IsotonicRegression
+
+    x = np.asarray(x, dtype=np.float64)
+    y = np.asarray(y, dtype=np.float64)
+    w = np.ones(len(x)) if weights is None else np.asarray(weights, dtype=np.float64)
+    if not len(x):
+        return np.array([0.0, 1.0]), np.array([0.0, 1.0])
+    fitted = IsotonicRegression(y_min=0.0, y_max=1.0, out_of_bounds="clip").fit(x, y, sample_weight=w).predict(x)
+    order = np.argsort(x, kind="stable")
+    xs, fs, ws = x[order], fitted[order], w[order]
+    starts = np.r_[0, np.flatnonzero(np.diff(fs) != 0) + 1]
+    sums = np.add.reduceat(ws, starts)
+    centres = np.add.reduceat(ws * xs, starts) / np.maximum(sums, 1e-12)
+    values = fs[starts]
+    kx = np.r_[xs[0], centres, xs[-1]]
+    ky = np.r_[values[0], values, values[-1]]
+    keep = np.r_[True, np.diff(kx) > 0]
+    return kx[keep], ky[keep]
+
+
+# ------------------------------------------------------------------------------- the prior
+@lru_cache(maxsize=1)
+def _shipped() -> tuple[dict[str, ConfidenceModel], dict]:
+    from .calibration import KNOTS_FILE
+
+    if not KNOTS_FILE.exists():
+        return {}, {}
+    data = json.loads(KNOTS_FILE.read_text(encoding="utf-8"))
+    models = {name: ConfidenceModel.from_dict(v["model"], where=f"{KNOTS_FILE.name}: profile {name}")
+              for name, v in data.get("profiles", {}).items() if "model" in v}
+    return models, data.get("meta", {})
+
+
+def prior_model(profile: str) -> ConfidenceModel | None:
+    """The shipped prior's model of ``profile`` (None: none shipped)."""
+    return _shipped()[0].get(profile)
+
+
+def prior_meta() -> dict:
+    """What the shipped prior was fitted on, and with which scoring version."""
+    return _shipped()[1]
+
+
+def clear_cache() -> None:
+    _shipped.cache_clear()
+    _VERSIONS.clear()
+
+
+_VERSIONS: dict[tuple[int, int], tuple[object, object, str]] = {}
+
+
+def version_of(config, profile) -> str:
+    """:func:`scoring_version` of an engine ``config`` and a ``profile`` (frozen dataclasses; kept
+    per pair of objects, as their ``repr`` takes longer than a query's scoring)."""
+    key = (id(config), id(profile))
+    got = _VERSIONS.get(key)
+    if got is None or got[0] is not config or got[1] is not profile:
+        if len(_VERSIONS) > 64:
+            _VERSIONS.clear()
+        got = _VERSIONS[key] = (config, profile, scoring_version(f"{config!r}; {profile!r}"))
+    return got[2]
+
+
+def prior_version_warning(profile: str, version: str) -> str | None:
+    """A warning when the shipped prior of ``profile`` was fitted with another scoring version
+    than ``version`` (the prior then maps certainties it never saw: re-run the fit)."""
+    fitted = prior_meta().get("scoring_versions", {}).get(profile)
+    if fitted is None or fitted == version:
+        return None
+    return (f"the shipped confidence prior of {profile!r} was fitted with scoring version {fitted}, the engine "
+            f"scores with {version}: re-fit it (make calibrate)")
+
+
+def why_lower(model: ConfidenceModel, x: np.ndarray, probability: np.ndarray) -> str | None:
+    """Why rank 1 carries less confidence than a later rank (None when it does not): the
+    feature whose log-odds contribution most favours that rank, in words."""
+    if len(probability) < 2 or probability[0] >= probability[1:].max():
+        return None
+    j = int(np.argmax(probability[1:])) + 1
+    contrib = model.contributions(model.aligned(x))
+    f = int(np.argmax(contrib[j] - contrib[0]))
+    words = FACTOR_WORDS.get(model.features[f], (model.features[f], model.features[f]))
+    return f"ranked first by score, but its confidence is below rank {j + 1}'s: for rank 1, {words[1]}"
