@@ -95,6 +95,7 @@ def cmd_query(app: SmartVector, args) -> int:
             raise InputError("give either TEXT or --batch FILE, not both", field="query")
         asked_at = clock.now()
         specs = read_queries(args.batch, now=asked_at, warn=lambda m: _eprint(f"warning: {m}"))
+        app.check_query_ids({spec.id: spec.text for spec in specs if spec.id_given})
         vectors = app.embedder.encode([spec.text for spec in specs]) if specs else []   # one batched call
         app.batching = True
         try:
@@ -191,10 +192,14 @@ def _parse_versions(text: str) -> dict[str, int]:
     out: dict[str, int] = {}
     for part in text.split(","):
         name, _, value = part.strip().rpartition("=")
+        name = name.strip() or "chunks"
         try:
-            out[name.strip() or "chunks"] = int(value)
+            number = int(value)
         except ValueError:
             raise InputError(f"expected N or TABLE=N[,TABLE=N], found {text!r}", field="--version") from None
+        if name in out:
+            raise InputError(f"table {name!r} given twice, found {text!r}", field="--version")
+        out[name] = number
     return out
 
 
@@ -213,11 +218,9 @@ def cmd_restore(app: SmartVector, args) -> int:
             if name not in RESTORABLE_TABLES:
                 raise InputError(f"expected a table of {', '.join(RESTORABLE_TABLES)} (events and queries are "
                                  f"append-only history), found {name!r}", field="--version")
-        current = app.store.table_versions()
-        for name, number in versions.items():
-            if not 1 <= number <= current[name]:
-                raise InputError(f"expected a {name} version in 1..{current[name]}, found {number}",
-                                 field="--version")
+    problem = app.store.restore_problem(tag=args.tag, versions=versions)   # every version checked before any
+    if problem:
+        raise InputError(problem, field="--tag" if args.tag is not None else "--version")
     restored = app.restore(tag=args.tag, versions=versions, now=clock.now())
     print(dumps({"restored": restored}) if args.json else
           "restored: " + ", ".join(f"{k} -> version {v}" for k, v in restored.items()))
@@ -233,7 +236,12 @@ def cmd_tag(app: SmartVector, args) -> int:
 
 
 def cmd_maintain(app: SmartVector, args) -> int:
-    """``maintain``: compact, and drop versions older than the retention age (tagged ones kept)."""
+    """``maintain``: compact, and drop versions older than the retention age (tagged ones kept);
+    ``--repair``: only undo what a fault left (broken tag files, stale locks), and say what."""
+    if args.repair:
+        done = app.repair()
+        print(dumps({"repaired": done}) if args.json else "\n".join(f"repaired: {line}" for line in done))
+        return 0
     out = app.maintain(cleanup_older_than_days=args.older_than_days, now=clock.now())
     print(dumps(out) if args.json else
           f"kept versions newer than {out['cleanup_older_than_days']} days and tags "
@@ -376,6 +384,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("maintain", help="retention: compact and clean up old versions (tagged ones are kept)")
     p.add_argument("--older-than-days", dest="older_than_days", type=float, default=RETENTION_DAYS,
                    help="drop untagged versions older than this (default 7)")
+    p.add_argument("--repair", action="store_true",
+                   help="only repair what a fault left (a tag file a full disk broke, a stale lock) and say what")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_maintain)
 
@@ -392,8 +402,9 @@ def build_parser() -> argparse.ArgumentParser:
                                       "default, bm25, hybrid, langchain, llamaindex_fixed, llamaindex_time)")
     p.add_argument("--k", type=int, default=5)
     p.add_argument("--mode", default="live", choices=["live", "backdated"],
-                   help="live (default): ingest and consolidate before the first question, every question asked "
-                        "after it; backdated: at the latest moment in the data, questions dated before it")
+                   help="live (default): ingest and consolidate right after the corpus (its latest created_at), "
+                        "each question at its own as_of, as an operator asks; backdated: at the latest moment "
+                        "in the data, every question dated before it")
     p.add_argument("--dump", metavar="FILE", help="--corpus/--queries only: write each profile's answer to each "
                                                    "question here (JSON Lines; see evaluation.report.write_dump)")
     p.add_argument("--split", default="heldout", choices=["heldout", "tune", "all"], help="--suite only")
@@ -428,7 +439,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         app = SmartVector(load_settings(args.store))
-        return int(args.func(app, args) or 0)
+        code = int(args.func(app, args) or 0)
+        if app._store is not None and args.func is not cmd_maintain:
+            for line in app.store.repairs:   # done when the store opened (maintain --repair prints them itself)
+                _eprint(f"warning: repaired: {line}")
+        return code
     except InputError as exc:
         _eprint(f"error: {exc}")
         return 2

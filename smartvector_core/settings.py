@@ -5,6 +5,10 @@ Object-store URIs (``s3://``, ``gs://``, ``az://``) pass straight to LanceDB wit
 ``storage_options`` taken from the standard variables (``AWS_ENDPOINT_URL``, ``AWS_ACCESS_KEY_ID``,
 ``AWS_SECRET_ACCESS_KEY``, ``AWS_SESSION_TOKEN``, ``AWS_REGION``, ``AWS_ALLOW_HTTP``) over those of
 the settings file ``$SMARTVECTOR_SETTINGS`` (JSON or TOML with a ``storage_options`` table).
+A ``file://`` URI is the local path it names; an explicit empty ``--store`` and any other scheme
+are input errors. A number setting (``SMARTVECTOR_MAX_FILE_BYTES``, ``SMARTVECTOR_MAX_LINE_BYTES``,
+``SMARTVECTOR_EMBED_THREADS``) that is not a whole number in its range is an input error naming
+the variable.
 """
 
 from __future__ import annotations
@@ -59,6 +63,43 @@ def is_remote(uri: str) -> bool:
     return uri.startswith(_REMOTE_SCHEMES)
 
 
+def _store_uri(store: str | None, env: dict[str, str]) -> str:
+    """The store: ``store`` (None: not given), else ``$SMARTVECTOR_STORE`` (empty: unset), else
+    the default; a local path made absolute, ``file://`` turned into its path."""
+    if store is not None and not store.strip():
+        raise InputError("empty: give a store folder or URI, or leave --store out for the default", field="--store")
+    uri = store or env.get("SMARTVECTOR_STORE") or str(DEFAULT_STORE)
+    if is_remote(uri):
+        return uri
+    if uri.lower().startswith("file://"):
+        from urllib.parse import unquote, urlparse
+
+        parsed = urlparse(uri)
+        if parsed.netloc not in ("", "localhost"):
+            raise InputError(f"a file:// URI names a folder on this machine, found host {parsed.netloc!r}",
+                             field="--store")
+        uri = unquote(parsed.path)
+    elif "://" in uri:
+        raise InputError(f"unknown scheme in {uri!r}: expected a folder, file://, or one of "
+                         f"{', '.join(s.removesuffix('://') for s in _REMOTE_SCHEMES)}", field="--store")
+    return str(Path(uri).expanduser().resolve())
+
+
+def _whole_number(env: dict[str, str], name: str, default: int, *, low: int) -> int:
+    """``env[name]`` as a whole number >= ``low`` (absent or empty: ``default``), else an
+    :class:`InputError` naming the variable."""
+    text = str(env.get(name, "")).strip()
+    if not text:
+        return default
+    try:
+        value = int(text.replace("_", ""))
+    except ValueError:
+        raise InputError(f"expected a whole number, found {text[:40]!r}", field=name) from None
+    if value < low:
+        raise InputError(f"expected a whole number of at least {low}, found {value}", field=name)
+    return value
+
+
 @dataclass(frozen=True)
 class Settings:
     store_uri: str
@@ -92,9 +133,8 @@ def debug_enabled(env: dict[str, str] | None = None) -> bool:
 def load_settings(store: str | None = None, *, env: dict[str, str] | None = None) -> Settings:
     """Build :class:`Settings` from an explicit store and the environment (default ``os.environ``)."""
     env = dict(os.environ if env is None else env)
-    uri = store or env.get("SMARTVECTOR_STORE") or str(DEFAULT_STORE)
-    if not is_remote(uri):
-        uri = str(Path(uri).expanduser().resolve())
+    uri = _store_uri(store, env)
+    embed_threads(env)   # a bad value is reported now, naming the variable, not at the first encoding
     options = {**_file_storage_options(env.get("SMARTVECTOR_SETTINGS")),
                **{key: env[name] for name, key in _STORAGE_ENV.items() if env.get(name)}}
     if "aws_region" not in options and env.get("AWS_DEFAULT_REGION"):
@@ -104,8 +144,8 @@ def load_settings(store: str | None = None, *, env: dict[str, str] | None = None
         model_name=env.get("SMARTVECTOR_MODEL", DEFAULT_MODEL_NAME),
         storage_options=options,
         operator_token=env.get("SMARTVECTOR_OPERATOR_TOKEN") or None,
-        max_file_bytes=int(env.get("SMARTVECTOR_MAX_FILE_BYTES", 50 * 1024 * 1024)),
-        max_line_bytes=int(env.get("SMARTVECTOR_MAX_LINE_BYTES", 5 * 1024 * 1024)),
+        max_file_bytes=_whole_number(env, "SMARTVECTOR_MAX_FILE_BYTES", 50 * 1024 * 1024, low=1),
+        max_line_bytes=_whole_number(env, "SMARTVECTOR_MAX_LINE_BYTES", 5 * 1024 * 1024, low=1),
         crash_at=env.get("SMARTVECTOR_CRASH_AT") or None,
     )
 
@@ -119,7 +159,7 @@ def embed_backend_name(env: dict[str, str] | None = None) -> str:
 
 def embed_threads(env: dict[str, str] | None = None) -> int | None:
     """Threads for the encoder (``SMARTVECTOR_EMBED_THREADS``; unset or 0: the library's default)."""
-    return int((os.environ if env is None else env).get("SMARTVECTOR_EMBED_THREADS", "0") or 0) or None
+    return _whole_number(os.environ if env is None else env, "SMARTVECTOR_EMBED_THREADS", 0, low=0) or None
 
 
 def embed_cache_dir(env: dict[str, str] | None = None) -> Path | None:

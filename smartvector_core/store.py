@@ -37,6 +37,7 @@ from .clock import ensure_utc
 from .errors import StoreError
 from .settings import Settings
 from .store_lock import S3WriteLock
+from .store_repair import repair_tags
 
 os.environ.setdefault("LANCEDB_LOG", "error")
 import lancedb  # noqa: E402
@@ -77,6 +78,9 @@ __all__ = [
 SEARCH_NPROBES = 20        # IVF partitions probed per query
 SEARCH_REFINE_FACTOR = 3   # re-rank 3·k candidates by exact distance
 SEARCH_EF = 300            # HNSW beam (raised to refine·k when that is larger: LanceDB needs ef >= it)
+
+
+PLAIN_COLUMNS = ("chunk_id", "doc_id", "text")   # what the plain baseline search returns
 
 
 def _existing(as_of: datetime | None = None):
@@ -161,6 +165,7 @@ class Store(LogTables, Versions, Indexes):
         self._versions_seen: dict[tuple, tuple] = {}   # table names -> (their version files, versions)
         self._writes: dict[str, int] = {}
         self._ensure_tables()
+        self.repairs: list[str] = repair_tags(self)   # what a fault left, undone on open (store_repair)
 
     # ----------------------------------------------------------------------------- set-up
     def _ensure_tables(self) -> None:
@@ -430,6 +435,13 @@ class Store(LogTables, Versions, Indexes):
                 return found
         return build(cond, limit, columns)
 
+    def plain_search(self, vector: np.ndarray, limit: int, columns: Sequence[str] = PLAIN_COLUMNS) -> pa.Table:
+        """The plainest LanceDB vector search: the ``limit`` rows nearest ``vector`` with LanceDB's
+        defaults (no prefilter, no tuning), ``columns`` and ``_distance``: the baseline a user
+        compares the product with (``perf``'s ``plain_overhead_ratio``)."""
+        return (self._tables["chunks"].search(np.asarray(vector, dtype=np.float32), vector_column_name="vector")
+                .limit(limit).select([*columns, "_distance"]).to_arrow())
+
     def _vector_query(self, vector: np.ndarray, n: int, cond=None, *, exact: bool = False):
         """LanceDB's search for the ``n`` chunk rows nearest ``vector`` (cosine), prefiltered by
         ``cond``: by the vector index where there is one (``SEARCH_NPROBES`` partitions, exact
@@ -500,6 +512,14 @@ class Store(LogTables, Versions, Indexes):
         it), with LanceDB's ``_rowid`` of each row."""
         tbl = self._tables["chunks"]
         return tbl.search().select(list(columns)).with_row_id(True).limit(max(1, tbl.count_rows())).to_arrow()
+
+    def chunk_rows_after(self, row_id: int, columns: Sequence[str], limit: int) -> pa.Table:
+        """``columns`` and ``_rowid`` of up to ``limit`` rows of the chunks table whose row id is
+        above ``row_id``. LanceDB writes every new or rewritten row into a new fragment, whose id
+        is above every earlier one, so these are the rows written since a reader that saw row
+        ids up to ``row_id`` (unless a compaction rewrote the table)."""
+        return (self._tables["chunks"].search().where(f"_rowid > {int(row_id)}").select(list(columns))
+                .with_row_id(True).limit(max(1, int(limit))).to_arrow())
 
     def chunks_by_row_id(self, row_ids: Sequence[int], columns: Sequence[str]) -> pa.Table:
         """``columns`` of the chunk rows ``row_ids`` (``_rowid`` values, any order; at 1M rows

@@ -183,6 +183,27 @@ class S3WriteLock:
             self._etag = None
             self._local.release()
 
+    def clear_expired(self) -> str | None:
+        """Delete the lock object if its lease has expired (its holder died); what was done, or
+        None when there is no lock or its holder is alive. ``If-Match`` on the expired etag, so
+        a writer that renewed or took the lock meanwhile keeps it."""
+        from botocore.exceptions import ClientError
+
+        current = self._read()
+        if current is None:
+            return None
+        holder, etag = current
+        if float(holder.get("expires_at", 0)) >= unix_seconds():
+            return None
+        try:
+            self._client.delete_object(Bucket=self.bucket, Key=self.key, IfMatch=etag)
+        except ClientError as exc:
+            if _status(exc) in (404, 412):
+                return None
+            raise
+        return (f"removed the expired write lock of {holder.get('host', '?')} pid {holder.get('pid', '?')} "
+                f"(s3://{self.bucket}/{self.key})")
+
     def __enter__(self) -> S3WriteLock:
         self.acquire()
         return self

@@ -5,14 +5,16 @@ after it has set LanceDB's log level."""
 
 from __future__ import annotations
 
+import contextlib
 import time
 from datetime import datetime, timedelta
 from typing import Any
 
 from lancedb.index import FTS, Bitmap, BTree, IvfHnswSq
 
-from .errors import InputError
+from .errors import InputError, StoreError
 from .store_index import ivf_hnsw_partitions
+from .store_repair import repair_tags
 from .store_schema import RESTORABLE_TABLES, check_tag_label, chunks_schema
 
 # Index policy (measured, see docs/PERF.md): under SCALAR_INDEX_MIN_ROWS a scan is as fast as
@@ -42,15 +44,29 @@ class Versions:
         return int(self._tables[name].stats()["fragment_stats"]["num_fragments"])
 
     def tag(self, label: str) -> dict[str, int]:
-        """Tag the current version of every table with ``label`` (kept by cleanup)."""
+        """Tag the current version of every table with ``label`` (kept by cleanup), all or
+        nothing: a table that cannot be tagged (a full disk) is a :class:`StoreError`, its
+        broken tag file is removed (:func:`~smartvector_core.store_repair.repair_tags`) and the
+        tags this call created on the other tables are deleted again."""
         label = check_tag_label(label)
-        versions = {}
+        versions: dict[str, int] = {}
+        created: list[Any] = []
         with self.write_lock():
             for name, t in self._tables.items():
-                if label in t.tags.list():
-                    t.tags.update(label, t.version)
-                else:
-                    t.tags.create(label, t.version)
+                try:
+                    if label in t.tags.list():
+                        t.tags.update(label, t.version)
+                    else:
+                        t.tags.create(label, t.version)
+                        created.append(t)
+                    t.tags.list()   # read back: a full disk can leave the file empty without an error
+                except Exception as exc:
+                    repair_tags(self)
+                    for done in created:   # removed already, or a broken file repair_tags took: fine
+                        with contextlib.suppress(Exception):
+                            done.tags.delete(label)
+                    raise StoreError(f"store {self.uri}: cannot tag table {name} {label!r} ({exc}); "
+                                     "the tags this call created on other tables were deleted again") from exc
                 versions[name] = int(t.version)
         return versions
 
@@ -59,33 +75,63 @@ class Versions:
 
     def restore(self, *, tag: str | None = None, versions: dict[str, int] | None = None) -> dict[str, int]:
         """Make an earlier version of the knowledge tables current again (a new version: history
-        is kept).
+        is kept), all or nothing.
 
         Only ``RESTORABLE_TABLES`` (chunks, edges: what the store knows) roll back. ``events`` and
         ``queries`` are append-only history (the audit and the query log): a restore never removes
         what operators did, it is recorded there as one more event by the caller
-        (docs/RELIABILITY.md, "Restore"). Asking for another table is an :class:`InputError`.
-        Crash points ``restore:after:<table>``: a re-run of the same restore converges.
+        (docs/RELIABILITY.md, "Restore"). Under the write lock, every target is checked first
+        (:meth:`restore_problem`: the tag is on every table, each version is still kept, not
+        cleaned up by ``maintain``), then the tables roll back; if one fails, those already rolled
+        back return to the versions they had. Crash points ``restore:after:<table>``: a re-run
+        of the same restore converges.
         """
-        for name in (versions or {}):
-            if name not in RESTORABLE_TABLES:
-                raise InputError(f"expected a table of {', '.join(RESTORABLE_TABLES)} (events and queries are "
-                                 f"append-only history), found {name!r}", field="--version")
         restored = {}
         with self.write_lock():
-            for name in RESTORABLE_TABLES:
-                t = self._tables[name]
-                target: int | str | None = tag if tag is not None else (versions or {}).get(name)
-                if target is None:
-                    continue
-                t.checkout(target)
-                t.restore()
-                restored[name] = int(t.version)
-                self.crash_point(f"restore:after:{name}")
-            if "chunks" in restored:   # a version older than a column gets it back (one more commit)
-                self._add_missing_columns(chunks_schema(self.dim))
-                restored["chunks"] = int(self._tables["chunks"].version)
+            problem = self.restore_problem(tag=tag, versions=versions)
+            if problem:
+                raise InputError(problem, field="--tag" if tag is not None else "--version")
+            previous = self.table_versions()
+            try:
+                for name in RESTORABLE_TABLES:
+                    t = self._tables[name]
+                    target: int | str | None = tag if tag is not None else (versions or {}).get(name)
+                    if target is None:
+                        continue
+                    t.checkout(target)
+                    t.restore()
+                    restored[name] = int(t.version)
+                    self.crash_point(f"restore:after:{name}")
+                if "chunks" in restored:   # a version older than a column gets it back (one more commit)
+                    self._add_missing_columns(chunks_schema(self.dim))
+                    restored["chunks"] = int(self._tables["chunks"].version)
+            except Exception:
+                for name in restored:   # all or nothing: the tables already rolled back go forward again
+                    t = self._tables[name]
+                    t.checkout(previous[name])
+                    t.restore()
+                raise
         return restored
+
+    def restore_problem(self, *, tag: str | None = None, versions: dict[str, int] | None = None) -> str | None:
+        """Why :meth:`restore` of ``tag`` or ``versions`` cannot be done whole (None: it can)."""
+        if (tag is None) == (versions is None):
+            return "give exactly one of a tag or versions"
+        if tag is not None:
+            lacking = [name for name in RESTORABLE_TABLES if tag not in self._tables[name].tags.list()]
+            return f"no tag {tag!r} on table(s) {', '.join(lacking)}" if lacking else None
+        if not versions:
+            return "no table version given"
+        for name, number in versions.items():
+            if name not in RESTORABLE_TABLES:
+                return (f"expected a table of {', '.join(RESTORABLE_TABLES)} (events and queries are "
+                        f"append-only history), found {name!r}")
+            kept = self.versions_of(name)
+            if number not in kept:
+                cleaned = 1 <= number < max(kept, default=0)
+                return (f"{name} version {number} " + ("was cleaned up by maintain" if cleaned else "does not exist")
+                        + f" (kept: {_ranges(kept)})")
+        return None
 
     def optimize(self, *, cleanup_older_than_days: float | None = None, now: datetime | None = None) -> None:
         """Compact, and (with ``cleanup_older_than_days`` and ``now``) drop versions older than
@@ -109,6 +155,17 @@ class Versions:
                 if stamps:  # one second of slack for the time between here and LanceDB's clock
                     age = max(age, local_now - min(stamps) + timedelta(seconds=1))
                 t.optimize(cleanup_older_than=age)  # compacted already: this is the cleanup
+
+
+def _ranges(numbers: list[int]) -> str:
+    """``[1, 2, 3, 7, 9, 10]`` -> ``"1-3, 7, 9-10"``."""
+    out: list[str] = []
+    for n in sorted(numbers):
+        if out and int(out[-1].split("-")[-1]) == n - 1:
+            out[-1] = f"{out[-1].split('-')[0]}-{n}"
+        else:
+            out.append(str(n))
+    return ", ".join(out) or "none"
 
 
 class Indexes:

@@ -13,10 +13,18 @@ request parsing and JSON encoding run in the server's worker threads.
 
 Only the endpoints below exist; none takes a path or a URL, so nothing else on the machine is
 reachable through the API. Bind it to 127.0.0.1 (the default) unless a proxy guards it.
+
+Bad input is a 422 whose body names each field at fault and never echoes the value back (a NaN,
+an Infinity or a lone surrogate in the echo would make the error itself unencodable). A query-log
+row is written ``flush_interval_s`` after its answer: a ``kill -9`` of the server loses the rows
+of that last interval (docs/RELIABILITY.md); a normal stop (SIGTERM, Ctrl-C) writes them.
+The actor of a verdict is the credential: ``operator-token:<fingerprint>`` when the store
+requires a token, ``api`` when it is open.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import threading
 from collections.abc import Iterator
@@ -24,11 +32,14 @@ from contextlib import asynccontextmanager, contextmanager
 from datetime import datetime
 from typing import Any
 
-from fastapi import FastAPI, Header, HTTPException, Query
+from fastapi import FastAPI, Header, HTTPException, Query, Request
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 
 from .. import clock
 from ..errors import InputError, OperatorTokenError
+from ..ingest.parse import huge_number
+from ..ingest.validate import clean_id, is_encodable
 from ..service import SmartVector
 from .schemas import (
     BatchIn,
@@ -66,6 +77,28 @@ def _unprocessable(exc: InputError) -> HTTPException:
     return HTTPException(status_code=422, detail=[{"loc": ["body", field], "msg": str(exc), "type": "value_error"}])
 
 
+def _safe_text(value: object) -> str:
+    """``value`` as text any JSON encoder can write (lone surrogates escaped)."""
+    return str(value).encode("utf-8", "backslashreplace").decode("utf-8")
+
+
+def validation_errors(exc: RequestValidationError) -> list[dict[str, Any]]:
+    """The 422 body of a request pydantic refused: where and why, without the input itself."""
+    out = []
+    for error in exc.errors():
+        out.append({"loc": [_safe_text(part) if isinstance(part, str) else part for part in error.get("loc", ())],
+                    "msg": _safe_text(error.get("msg", "")), "type": _safe_text(error.get("type", ""))})
+    return out
+
+
+def actor_of(token: str | None) -> str:
+    """Who a verdict is recorded as: the credential, never a name the client chose
+    (``operator-token:`` and the first 8 hex digits of the token's SHA-256; ``api`` on an open store)."""
+    if not token:
+        return "api"
+    return "operator-token:" + hashlib.sha256(token.encode("utf-8")).hexdigest()[:8]
+
+
 class Engine:
     """The service behind one lock; its query log is written by the service's background writer."""
 
@@ -98,6 +131,8 @@ class Engine:
         if spec.group_by is not None:
             kwargs["group_by"] = spec.group_by
         with self.lock:
+            if spec.id:
+                self.service.check_query_ids({spec.id: spec.text})
             response = self.service.query(spec.text, as_of=_as_of(spec.as_of), profile=spec.profile, k=spec.k,
                                           query_id=spec.id or "", asked_at=asked_at, vector=vector, **kwargs)
         return response.to_dict()
@@ -120,6 +155,22 @@ def create_app(service: SmartVector | None = None, *, flush_interval_s: float = 
                               "exactly the `query --json` line of the command line.")
     api.state.engine = engine
 
+    @api.middleware("http")
+    async def refuse_huge_numbers(request: Request, call_next):
+        """A body integer over 4,300 digits, which Python's JSON reader refuses (a bare 400
+        naming nothing), is a 422 naming its field."""
+        if request.method in ("POST", "PUT", "PATCH"):
+            huge = huge_number(await request.body())
+            if huge:
+                return JSONResponse({"detail": [{"loc": ["body", huge[0]], "type": "value_error",
+                                                 "msg": f"a number of {huge[1]} digits, over the limit of 4300 digits"}]},
+                                    status_code=422)
+        return await call_next(request)
+
+    @api.exception_handler(RequestValidationError)
+    async def unprocessable(_: Request, exc: RequestValidationError) -> JSONResponse:
+        return JSONResponse({"detail": validation_errors(exc)}, status_code=422)
+
     @api.post("/query", response_model=QueryOut, summary="Ask one question")
     def query(body: QueryIn) -> Response:
         try:
@@ -130,6 +181,10 @@ def create_app(service: SmartVector | None = None, *, flush_interval_s: float = 
     @api.post("/query/batch", response_model=BatchOut, summary="Ask several questions, answered in order")
     def query_batch(body: BatchIn) -> Response:
         asked_at = clock.now()
+        ids = [q.id for q in body.queries if q.id]
+        if len(ids) != len(set(ids)):
+            raise HTTPException(status_code=422, detail=[{"loc": ["body", "queries", "id"], "type": "value_error",
+                                                          "msg": "a query id given twice in one batch"}])
         try:
             vectors = engine.service.embedder.encode([q.text for q in body.queries])   # one batched call
             return _json({"responses": [engine.query(q, asked_at=asked_at, vector=v)
@@ -142,12 +197,12 @@ def create_app(service: SmartVector | None = None, *, flush_interval_s: float = 
         try:
             with engine.locked() as sv:
                 sv.check_operator(x_operator_token)
+                actor = actor_of(x_operator_token if sv.settings.operator_token else None)
                 sv.flush()          # the verdict lands after every answer it may refer to
                 if body.verdict == "undo":
-                    out = sv.feedback_undo(body.id, now=clock.now(), query_id=body.query_id, actor=body.actor)
+                    out = sv.feedback_undo(body.id, now=clock.now(), query_id=body.query_id, actor=actor)
                 else:
-                    out = sv.feedback(body.id, body.verdict, now=clock.now(), query_id=body.query_id,
-                                      actor=body.actor)
+                    out = sv.feedback(body.id, body.verdict, now=clock.now(), query_id=body.query_id, actor=actor)
         except OperatorTokenError as exc:
             raise HTTPException(status_code=403, detail=str(exc)) from None
         except InputError as exc:
@@ -156,10 +211,16 @@ def create_app(service: SmartVector | None = None, *, flush_interval_s: float = 
             raise _unprocessable(exc) from None
         return _json(out)
 
-    @api.get("/documents/{doc_id}", response_model=DocumentOut, summary="A document's trust, lifecycle, "
-                                                                       "version chain and dependents")
+    @api.get("/documents/{doc_id:path}", response_model=DocumentOut,
+             summary="A document's trust, lifecycle, version chain and dependents (ids may hold '/')")
     def document(doc_id: str, as_of: datetime | None = Query(None)) -> Response:
         moment = _as_of(as_of)
+        try:
+            if not is_encodable(doc_id):
+                raise InputError("holds a lone surrogate", field="id")
+            doc_id = clean_id(doc_id, field="id", max_chars=1_000)
+        except InputError as exc:
+            raise _unprocessable(exc) from None
         try:
             with engine.locked() as sv:
                 chain = sv.version_chain(doc_id)

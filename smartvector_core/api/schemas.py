@@ -6,15 +6,45 @@ fields added to that line later (they are passed through unchanged, never droppe
 
 from __future__ import annotations
 
+import math
 from datetime import datetime
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field
 
+from ..ingest.validate import clean_id, is_encodable
 from ..service import MAX_K  # one bound on k for the CLI, the service and the API
+from ..service.queries import MAX_QUERY_ID_CHARS
 
 MAX_BATCH = 256             # the most questions one batch request may carry
 MAX_TEXT_CHARS = 4_000      # a question longer than this is not a question
+
+
+def _utf8(value: str) -> str:
+    """Refuse a string no response can hold (a lone surrogate from a ``\\ud800`` escape)."""
+    if not is_encodable(value):
+        raise ValueError("holds a lone surrogate (half a character, from a \\ud800-\\udfff escape)")
+    return value
+
+
+def _finite(value: Any) -> Any:
+    """Refuse NaN and ±Infinity (JSON bodies may carry them; ``1e309`` reads as Infinity), and
+    ``true``/``false`` where a number or a time goes."""
+    if isinstance(value, bool):
+        raise ValueError("expected a number, found a boolean")
+    if isinstance(value, float) and not math.isfinite(value):
+        raise ValueError("expected a finite number, found NaN or Infinity")
+    return value
+
+
+def _query_id(value: str) -> str:
+    return clean_id(_utf8(value), field="id", max_chars=MAX_QUERY_ID_CHARS) if value.strip() else value
+
+
+Text = Annotated[str, AfterValidator(_utf8)]
+Finite = BeforeValidator(_finite)
+QueryId = Annotated[str, AfterValidator(_query_id)]
+DocId = Annotated[str, AfterValidator(lambda v: clean_id(_utf8(v), field="id", max_chars=1_000))]
 
 
 class QueryIn(BaseModel):
@@ -22,14 +52,17 @@ class QueryIn(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    text: str = Field(min_length=1, max_length=MAX_TEXT_CHARS, description="the question")
-    as_of: datetime | None = Field(None, description="ISO-8601 moment the question is asked about; "
-                                                     "absent: now. Times without a zone are UTC")
-    profile: str = Field("default", description="naive | temporal | smartvector | default")
-    k: int = Field(5, ge=1, le=MAX_K, description="how many passages to return")
+    text: Text = Field(min_length=1, max_length=MAX_TEXT_CHARS, description="the question")
+    as_of: Annotated[datetime | None, Finite] = Field(None, description="ISO-8601 moment the question is asked "
+                                                                        "about; absent: now. Times without a zone "
+                                                                        "are UTC")
+    profile: Text = Field("default", description="naive | temporal | smartvector | default")
+    k: Annotated[int, Finite] = Field(5, ge=1, le=MAX_K, description="how many passages to return")
     group_by: Literal["chunk", "document"] | None = Field(
         None, description="chunk: passages (several per document); document: one per document")
-    id: str | None = Field(None, max_length=200, description="query id to use in the log (batch lines)")
+    id: QueryId | None = Field(None, max_length=MAX_QUERY_ID_CHARS,
+                               description="query id to use in the log (batch lines); an id already logged "
+                                           "for a different question is refused")
 
 
 class BatchIn(BaseModel):
@@ -91,12 +124,12 @@ class BatchOut(BaseModel):
 class FeedbackIn(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    id: str = Field(min_length=1, max_length=1_000, description="document version id")
+    id: DocId = Field(min_length=1, max_length=1_000, description="document version id")
     verdict: Literal["accept", "correct", "undo"] = Field(
-        description="accept raises trust, correct lowers it and ripples to dependents; undo reverses this "
-                    "actor's standing verdict for query_id by an appended event")
-    query_id: str = Field("", max_length=200)
-    actor: str = Field("api", max_length=200, description="who gave the verdict")
+        description="accept raises trust, correct lowers it and ripples to dependents; undo reverses the "
+                    "standing verdict of this credential for query_id by an appended event. The actor "
+                    "recorded is taken from the credential (the X-Operator-Token), never from the body")
+    query_id: QueryId = Field("", max_length=MAX_QUERY_ID_CHARS)
 
 
 class FeedbackOut(BaseModel):

@@ -9,6 +9,12 @@ writes (edges, then events) -> lifecycle (LIFECYCLE events, then the ``lifecycle
 record (trigger, document), and a move whose LIFECYCLE event is already the document's latest
 is not written twice, so rerunning after a crash converges to the uninterrupted result. The
 store is tagged ``pre-consolidate`` (one rolling tag) before each run.
+
+**Exactly once beside other writers**: runs plan without the store's write lock, so two may
+plan the same work. Each idempotent write is checked and made under the lock: events are
+appended only if their id is absent (:func:`_append_new`), and a document's lifecycle moves are
+written only if the store still holds the state they start from (:func:`write_moves`): the
+second of two runs (or of a run and an ingest's run) finds the moves made and writes none.
 """
 
 from __future__ import annotations
@@ -245,15 +251,32 @@ def write_moves(store, events: pd.DataFrame, moves, *, now: datetime, actor: str
     """LIFECYCLE events for ``moves`` (skipping one already recorded as the document's latest),
     then the ``lifecycle`` (and ``superseded_at``) fields in one commit."""
     superseded = superseded or {}
-    rows = [e.row(now, actor=actor, query_id=query_id)
-            for e in move_events(moves, _latest_moves(events, [m.doc_id for m in moves]), now)]
-    _append_new(store, rows)
-    store.crash_point("lifecycle:after:events")   # test hook: LIFECYCLE events written, fields not yet
-    updates: dict[str, dict] = {d: {"doc_id": d, "superseded_at": t} for d, t in superseded.items()}
-    for m in moves:
-        updates.setdefault(m.doc_id, {"doc_id": m.doc_id})["lifecycle"] = m.to_state.value
-    store.update_doc_fields(list(updates.values()))
+    with store.write_lock():   # checked and written as one step: no other writer moves these documents meanwhile
+        moves = _still_due(store, moves)
+        ids = [m.doc_id for m in moves]
+        latest = _latest_moves(events_frame(store.events(ids)), ids) if ids else {}
+        rows = [e.row(now, actor=actor, query_id=query_id) for e in move_events(moves, latest, now)]
+        _append_new(store, rows)
+        store.crash_point("lifecycle:after:events")   # test hook: LIFECYCLE events written, fields not yet
+        updates: dict[str, dict] = {d: {"doc_id": d, "superseded_at": t} for d, t in superseded.items()}
+        for m in moves:
+            updates.setdefault(m.doc_id, {"doc_id": m.doc_id})["lifecycle"] = m.to_state.value
+        store.update_doc_fields(list(updates.values()))
     return len(rows)
+
+
+def _still_due(store, moves: list) -> list:
+    """The moves whose document the store still holds in the state its first move starts from
+    (another run may have moved it since this one read it)."""
+    if not moves:
+        return []
+    ids = list(dict.fromkeys(m.doc_id for m in moves))
+    rows = store.chunks_for_docs(ids).select(["doc_id", "lifecycle"])
+    stored = dict(zip(rows.column("doc_id").to_pylist(), rows.column("lifecycle").to_pylist(), strict=True))
+    first: dict[str, str] = {}
+    for m in moves:
+        first.setdefault(m.doc_id, m.from_state.value)
+    return [m for m in moves if stored.get(m.doc_id) == first[m.doc_id]]
 
 
 def wake_accessed(store, events: pd.DataFrame, states: dict[str, str], *, now: datetime,
@@ -307,10 +330,11 @@ def _append_new(store, rows: list[dict]) -> list[dict]:
     """Append the rows whose event id is not stored yet; returns them."""
     if not rows:
         return []
-    have = store.existing_event_ids([r["event_id"] for r in rows])
-    rows = [r for r in rows if r["event_id"] not in have]
-    if rows:
-        store.append_events(rows)
+    with store.write_lock():   # the check and the append as one step (a concurrent run plans the same ids)
+        have = store.existing_event_ids([r["event_id"] for r in rows])
+        rows = [r for r in rows if r["event_id"] not in have]
+        if rows:
+            store.append_events(rows)
     return rows
 
 

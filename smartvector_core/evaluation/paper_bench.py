@@ -119,7 +119,7 @@ def run_paper_bench(embedder, *, seed: int = DEFAULT_SEED, split: str = "heldout
                     sweep_step: float = DEFAULT_SWEEP_STEP, reembed: bool = False,
                     mode: str = "live", progress=None) -> dict[str, Any]:
     """The paper benchmark (module docstring); returns the CONTRACT bench JSON plus extras.
-    ``mode``: ``live`` (questions asked after the consolidation at ingest) or ``backdated``
+    ``mode``: ``live`` (ingested right after the corpus, each question at its own ``as_of``) or ``backdated``
     (:func:`.runner.ingest_moment`). ``progress(step, done, total)``: called as each phase
     starts and after each point of the weight sweep (an exception it raises stops the run; the
     temporary stores are removed on the way out)."""

@@ -4,9 +4,10 @@
 ``as_of`` is asked at the latest moment in the data (never the wall clock). Extra query fields
 are kept; ``type`` gives the ``by_type`` breakdown.
 ``bench --suite paper``: see :mod:`.paper_bench`.
-``--mode live`` (default): questions asked after the consolidation that ran at ingest, as
-operators ask them; ``--mode backdated``: the earlier benchmark, questions dated before it
-(:func:`.runner.ingest_moment`).
+``--mode live`` (default): the corpus ingested and consolidated right after its latest
+``created_at``, each question asked at its own ``as_of`` (past ones judged from the event
+history), as an operator asks; ``--mode backdated``: the earlier benchmark, every question
+dated before the consolidation (:func:`.runner.ingest_moment`).
 """
 
 from __future__ import annotations

@@ -7,12 +7,15 @@ Choices (documented here, tested in ``tests/evaluation/test_runner.py``):
   (which consolidates what it added), ``consolidate``, then ``query --batch``. Ingest and
   consolidation happen at one moment taken from the data, never the wall clock, so two runs give
   identical numbers; each query is answered at its own ``as_of``. In ``live`` mode (default)
-  that moment is the earliest question's ``as_of``: every question is asked after the
-  consolidation, as operators ask, and sees its edges, penalties and lifecycle moves. In
-  ``backdated`` mode (the earlier benchmark) it is the latest moment in the data (max of the
-  queries' ``as_of`` and the corpus' ``created_at``), so the questions are dated before the
-  consolidation. See :func:`ingest_moment`; ``tests/evaluation/test_live_bench.py`` checks that
-  ``live`` gives, result by result, what ingest -> consolidate -> ``query --batch`` gives.
+  that moment is right after the corpus (its latest ``created_at``), as an operator ingests a
+  finished corpus and then asks, some questions about the past (``--as-of``): a question dated
+  before the ingest is judged from the event history at its ``as_of`` (what existed, what was
+  valid and what had been superseded then), not from the ingest moment. In ``backdated`` mode
+  (the earlier benchmark) it is the latest moment in the data (max of the queries' ``as_of``
+  and the corpus' ``created_at``), so every question is dated before the consolidation. See
+  :func:`ingest_moment`; ``tests/evaluation/test_live_bench.py`` checks that ``live`` gives,
+  result by result, what ingest -> consolidate -> ``query --batch`` gives, past-dated questions
+  included.
 - **Queries do not teach the store.** Queries are answered with ``log=False``: no query-log rows
   and no ACCESS events, so answering one query never raises the confidence of a document for a
   later one, and the order of queries and profiles does not matter.
@@ -348,20 +351,25 @@ def ingest_moment(corpus: Sequence[Mapping[str, Any]], queries: Sequence[BenchQu
                   ) -> datetime | None:
     """When the benchmark ingests (and consolidates) the corpus; None if the data has no time.
 
-    - ``live`` (default; DESIGN.md "benchmarks run live"): at the earliest question's ``as_of``,
-      so every question is asked after the consolidation that ran at ingest, as operators ask
-      them (ingest -> consolidate -> ``query --batch``). Each question keeps its own ``as_of``:
-      validity and existence are judged then, and the store's prefilter still hides a document
-      until its ``created_at`` (a document written after the ingest moment is on file early, as
-      in a store loaded from a backfill). Moving a past question after the consolidation instead
-      would change what it asks. Without queries: as ``backdated``.
+    - ``live`` (default; DESIGN.md "benchmarks run live"): right after the corpus, at its latest
+      ``created_at``: the whole corpus is on file, ingested and consolidated at one moment, as an
+      operator loads a finished corpus (ingest -> consolidate -> ``query --batch``). Each question
+      keeps its own ``as_of``; one dated before the ingest asks about the past, and validity,
+      existence and supersession are judged from the event history at that ``as_of``. Moving a
+      past question after the consolidation instead would change what it asks. A corpus with no
+      ``created_at``: the earliest question's ``as_of`` (every question sees it); without
+      queries: as ``backdated``.
     - ``backdated`` (the earlier benchmark): at the latest moment in the data (:func:`data_now`),
       so questions are dated before the consolidation and see none of its penalties or moves.
     """
     if mode not in MODES:
         raise InputError(f"unknown bench mode {mode!r}: expected one of {', '.join(MODES)}", field="--mode")
-    if mode == "live" and queries:
-        return min(q.as_of for q in queries)
+    if mode == "live":
+        written = data_now(corpus, [])
+        if written is not None:
+            return written
+        if queries:
+            return min(q.as_of for q in queries)
     return data_now(corpus, queries)
 
 

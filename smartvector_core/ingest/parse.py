@@ -11,13 +11,30 @@ A key given twice in one JSON object or one YAML mapping is an error (the last o
 silently win). Front matter keys must be text; YAML dates anywhere become ISO-8601 strings,
 other YAML-only values (``!!binary``, ``!!set``) are refused. A file with no record (empty, or
 only blank lines) is an error, as is a directory without a supported file.
+
+JSON Lines are split on ``"\n"`` only (a ``"\r"`` before it is dropped): U+2028, U+2029, U+0085
+and the other characters ``str.splitlines`` also breaks on are content, and line numbers count
+``"\n"``. An integer written with more than ``MAX_INT_DIGITS`` digits (Python's own limit on
+reading one) is an input error naming the file, line and field, in JSON and in YAML.
+
+In front matter, the plain (unquoted) scalars of :data:`TEXT_FIELDS` are read as the text
+written, not as YAML resolves it: ``id: 0x1F`` is the id ``"0x1F"``, ``version: 1.10`` the
+version ``"1.10"``, ``created_at: 20250301`` the ISO-8601 basic date 2025-03-01 and
+``created_at: 2025-13-45`` a time that validation refuses naming the field. A YAML date that
+does not exist anywhere else (in ``metadata``) is kept as its text. A first line ``---`` that
+no later ``---`` line closes is an error. A folder's symbolic links that lead outside it are
+refused (a link to ``/etc/hostname`` would otherwise be ingested); links inside it are read
+where they are files and not descended where they are folders (their files are read by their
+own path).
 """
 
 from __future__ import annotations
 
 import json
 import logging
+import os
 import re
+import sys
 import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -34,6 +51,10 @@ TEXT_SUFFIXES = {".md", ".markdown", ".txt", ".text"}
 JSONL_SUFFIXES = {".jsonl", ".ndjson", ".json"}
 PDF_SUFFIXES = {".pdf"}
 MAX_JSON_DEPTH = 32
+MAX_INT_DIGITS = sys.get_int_max_str_digits() or 4300
+# front matter fields whose plain scalars are text as written (times are parsed by validation)
+TEXT_FIELDS = {"id", "title", "created_at", "valid_from", "valid_until", "kind", "doc_type", "version",
+               "supersedes", "depends_on", "source"}
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 _FRONT_MATTER = re.compile(r"\A---[ \t]*\r?\n(.*?)\r?\n---[ \t]*\r?\n?", re.S)
 
@@ -64,6 +85,50 @@ def shape_problem(value: Any, *, max_depth: int = MAX_JSON_DEPTH, max_bytes: int
     return None
 
 
+class _HugeInt(str):
+    """An integer literal over ``MAX_INT_DIGITS`` digits, kept as its text until it is reported."""
+
+
+def _json_int(text: str) -> int | _HugeInt:
+    return _HugeInt(text) if len(text.lstrip("-")) > MAX_INT_DIGITS else int(text)
+
+
+def _huge_field(record: dict[str, Any]) -> tuple[str, int] | None:
+    """(top-level field, digits) of the first :class:`_HugeInt` in ``record``, or None."""
+    for key, value in record.items():
+        stack = [value]
+        while stack:
+            node = stack.pop()
+            if isinstance(node, _HugeInt):
+                return str(key), len(node.lstrip("-"))
+            if isinstance(node, dict):
+                stack.extend(node.values())
+            elif isinstance(node, list):
+                stack.extend(node)
+    return None
+
+
+_LONG_DIGITS = re.compile(rb"\d{%d}" % (MAX_INT_DIGITS + 1))
+
+
+def huge_number(data: bytes) -> tuple[str, int] | None:
+    """(top-level field, digits) of an integer over ``MAX_INT_DIGITS`` digits in the JSON object
+    ``data``, or None (also when ``data`` is no JSON object: its parser reports that)."""
+    if not _LONG_DIGITS.search(data):
+        return None
+    try:
+        value = json.loads(data, parse_int=_json_int)
+    except (ValueError, RecursionError):
+        return None
+    if isinstance(value, _HugeInt):
+        return "body", len(value.lstrip("-"))
+    return _huge_field(value) if isinstance(value, dict) else None
+
+
+def _too_many_digits(digits: int) -> str:
+    return f"a number of {digits} digits, over the limit of {MAX_INT_DIGITS} digits"
+
+
 class _DuplicateKey(ValueError):
     def __init__(self, key: object) -> None:
         super().__init__(key)
@@ -80,7 +145,20 @@ def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 
 
 class _FrontMatterLoader(yaml.SafeLoader):
-    """PyYAML's safe loader that refuses a key given twice in one mapping."""
+    """PyYAML's safe loader that refuses a key given twice in one mapping, keeps a date that
+    does not exist as its text, and refuses an integer over ``MAX_INT_DIGITS`` digits."""
+
+    def construct_yaml_timestamp(self, node):
+        try:
+            return super().construct_yaml_timestamp(node)
+        except ValueError:   # 2025-13-45: the resolver saw a date shape; the writer wrote text
+            return self.construct_scalar(node)
+
+    def construct_yaml_int(self, node):
+        digits = len(str(node.value).lstrip("+-"))
+        if digits > MAX_INT_DIGITS:
+            raise yaml.constructor.ConstructorError(None, None, _too_many_digits(digits), node.start_mark)
+        return super().construct_yaml_int(node)
 
     def construct_mapping(self, node, deep=False):
         seen = set()
@@ -94,6 +172,29 @@ class _FrontMatterLoader(yaml.SafeLoader):
                 raise yaml.constructor.ConstructorError(None, None, f"duplicate key {key!r}", key_node.start_mark)
             seen.add(key)
         return super().construct_mapping(node, deep=deep)
+
+
+_FrontMatterLoader.add_constructor("tag:yaml.org,2002:timestamp", _FrontMatterLoader.construct_yaml_timestamp)
+_FrontMatterLoader.add_constructor("tag:yaml.org,2002:int", _FrontMatterLoader.construct_yaml_int)
+
+
+def _load_front_matter(text: str) -> Any:
+    """The front matter's value, the plain scalars of :data:`TEXT_FIELDS` read as text."""
+    loader = _FrontMatterLoader(text)
+    try:
+        node = loader.get_single_node()
+        if node is None:
+            return None
+        if isinstance(node, yaml.MappingNode):
+            for key_node, value_node in node.value:
+                if isinstance(key_node, yaml.ScalarNode) and key_node.value in TEXT_FIELDS:
+                    items = value_node.value if isinstance(value_node, yaml.SequenceNode) else [value_node]
+                    for item in items:
+                        if isinstance(item, yaml.ScalarNode) and item.style is None and item.tag != "tag:yaml.org,2002:null":
+                            item.tag = "tag:yaml.org,2002:str"
+        return loader.construct_document(node)
+    finally:
+        loader.dispose()
 
 
 def _json_key(key: Any) -> str:
@@ -128,6 +229,16 @@ def _key_line(front: str, key: Any) -> int:
     return 1
 
 
+def _field_at(front: str, line: int) -> str | None:
+    """The top-level front matter key written on file line ``line`` or the nearest above it."""
+    lines = front.split("\n")[:max(0, line - 1)]
+    for text in reversed(lines):
+        key = re.match(r"^([^\s#:'\"-][^:]*):", text)
+        if key:
+            return key.group(1).strip()
+    return None
+
+
 def _read_bytes(path: Path, max_bytes: int) -> bytes:
     if not path.exists():
         raise InputError("no such file", file=str(path))
@@ -154,15 +265,23 @@ def _decode(data: bytes, name: str) -> str:
                          file=name, line=line) from None
 
 
+def jsonl_lines(text: str) -> Iterator[tuple[int, str]]:
+    """(line number, line) of a JSON Lines text: split on ``"\n"`` only, a trailing ``"\r"``
+    dropped (never ``str.splitlines``, which also splits on U+2028, U+0085 and others that a
+    JSON string may hold raw)."""
+    for number, line in enumerate(text.split("\n"), start=1):
+        yield number, line.removesuffix("\r")
+
+
 def parse_jsonl(text: str, name: str, *, max_line_bytes: int) -> Iterator[dict[str, Any]]:
-    """One dict per non-blank line; each gets ``_origin``."""
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
+    """One dict per non-blank line (:func:`jsonl_lines`); each gets ``_origin``."""
+    for number, line in jsonl_lines(text):
+        if not line.strip(" \t\r\n"):
             continue
         if len(line.encode("utf-8")) > max_line_bytes:
             raise InputError(f"line is over the limit of {max_line_bytes} bytes", file=name, line=number)
         try:
-            record = json.loads(line, object_pairs_hook=_no_duplicates)
+            record = json.loads(line, object_pairs_hook=_no_duplicates, parse_int=_json_int)
         except _DuplicateKey as exc:
             raise InputError(f"key {exc.key!r} given twice in one JSON object", file=name, line=number,
                              field=str(exc.key)) from None
@@ -173,9 +292,14 @@ def parse_jsonl(text: str, name: str, *, max_line_bytes: int) -> Iterator[dict[s
         except RecursionError:
             raise InputError(f"JSON nested deeper than {MAX_JSON_DEPTH} levels", file=name,
                              line=number) from None
+        if isinstance(record, _HugeInt):
+            raise InputError(_too_many_digits(len(record.lstrip("-"))), file=name, line=number)
         if not isinstance(record, dict):
             raise InputError(f"expected a JSON object, found {type(record).__name__}", file=name,
                              line=number)
+        huge = _huge_field(record)
+        if huge:
+            raise InputError(_too_many_digits(huge[1]), file=name, line=number, field=huge[0])
         problem = shape_problem(record, max_bytes=max_line_bytes)
         if problem:
             raise InputError(f"JSON {problem}", file=name, line=number)
@@ -188,17 +312,23 @@ def parse_text(text: str, name: str, stem: str, *, max_bytes: int = 5 * 1024 * 1
     record: dict[str, Any] = {}
     body = text
     match = _FRONT_MATTER.match(text)
+    if not match and re.match(r"\A---[ \t]*\r?\n", text):
+        raise InputError("front matter opened by '---' on line 1 is not closed by a '---' line", file=name,
+                         line=1)
     if match:
         try:
-            front = yaml.load(match.group(1), Loader=_FrontMatterLoader)  # noqa: S506 - a SafeLoader
+            front = _load_front_matter(match.group(1))
         except yaml.YAMLError as exc:
             mark = getattr(exc, "problem_mark", None)
             line = (mark.line + 2) if mark is not None else 1
+            field = _field_at(match.group(1), line) if mark is not None else None
             raise InputError(f"front matter is not valid YAML ({getattr(exc, 'problem', exc)})",
-                             file=name, line=line) from None
+                             file=name, line=line, field=field) from None
         except RecursionError:
             raise InputError(f"front matter nested deeper than {MAX_JSON_DEPTH} levels", file=name,
                              line=1) from None
+        except ValueError as exc:   # a YAML constructor's own complaint about a value
+            raise InputError(f"front matter value cannot be read ({exc})", file=name, line=1) from None
         front = {} if front is None else front
         if not isinstance(front, dict):
             raise InputError("front matter must be a mapping of fields", file=name, line=1)
@@ -260,14 +390,35 @@ def parse_pdf(data: bytes, name: str, stem: str) -> dict[str, Any]:
     return record
 
 
+def _folder_files(root: Path) -> list[Path]:
+    """The files under ``root``, sorted; symbolic links are not descended, and one that leads
+    outside ``root`` is an :class:`InputError` naming it."""
+    real_root = root.resolve()
+    files: list[Path] = []
+    for folder, dirs, names in os.walk(root, followlinks=False):
+        for entry in [*dirs, *names]:
+            child = Path(folder) / entry
+            if not child.is_symlink():
+                if entry in names:
+                    files.append(child)
+                continue
+            target = child.resolve()
+            if not target.is_relative_to(real_root):
+                raise InputError(f"symbolic link to {target}, outside the folder {root}: not followed",
+                                 file=str(child))
+            if entry in names and target.is_file():
+                files.append(child)
+    return sorted(files)
+
+
 def read_records(path: str | Path, *, max_file_bytes: int = 50 * 1024 * 1024,
                  max_line_bytes: int = 5 * 1024 * 1024) -> list[dict[str, Any]]:
     """All raw records of one file, chosen by extension (directories: every supported file)."""
     path = Path(path)
     if path.is_dir():
         out: list[dict[str, Any]] = []
-        for child in sorted(path.rglob("*")):
-            if child.is_file() and child.suffix.lower() in TEXT_SUFFIXES | JSONL_SUFFIXES | PDF_SUFFIXES:
+        for child in _folder_files(path):
+            if child.suffix.lower() in TEXT_SUFFIXES | JSONL_SUFFIXES | PDF_SUFFIXES:
                 out.extend(read_records(child, max_file_bytes=max_file_bytes, max_line_bytes=max_line_bytes))
         if not out:
             raise InputError("no .jsonl, .md, .txt or .pdf file in this directory", file=str(path))

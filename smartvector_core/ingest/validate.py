@@ -14,6 +14,9 @@ raised as one :class:`InputError` ``FILE:LINE: field: what is wrong``. Choices m
   or U+202E RIGHT-TO-LEFT OVERRIDE, no other spaces (U+00A0), separators, private-use or
   unassigned code points. Two ids that look the same would name different documents, and an
   override can make ``a_v2`` display as another id. Such an id is an input error.
+- Ids are NFC-normalised (:func:`clean_id`): ``café`` written composed and decomposed is one id
+  (two records of it in one call are a duplicate). The same rule (NFC, no control or invisible
+  characters, at most ``MAX_ID_CHARS``) holds for query ids and actors (:func:`clean_id`).
 - ``metadata`` must be a JSON object (``null`` is none); ``[]`` or any other type is an input
   error, as is a value JSON cannot hold.
 - ``valid_until`` earlier than ``created_at`` is accepted with a warning (see
@@ -60,6 +63,33 @@ def _id_problem(value: str) -> str | None:
     return None
 
 
+def is_encodable(text: str) -> bool:
+    """Whether ``text`` can be written as UTF-8 (a JSON ``\\ud800`` escape gives a lone
+    surrogate, half a character, which no file or response can hold)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def clean_id(value: object, *, field: str = "id", file: str | None = None, line: int | None = None,
+             max_chars: int = MAX_ID_CHARS) -> str:
+    """``value`` as an id: text (an integer is written out), stripped, NFC-normalised, with only
+    printable characters and plain spaces, at most ``max_chars``; else :class:`InputError`
+    naming ``field`` (and ``file``/``line`` where given). The one rule for document ids,
+    referenced ids, query ids and actors."""
+    if isinstance(value, bool) or not isinstance(value, str | int):
+        raise InputError(f"expected a string, found {type(value).__name__}", field=field, file=file, line=line)
+    text = unicodedata.normalize("NFC", str(value).strip())
+    problem = _id_problem(text)
+    if problem:
+        raise InputError(problem, field=field, file=file, line=line)
+    if len(text) > max_chars:
+        raise InputError(f"longer than {max_chars} characters", field=field, file=file, line=line)
+    return text
+
+
 def _fail(origin: str, field: str, message: str) -> InputError:
     file, line = _where(origin)
     return InputError(message, file=file, line=line, field=field)
@@ -83,11 +113,11 @@ def _id_list(record: dict[str, Any], name: str, origin: str, own_id: str) -> tup
         value = [value]
     if not isinstance(value, list) or not all(isinstance(v, str) and v.strip() for v in value):
         raise _fail(origin, name, f"expected an id or a list of ids, found {value!r}")
-    ids = tuple(dict.fromkeys(v.strip() for v in value))
-    for ref in ids:
-        problem = _id_problem(ref)
+    for ref in value:
+        problem = _id_problem(ref.strip())
         if problem:
-            raise _fail(origin, name, f"id {ref!r} {problem}")
+            raise _fail(origin, name, f"id {ref.strip()!r} {problem}")
+    ids = tuple(dict.fromkeys(unicodedata.normalize("NFC", v.strip()) for v in value))
     if own_id in ids:
         raise _fail(origin, name, f"document {own_id!r} cannot refer to itself")
     return ids
@@ -99,6 +129,8 @@ def _text_field(record: dict[str, Any], name: str, origin: str) -> str:
         return ""
     if not isinstance(value, str | int | float) or isinstance(value, bool):
         raise _fail(origin, name, f"expected a string, found {type(value).__name__}")
+    if not is_encodable(str(value)):
+        raise _fail(origin, name, "holds a lone surrogate (half a character, from a \\ud800-\\udfff escape)")
     return strip_control(str(value)).strip()
 
 
@@ -108,18 +140,14 @@ def validate_record(record: dict[str, Any], *, ingest_time: datetime) -> Documen
     raw_id = record.get("id")
     if raw_id is None or (isinstance(raw_id, str) and not raw_id.strip()):
         raise _fail(origin, "id", "missing or empty: every document version needs an id")
-    if not isinstance(raw_id, str | int) or isinstance(raw_id, bool):
-        raise _fail(origin, "id", f"expected a string, found {type(raw_id).__name__}")
-    doc_id = str(raw_id).strip()
-    problem = _id_problem(doc_id)
-    if problem:
-        raise _fail(origin, "id", problem)
-    if len(doc_id) > MAX_ID_CHARS:
-        raise _fail(origin, "id", f"longer than {MAX_ID_CHARS} characters")
+    file, line = _where(origin)
+    doc_id = clean_id(raw_id, field="id", file=file, line=line)
     text = record.get("text")
     if not isinstance(text, str):
         raise _fail(origin, "text", "missing: expected the document's text as a string"
                     if text is None else f"expected a string, found {type(text).__name__}")
+    if not is_encodable(text):
+        raise _fail(origin, "text", "holds a lone surrogate (half a character, from a \\ud800-\\udfff escape)")
     text = strip_control(text)
     if not text.strip():
         raise _fail(origin, "text", "empty: the document has no text")

@@ -7,8 +7,9 @@ trust); the query path adds what only it reads, valid as long as that state is:
 - the document-level candidate fields of every document (:meth:`QueryCache.document_fields`:
   written on every chunk of a document, so a search need not read them from LanceDB), and the
   share of the chunk rows a search at a moment may return (:meth:`QueryCache.existing_share`);
-- the in-memory copy of the chunks table (:class:`.text_index.TextIndex`), kept across states of
-  the same chunks-table version;
+- the in-memory copy of the chunks table (:class:`.text_index.TextIndex`), carried across states:
+  as it is while the chunks table keeps its version, updated by this process's writes
+  (:class:`QueryCaches`);
 - full-text results per (name or question, existence bound) (:attr:`QueryCache.full_text`);
 - the store's calibration knots refitted on operators' verdicts (:meth:`QueryCache.calibration`).
 """
@@ -144,19 +145,66 @@ class QueryCache:
 
 class QueryCaches:
     """One :class:`QueryCache` per knowledge state of ``store``: a new state gets a new cache,
-    which keeps the previous one's text index when the chunks table is the same version."""
+    which starts with the previous one's text index: as it was when the chunks table is the same
+    version, else caught up with the rows written since (:meth:`TextIndex.caught_up`: any
+    process's writes), so a write never leaves the queries without the copy; a fresh build runs
+    only after a commit that deleted or moved rows, or in the background to compact a caught-up
+    copy (:meth:`TextIndex.wants_compaction`), which then takes the copy's place once it is
+    caught up the same way."""
 
     def __init__(self, store) -> None:
         self.store = store
         self._cache: QueryCache | None = None
         self._lock = threading.Lock()
+        self._compacting = False
 
     def get(self, knowledge: KnowledgeState) -> QueryCache:
         with self._lock:
             last = self._cache
             if last is not None and last.knowledge is knowledge:
                 return last
-            same_chunks = (last is not None and last.knowledge.versions is not None
-                           and knowledge.versions is not None and last.knowledge.versions[2] == knowledge.versions[2])
-            self._cache = QueryCache(knowledge, self.store, text_index=last._text_index if same_chunks else None)
+            self._cache = QueryCache(knowledge, self.store, text_index=self._carried(last, knowledge))
             return self._cache
+
+    def _carried(self, last: QueryCache | None, knowledge: KnowledgeState) -> Future | None:
+        """The text index a cache of ``knowledge`` starts with (None: built afresh)."""
+        if last is None or last._text_index is None or last.knowledge.versions is None or knowledge.versions is None:
+            return None
+        was, now = last.knowledge.versions[2], knowledge.versions[2]
+        if was == now:
+            return last._text_index
+        built = last._text_index
+        if not built.done() or built.exception() is not None:
+            return None
+        index = built.result().caught_up(self.store)
+        if index is None:
+            return None
+        if index.wants_compaction():
+            self._compact()
+        return _done(index)
+
+    def _compact(self) -> None:
+        """Build the text index afresh in the background; once built, catch it up with the
+        table and put it in the current cache (a daemon thread)."""
+        if self._compacting:
+            return
+        self._compacting = True
+
+        def run() -> None:
+            try:
+                fresh = TextIndex.from_store(self.store)
+                with self._lock:
+                    index = fresh.caught_up(self.store)
+                    if self._cache is not None and index is not None:
+                        self._cache._text_index = _done(index)
+            except Exception:  # noqa: BLE001 - the updated copy keeps answering; the next write tries again
+                pass
+            finally:
+                self._compacting = False
+        threading.Thread(target=run, name="smartvector-text-index-compaction", daemon=True).start()
+
+
+def _done(index: TextIndex) -> Future:
+    built: Future = Future()
+    built.set_result(index)
+    return built

@@ -3,8 +3,11 @@
 Each LanceDB full-text query costs about 4 ms of CPU whatever it returns (planning, the index
 read, the take of the rows); the lexical signal made one for the question and one per name, so
 on real text they cost as much as the vector search. :class:`TextIndex` is an in-memory copy of
-that index over the chunks table, built once per chunks-table version: the question's best
-chunks and every name's matches in the pool are then a few numpy operations.
+that index over the chunks table: the question's best chunks and every name's matches in the
+pool are then a few numpy operations. It is built once, then follows the writes
+(:meth:`TextIndex.caught_up`: the rows written since are read, the old rows of their chunk ids
+die and the new ones are appended, the statistics updated), and is rebuilt from the table only
+to compact it (:meth:`TextIndex.wants_compaction`) or after a commit that deleted or moved rows.
 
 It reproduces LanceDB's index exactly (``lancedb.index.FTS`` defaults, checked against LanceDB
 in tests/retrieval/test_text_index.py: the same scores on every question of the real sets, the
@@ -49,8 +52,63 @@ B = 0.75                 # BM25 length normalisation (LanceDB's)
 BUILD_BATCH = 65_536     # ours: distinct texts analysed at a time while the index is built (bounds its memory)
 MEMORY_ROWS = 50_000     # ours: up to this many rows the index also keeps each chunk's vector
 #                          (50k x 384-d: 77 MB), so a lexical hit needs no LanceDB read
+COMPACT_SHARE = 0.05     # ours: an updated index is rebuilt (compacted) once its dead rows and appended
+#                          texts pass this share of its live rows
+CATCH_UP_SHARE = 0.5     # ours: past this share of new rows an index is built afresh rather than caught up
 TEXT_MEMORY_BYTES = 1 << 30   # ours: the distinct texts are kept while they take at most 1 GiB (a
 #                               million distinct 1 kB chunks); beyond it the query reads texts from LanceDB
+
+def _statistics(df: np.ndarray, length: np.ndarray, rows: int, total_length: int) -> tuple[np.ndarray, np.ndarray]:
+    """(per term its IDF, per text its BM25 length norm ``k1·(1 − b + b·|d|/avgdl)``) from
+    ``df`` per term in rows, ``length`` per text in terms, ``avgdl = total_length / rows``."""
+    avgdl = total_length / rows if rows else 1.0
+    idf = np.log1p((rows - df + 0.5) / (df + 0.5))
+    return idf, K1 * (1.0 - B + B * length / max(avgdl, 1e-12))
+
+
+def _weights(tf: np.ndarray, text: np.ndarray, norm: np.ndarray) -> np.ndarray:
+    """BM25's term-frequency part of each posting, ``(k1 + 1)·tf / (tf + norm[text])`` (float32)."""
+    return ((K1 + 1.0) * tf / (tf + norm[text])).astype(np.float32)
+
+
+def _postings_of(texts: pa.Array, terms: dict[str, int]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(term, text, tf) of every posting of ``texts`` (text = position in ``texts``), by term
+    then text, and each text's length in terms; new terms are added to ``terms``. Analysed
+    ``BUILD_BATCH`` texts at a time, so the tokens of the whole table are never held at once."""
+    post_term, post_text, post_tf = [], [], []
+    length = np.zeros(len(texts), dtype=np.float64)
+    for start in range(0, len(texts), BUILD_BATCH):
+        batch = texts.slice(start, BUILD_BATCH)
+        size = len(batch)
+        owner, entry, vocabulary = analyse(batch)
+        term_of = np.array([-1 if t is None else terms.setdefault(t, len(terms)) for t in vocabulary], np.int64)
+        term = term_of[entry] if len(entry) else np.zeros(0, dtype=np.int64)
+        counted = term >= 0
+        term, owner = term[counted], owner[counted]
+        length[start:start + size] = np.bincount(owner, minlength=size)
+        pairs, tf = np.unique(term * size + owner, return_counts=True)     # by term, then text
+        t, x = np.divmod(pairs, size)
+        post_term.append(t.astype(np.int32))
+        post_text.append((x + start).astype(np.int32))
+        post_tf.append(tf.astype(np.float32))
+    term = np.concatenate(post_term) if post_term else np.zeros(0, dtype=np.int32)
+    by_term = np.argsort(term, kind="stable")          # stable: texts stay ascending within a term
+    text = np.concatenate(post_text)[by_term] if post_text else np.zeros(0, dtype=np.int32)
+    tf = np.concatenate(post_tf)[by_term] if post_tf else np.zeros(0, dtype=np.float32)
+    return term[by_term], text, tf, length
+
+
+def _id_hashes(chunk_id: pa.Array | pa.ChunkedArray) -> np.ndarray:
+    n = len(chunk_id)
+    return np.concatenate([np.fromiter(map(hash, chunk_id.slice(i, BUILD_BATCH).to_pylist()), np.int64)
+                           for i in range(0, n, BUILD_BATCH)]) if n else np.zeros(0, dtype=np.int64)
+
+
+def _columns(with_vector: bool) -> tuple[str, ...]:
+    """What :meth:`TextIndex.build` reads of each row (``_rowid`` comes with it)."""
+    return ("chunk_id", "doc_id", "text", "current", "created_at", *CONTENT_TIME_COLUMNS,
+            *(("vector",) if with_vector else ()))
+
 
 def _content_spans(rows: pa.Table) -> dict[str, pa.Array]:
     """The content-time list columns of the rows, when read (``TextIndex.content_start`` / ``_end``)."""
@@ -58,6 +116,36 @@ def _content_spans(rows: pa.Table) -> dict[str, pa.Array]:
         return {}
     return {"content_start": rows.column(CONTENT_TIME_COLUMNS[0]).combine_chunks(),
             "content_end": rows.column(CONTENT_TIME_COLUMNS[1]).combine_chunks()}
+
+
+def _take(values: pa.Array | pa.ChunkedArray, rows) -> pa.Array:
+    """``values[rows]`` as one array. An updated index holds a column as two pieces, what the
+    last fresh build read and what was appended since (:func:`_appended`); each piece is taken
+    from apart (Arrow's take over a chunked array would join the pieces first: a copy of the
+    column on every call)."""
+    rows = np.asarray(rows, dtype=np.int64)
+    if isinstance(values, pa.Array):
+        return values.take(pa.array(rows))
+    base, tail = values.chunks
+    later = rows >= len(base)
+    if not later.any():
+        return base.take(pa.array(rows))
+    if later.all():
+        return tail.take(pa.array(rows - len(base)))
+    early = ~later
+    parts = pa.concat_arrays([base.take(pa.array(rows[early])), tail.take(pa.array(rows[later] - len(base)))])
+    order = np.empty(len(rows), dtype=np.int64)
+    order[early] = np.arange(int(early.sum()))
+    order[later] = int(early.sum()) + np.arange(int(later.sum()))
+    return parts.take(pa.array(order))
+
+
+def _appended(values: pa.Array | pa.ChunkedArray, new: pa.Array) -> pa.ChunkedArray:
+    """``values`` with ``new`` after them, as (base, tail) pieces: the base is never copied."""
+    if isinstance(values, pa.Array):
+        return pa.chunked_array([values, new], type=values.type)
+    base, tail = values.chunks
+    return pa.chunked_array([base, pa.concat_arrays([tail, new.cast(tail.type)])], type=values.type)
 
 
 @dataclass
@@ -70,74 +158,66 @@ class TextIndex:
     one version to the next (the real sets: 1,805 distinct texts among 3,784 chunks), so the
     index is built and searched per distinct text, and the statistics count rows, as LanceDB's
     do (``N`` rows, a term's document frequency in rows, the average length over rows). Each
-    posting keeps its text (int32) and BM25's term-frequency part (float32), so a term's score
-    in a text is one product with its IDF. Chunk ids stay an Arrow array, found by their 64-bit
-    hash (``hash`` of the id in this process, checked against the id)."""
+    posting keeps its text (int32), term frequency (float32) and BM25's term-frequency part
+    (float32), so a term's score in a text is one product with its IDF; a write recomputes the
+    statistics (IDF per term, length norm per text) and that part of every posting (one
+    vectorised pass), so a caught-up index scores exactly as a fresh build. Chunk ids
+    stay an Arrow array, found by their 64-bit hash (``hash`` of the id in this process,
+    checked against the id).
 
-    chunk_id: pa.Array              # per row
-    current: np.ndarray             # per row: the chunk is current (not a retired version)
+    :meth:`caught_up` applies the writes since it was read: the rows written since are read,
+    the old rows of their chunk ids become dead (not current, out of the statistics and the id
+    lookup) and the new ones are appended, their texts as new texts (a text may then be held
+    twice: the scores are the same); results equal those of a fresh build. ``dead_rows`` and ``texts_added`` say how much a
+    fresh build (:meth:`from_store`) would compact (:meth:`wants_compaction`)."""
+
+    chunk_id: pa.Array | pa.ChunkedArray   # per row
+    current: np.ndarray             # per row: the chunk is current (not a retired version) and the row not dead
     created_us: np.ndarray          # per row: when its document was created
-    row_text: np.ndarray            # per row: its distinct text (int32)
+    row_text: np.ndarray            # per row: its text (int32)
     text_starts: np.ndarray         # per text: where its rows start in ``text_rows`` (and, at [t + 1], end)
     text_rows: np.ndarray           # rows grouped by text, ascending within a text
     terms: dict[str, int]           # term -> id
-    idf: np.ndarray                 # per term: ln(1 + (N − df + 0.5) / (df + 0.5)), df in rows
+    df: np.ndarray                  # per term: the rows holding it (int64, live rows)
+    text_length: np.ndarray         # per text: its length in terms (float64)
+    live_rows: int                  # N: rows, dead ones excluded
+    total_length: int               # Σ over live rows of their text's length (avgdl = total_length / N)
+    idf: np.ndarray                 # per term: ln(1 + (N − df + 0.5) / (df + 0.5))
+    norm: np.ndarray                # per text: k1·(1 − b + b·|d|/avgdl)
     starts: np.ndarray              # per term: where its postings start (and, at [id + 1], end)
     post_text: np.ndarray           # postings: text (int32), by term then text
-    post_weight: np.ndarray         # postings: (k1 + 1)·tf / (tf + k1·(1 − b + b·|d|/avgdl)) (float32)
-    id_hash: np.ndarray             # hash of each row's chunk id, sorted
+    post_tf: np.ndarray             # postings: term frequency (float32)
+    post_weight: np.ndarray         # postings: (k1 + 1)·tf / (tf + norm of its text) (float32), for the statistics of the moment
+    id_hash: np.ndarray             # hash of each live row's chunk id, sorted
     id_row: np.ndarray              # the row of each of them
-    id_rank: np.ndarray             # per row: its chunk id's place in id order (ties are broken by it)
     row_doc: np.ndarray             # per row: its document, a place in ``doc_ids`` (int32)
-    doc_ids: pa.Array               # the distinct document ids
+    doc_ids: pa.Array | pa.ChunkedArray    # the document ids (an id may appear twice after an update)
     row_id: np.ndarray              # per row: LanceDB's ``_rowid`` (the table version's)
     row_id_order: np.ndarray        # rows by ``row_id``
-    texts: pa.Array | None = None   # the distinct texts, while they fit TEXT_MEMORY_BYTES
+    texts: pa.Array | pa.ChunkedArray | None = None   # the texts, while they fit TEXT_MEMORY_BYTES
     vectors: np.ndarray | None = None   # rows <= MEMORY_ROWS: per row, its vector (rows x dim float32)
-    content_start: pa.Array | None = None   # per row: the periods its text names (store_schema.content_spans)
-    content_end: pa.Array | None = None
+    content_start: pa.Array | pa.ChunkedArray | None = None   # per row: the periods its text names (store_schema.content_spans)
+    content_end: pa.Array | pa.ChunkedArray | None = None
+    dead_rows: int = 0              # rows replaced or deleted since the last fresh build
+    texts_added: int = 0            # texts appended since the last fresh build
 
     @classmethod
     def build(cls, rows: pa.Table) -> TextIndex:
         """From every row of the chunks table: ``chunk_id``, ``doc_id``, ``text``, ``current``,
-        ``created_at``, ``_rowid`` (and ``vector``, kept when there are at most ``MEMORY_ROWS``).
-        The distinct texts are analysed ``BUILD_BATCH`` at a time, so the tokens of the whole
-        table are never held at once."""
+        ``created_at``, ``_rowid`` (and ``vector``, kept when there are at most ``MEMORY_ROWS``)."""
         n = rows.num_rows
         encoded = pc.dictionary_encode(rows.column("text").combine_chunks().fill_null(""))
         row_text = encoded.indices.to_numpy(zero_copy_only=False).astype(np.int32)
         texts = encoded.dictionary
-        copies = np.bincount(row_text, minlength=len(texts)).astype(np.float64)   # rows per text
+        copies = np.bincount(row_text, minlength=len(texts)).astype(np.int64)   # rows per text
         terms: dict[str, int] = {}
-        post_term, post_text, post_tf = [], [], []
-        length = np.zeros(len(texts), dtype=np.float64)
-        for start in range(0, len(texts), BUILD_BATCH):
-            batch = texts.slice(start, BUILD_BATCH)
-            size = len(batch)
-            owner, entry, vocabulary = analyse(batch)
-            term_of = np.array([-1 if t is None else terms.setdefault(t, len(terms)) for t in vocabulary], np.int64)
-            term = term_of[entry] if len(entry) else np.zeros(0, dtype=np.int64)
-            counted = term >= 0
-            term, owner = term[counted], owner[counted]
-            length[start:start + size] = np.bincount(owner, minlength=size)
-            pairs, tf = np.unique(term * size + owner, return_counts=True)     # by term, then text
-            t, x = np.divmod(pairs, size)
-            post_term.append(t.astype(np.int32))
-            post_text.append((x + start).astype(np.int32))
-            post_tf.append(tf.astype(np.float32))
-        term = np.concatenate(post_term) if post_term else np.zeros(0, dtype=np.int32)
-        by_term = np.argsort(term, kind="stable")          # stable: texts stay ascending within a term
-        term = term[by_term]
-        text_of = np.concatenate(post_text)[by_term] if post_text else np.zeros(0, dtype=np.int32)
-        tf = np.concatenate(post_tf)[by_term] if post_tf else np.zeros(0, dtype=np.float32)
-        df = np.bincount(term, weights=copies[text_of], minlength=len(terms))          # in rows
-        norm = K1 * (1.0 - B + B * length / max(float(copies @ length) / n if n else 1.0, 1e-12))
+        term, text_of, tf, length = _postings_of(texts, terms)
+        df = np.bincount(term, weights=copies[text_of], minlength=len(terms)).astype(np.int64)   # in rows
+        total_length = int(copies @ length.astype(np.int64))
+        idf, norm = _statistics(df, length, n, total_length)
         chunk_id = rows.column("chunk_id").combine_chunks()
-        id_hash = np.concatenate([np.fromiter(map(hash, chunk_id.slice(i, BUILD_BATCH).to_pylist()), np.int64)
-                                  for i in range(0, n, BUILD_BATCH)]) if n else np.zeros(0, dtype=np.int64)
+        id_hash = _id_hashes(chunk_id)
         id_row = np.argsort(id_hash, kind="stable")
-        id_rank = np.empty(n, dtype=np.int64)
-        id_rank[pc.sort_indices(chunk_id).to_numpy()] = np.arange(n)
         docs = pc.dictionary_encode(rows.column("doc_id").combine_chunks())
         row_id = rows.column("_rowid").to_numpy()
         return cls(
@@ -146,10 +226,9 @@ class TextIndex:
             created_us=pc.cast(rows.column("created_at"), pa.int64()).fill_null(0).to_numpy(zero_copy_only=False),
             row_text=row_text, text_starts=np.r_[0, np.cumsum(copies)].astype(np.int64),
             text_rows=np.argsort(row_text, kind="stable").astype(np.int32),
-            terms=terms, idf=np.log1p((n - df + 0.5) / (df + 0.5)),
-            starts=np.searchsorted(term, np.arange(len(terms) + 1)), post_text=text_of,
-            post_weight=((K1 + 1.0) * tf / (tf + norm[text_of])).astype(np.float32),
-            id_hash=id_hash[id_row], id_row=id_row.astype(np.int64), id_rank=id_rank,
+            terms=terms, df=df, text_length=length, live_rows=n, total_length=total_length,
+            idf=idf, norm=norm, starts=np.searchsorted(term, np.arange(len(terms) + 1)), post_text=text_of,
+            post_tf=tf, post_weight=_weights(tf, text_of, norm), id_hash=id_hash[id_row], id_row=id_row.astype(np.int64),
             row_doc=docs.indices.to_numpy(zero_copy_only=False).astype(np.int32), doc_ids=docs.dictionary,
             row_id=row_id, row_id_order=np.argsort(row_id, kind="stable"),
             texts=texts if texts.nbytes <= TEXT_MEMORY_BYTES else None,
@@ -160,15 +239,112 @@ class TextIndex:
     def from_store(cls, store) -> TextIndex:
         """Built from the store's chunks table as it is now."""
         small = store.count_rows("chunks") <= MEMORY_ROWS
-        return cls.build(store.chunk_rows(["chunk_id", "doc_id", "text", "current", "created_at",
-                                           *CONTENT_TIME_COLUMNS, *(["vector"] if small else [])]))
+        return cls.build(store.chunk_rows(list(_columns(small))))
+
+    def caught_up(self, store) -> TextIndex | None:
+        """This index as of the chunks table now, without a rebuild, when every commit since it
+        was read wrote rows (new ones, or rewritten ones: LanceDB writes both into new
+        fragments, above every row id held here; ``Store.chunk_rows_after``): each row above the
+        highest row id held replaces the live row of its chunk id, if any (:meth:`applied`).
+        None when only a fresh build knows: rows were deleted outright (the table then holds
+        fewer rows than this index has live ones), or more than ``CATCH_UP_SHARE`` of the table
+        is new (a bulk load, or a compaction that rewrote it: a fresh build costs no more)."""
+        top = int(self.row_id.max()) if len(self.row_id) else -1
+        most = int(CATCH_UP_SHARE * max(self.live_rows, 1)) + 1
+        rows = store.chunk_rows_after(top, list(_columns(self.vectors is not None)), limit=most + 1)
+        if rows.num_rows > most:
+            return None
+        index = self.applied(rows.column("chunk_id").to_pylist(), rows) if rows.num_rows else self
+        return index if index.live_rows == store.count_rows("chunks") else None
+
+    def applied(self, chunk_ids, rows: pa.Table) -> TextIndex:
+        """A new index (this one is left as it is, for the queries reading it): the live rows of
+        ``chunk_ids`` become dead and ``rows`` (every row those ids have now, the columns of
+        :meth:`build`) are appended. The statistics, the postings, the id lookup and the row-id
+        order are updated in place of a rebuild: a few copies of arrays, no sort of the table,
+        only the new texts analysed."""
+        n, n_texts = len(self), len(self.text_length)
+        gone_rows = self.rows(list(chunk_ids))
+        dead = np.unique(gone_rows[gone_rows >= 0])
+        current, df = self.current.copy(), self.df.copy()
+        total_length = self.total_length
+        id_hash, id_row = self.id_hash, self.id_row
+        if len(dead):
+            gone = np.bincount(self.row_text[dead], minlength=n_texts)               # rows per text
+            total_length -= int(gone @ self.text_length.astype(np.int64))
+            hit = np.flatnonzero(gone[self.post_text])                               # their postings
+            df -= np.bincount(np.searchsorted(self.starts, hit, side="right") - 1,
+                              weights=gone[self.post_text[hit]], minlength=len(df)).astype(np.int64)
+            current[dead] = False
+            keep = ~np.isin(id_row, dead)
+            id_hash, id_row = id_hash[keep], id_row[keep]
+        m = rows.num_rows
+        encoded = pc.dictionary_encode(rows.column("text").combine_chunks().fill_null(""))
+        new_texts, local = encoded.dictionary, encoded.indices.to_numpy(zero_copy_only=False).astype(np.int32)
+        terms = dict(self.terms)
+        term, text_of, tf, length = _postings_of(new_texts, terms)
+        added = np.bincount(local, minlength=len(new_texts)).astype(np.int64)        # rows per new text
+        widen = len(terms) - len(df)
+        at = np.where(term < len(self.starts) - 1, self.starts[np.minimum(term + 1, len(self.starts) - 1)],
+                      len(self.post_text))       # after each old term's postings; new terms at the end
+        counts = np.r_[np.diff(self.starts), np.zeros(widen, np.int64)] + np.bincount(term, minlength=len(terms))
+        df = np.r_[df, np.zeros(widen, np.int64)] + np.bincount(
+            term, weights=added[text_of], minlength=len(terms)).astype(np.int64)
+        text_length = np.r_[self.text_length, length]
+        total_length += int(added @ length.astype(np.int64))
+        live_rows = self.live_rows - len(dead) + m
+        idf, norm = _statistics(df, text_length, live_rows, total_length)
+        post_text = np.insert(self.post_text, at, text_of + n_texts).astype(np.int32)
+        post_tf = np.insert(self.post_tf, at, tf).astype(np.float32)
+        new_ids = rows.column("chunk_id").combine_chunks()
+        new_hash = _id_hashes(new_ids)
+        by_hash = np.argsort(new_hash, kind="stable")
+        place = np.searchsorted(id_hash, new_hash[by_hash])
+        docs = pc.dictionary_encode(rows.column("doc_id").combine_chunks())
+        new_row_id = rows.column("_rowid").to_numpy()
+        by_row_id = np.argsort(new_row_id, kind="stable")
+        row_place = np.searchsorted(self.row_id[self.row_id_order], new_row_id[by_row_id])
+        texts = None
+        if self.texts is not None and self.texts.nbytes + new_texts.nbytes <= TEXT_MEMORY_BYTES:
+            texts = _appended(self.texts, new_texts)
+        vectors = None
+        if self.vectors is not None and live_rows <= MEMORY_ROWS and "vector" in rows.column_names:
+            vectors = np.concatenate([self.vectors, vector_matrix(rows.column("vector"))]) if m else self.vectors
+        spans = {}
+        added_spans = _content_spans(rows)
+        if self.content_start is not None and self.content_end is not None and added_spans:
+            spans = {"content_start": _appended(self.content_start, added_spans["content_start"]),
+                     "content_end": _appended(self.content_end, added_spans["content_end"])}
+        return TextIndex(
+            chunk_id=_appended(self.chunk_id, new_ids),
+            current=np.r_[current, rows.column("current").fill_null(False).to_numpy(zero_copy_only=False).astype(bool)],
+            created_us=np.r_[self.created_us, pc.cast(rows.column("created_at"), pa.int64()).fill_null(0)
+                             .to_numpy(zero_copy_only=False)],
+            row_text=np.r_[self.row_text, local + n_texts].astype(np.int32),
+            text_starts=np.r_[self.text_starts, self.text_starts[-1] + np.cumsum(added)].astype(np.int64),
+            text_rows=np.r_[self.text_rows, n + np.argsort(local, kind="stable")].astype(np.int32),
+            terms=terms, df=df, text_length=text_length, live_rows=live_rows,
+            total_length=total_length, idf=idf, norm=norm, starts=np.r_[0, np.cumsum(counts)].astype(np.int64),
+            post_text=post_text, post_tf=post_tf, post_weight=_weights(post_tf, post_text, norm),
+            id_hash=np.insert(id_hash, place, new_hash[by_hash]), id_row=np.insert(id_row, place, n + by_hash),
+            row_doc=np.r_[self.row_doc, len(self.doc_ids) + docs.indices.to_numpy(zero_copy_only=False)].astype(np.int32),
+            doc_ids=_appended(self.doc_ids, docs.dictionary),
+            row_id=np.r_[self.row_id, new_row_id].astype(self.row_id.dtype, copy=False),
+            row_id_order=np.insert(self.row_id_order, row_place, n + by_row_id),
+            texts=texts, vectors=vectors, **spans, dead_rows=self.dead_rows + len(dead),
+            texts_added=self.texts_added + len(new_texts))
+
+    def wants_compaction(self) -> bool:
+        """Whether a fresh build would shed enough: dead rows and appended texts (each update
+        copies the appended part of every column) past ``COMPACT_SHARE`` of the live rows."""
+        return self.dead_rows + self.texts_added > COMPACT_SHARE * max(self.live_rows, 1)
 
     def __len__(self) -> int:
         return len(self.chunk_id)
 
     def ids(self, rows: np.ndarray) -> list[str]:
         """The chunk ids of ``rows``."""
-        return self.chunk_id.take(pa.array(np.asarray(rows, dtype=np.int64))).to_pylist()
+        return _take(self.chunk_id, rows).to_pylist()
 
     def rows(self, chunk_ids) -> np.ndarray:
         """The rows of ``chunk_ids`` (-1 where unknown)."""
@@ -198,13 +374,12 @@ class TextIndex:
     def columns(self, rows: np.ndarray) -> dict[str, pa.Array]:
         """``chunk_id``, ``doc_id``, ``text`` and the content-time spans of ``rows`` (the index
         keeps the texts: ``texts``)."""
-        take = pa.array(np.asarray(rows, dtype=np.int64))
-        out = {"chunk_id": self.chunk_id.take(take),
-               "doc_id": self.doc_ids.take(pa.array(self.row_doc[rows])),
-               "text": self.texts.take(pa.array(self.row_text[rows]))}
+        rows = np.asarray(rows, dtype=np.int64)
+        out = {"chunk_id": _take(self.chunk_id, rows), "doc_id": _take(self.doc_ids, self.row_doc[rows]),
+               "text": _take(self.texts, self.row_text[rows])}
         if self.content_start is not None and self.content_end is not None:
-            out[CONTENT_TIME_COLUMNS[0]] = self.content_start.take(take)
-            out[CONTENT_TIME_COLUMNS[1]] = self.content_end.take(take)
+            out[CONTENT_TIME_COLUMNS[0]] = _take(self.content_start, rows)
+            out[CONTENT_TIME_COLUMNS[1]] = _take(self.content_end, rows)
         return out
 
     def table(self, rows: np.ndarray, scores: np.ndarray) -> pa.Table:
@@ -261,7 +436,8 @@ class TextIndex:
         if len(rows) > limit:   # every row tied with the limit-th stays in the running
             cut = np.partition(scores, len(scores) - limit)[len(scores) - limit]
             rows, scores = rows[scores >= cut], scores[scores >= cut]
-        order = np.lexsort((self.id_rank[rows], -scores))[:limit]
+        order = pc.sort_indices(pa.table({"score": scores, "id": _take(self.chunk_id, rows)}),
+                                sort_keys=[("score", "descending"), ("id", "ascending")]).to_numpy()[:limit]
         return rows[order].astype(np.intp), scores[order]
 
     def matches(self, name: str, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

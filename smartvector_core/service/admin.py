@@ -67,6 +67,13 @@ class AdminOps:
                    {t for tags in self.store.tags().values() for t in tags})}
         return out
 
+    def repair(self) -> list[str]:
+        """Undo what a fault left (``store_repair``): broken tag files removed, stale write
+        locks cleared; what was done, one line each (those done when the store opened first)."""
+        from ..store_repair import repair
+
+        return [*self.store.repairs, *repair(self.store)]
+
     # ----------------------------------------------------------------------------- access
     def check_operator(self, token: str | None) -> None:
         """Allow a write action (ingest, feedback, consolidate, restore) from the dashboard.

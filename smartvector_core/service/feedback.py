@@ -16,8 +16,16 @@ from ..clock import to_us
 from ..config import DEFAULT_CONFIDENCE
 from ..consolidation.contradictions import settlement_events
 from ..errors import InputError
+from ..ingest.validate import clean_id
 from ..models import EdgeType, EventType, event_detail
 from ..store import edge_id as make_edge_id
+
+
+def _feedback_keys(doc_id: str, query_id: str, actor: str) -> tuple[str, str, str]:
+    """The document id, query id and actor of a verdict, each by :func:`clean_id` (NFC, no
+    control characters; an empty query id stays empty)."""
+    return (clean_id(doc_id, field="id"), clean_id(query_id, field="query_id", max_chars=200) if query_id else "",
+            clean_id(actor, field="actor", max_chars=200))
 
 
 class FeedbackOps:
@@ -32,6 +40,7 @@ class FeedbackOps:
         commands each report the change their own event made (docs/RELIABILITY.md). The page's
         log lock is taken first (the background log writer takes it before the store lock too).
         """
+        doc_id, query_id, actor = _feedback_keys(doc_id, query_id, actor)
         with self._log_lock, self.store.write_lock():
             return self._record_feedback(doc_id, verdict, now=now, query_id=query_id, actor=actor)
 
@@ -73,6 +82,7 @@ class FeedbackOps:
     def feedback_undo(self, doc_id: str, *, now: datetime, query_id: str = "",
                       actor: str = "operator") -> dict[str, Any]:
         """Reverse the verdict that (``query_id``, ``doc_id``, ``actor``) holds now; never deletes."""
+        doc_id, query_id, actor = _feedback_keys(doc_id, query_id, actor)
         if not self.store.chunks_for_docs([doc_id]).num_rows:
             raise InputError(f"no document with id {doc_id!r} in the store", field="id")
         standing = self._standing_verdicts(query_id, actor, [doc_id]).get(doc_id)

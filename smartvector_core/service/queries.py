@@ -13,6 +13,9 @@ from typing import Any
 from ..clock import parse_time
 from ..errors import InputError
 from ..ingest.parse import _decode, _read_bytes, parse_jsonl
+from ..ingest.validate import clean_id, is_encodable
+
+MAX_QUERY_ID_CHARS = 200   # the API's bound on a query id, and the file's
 
 QUERY_FIELDS = {"id", "text", "as_of", "relevant", "stale"}
 
@@ -27,10 +30,14 @@ class QuerySpec:
     relevant: list[str]
     stale: list[str]
     extra: dict[str, Any]
+    id_given: bool = True     # False: numbered by its line (``q1``, ``q2``, ...), not named in the file
 
 
 def read_queries(path: str | Path, *, now: datetime, warn: Callable[[str], None] | None = None) -> list[QuerySpec]:
-    """Read a queries JSONL file; unknown fields are kept in ``extra`` (with one warning)."""
+    """Read a queries JSONL file; unknown fields are kept in ``extra`` (with one warning).
+
+    A query id is text or a whole number (a list or an object is refused), checked by
+    :func:`~smartvector_core.ingest.validate.clean_id` (NFC, no control characters)."""
     path = Path(path)
     text = _decode(_read_bytes(path, 50 * 1024 * 1024), str(path))
     specs: list[QuerySpec] = []
@@ -41,10 +48,14 @@ def read_queries(path: str | Path, *, now: datetime, warn: Callable[[str], None]
         file, _, line = origin.rpartition(":")
         where = {"file": file, "line": int(line)}
         qtext = record.get("text")
+        if isinstance(qtext, str) and not is_encodable(qtext):
+            raise InputError("holds a lone surrogate (a \\ud800-\\udfff escape that is half a character)",
+                             field="text", **where)
         if not isinstance(qtext, str) or not qtext.strip():
             raise InputError("missing or empty: every query needs its text", field="text", **where)
         qid = record.get("id")
-        qid = str(qid) if qid not in (None, "") else f"q{len(specs) + 1}"
+        qid = (clean_id(qid, field="id", max_chars=MAX_QUERY_ID_CHARS, **where) if qid not in (None, "")
+               else f"q{len(specs) + 1}")
         if qid in seen:
             raise InputError(f"duplicate query id {qid!r}", field="id", **where)
         seen.add(qid)
@@ -64,7 +75,8 @@ def read_queries(path: str | Path, *, now: datetime, warn: Callable[[str], None]
             labels[name] = value
         extra = {k: v for k, v in record.items() if k not in QUERY_FIELDS}
         unknown.update(extra)
-        specs.append(QuerySpec(qid, qtext.strip(), as_of, labels["relevant"], labels["stale"], extra))
+        specs.append(QuerySpec(qid, qtext.strip(), as_of, labels["relevant"], labels["stale"], extra,
+                               id_given=record.get("id") not in (None, "")))
     if not specs:   # as for a corpus file (ingest/parse.py): an empty file is a mistake, not zero questions
         raise InputError("no queries: the file is empty or holds only blank lines", file=str(path))
     if unknown and warn:

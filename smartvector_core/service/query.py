@@ -47,6 +47,23 @@ class QueryOps:
             self._log_query(response, now=asked_at or as_of)
         return response
 
+    def check_query_ids(self, questions: dict[str, str]) -> None:
+        """Refuse a query id that the log (or its buffer) already holds for a different question:
+        an id names one question, so the verdicts given on its answers stay with that question.
+        ``questions``: query id -> question text. Asking the same question under the same id
+        again (a retried request, a re-run batch) is allowed. One read of the log for the lot."""
+        wanted = {qid: " ".join(str(text).split()) for qid, text in questions.items() if qid}
+        if not wanted:
+            return
+        with self._log_lock:
+            logged = [(r["query_id"], r["query"]) for r in self._pending_queries if r["query_id"] in wanted]
+        rows = self.store.queries(list(wanted)).select(["query_id", "query"])
+        logged += zip(rows.column("query_id").to_pylist(), rows.column("query").to_pylist(), strict=True)
+        for qid, text in logged:
+            if " ".join(str(text).split()) != wanted[qid]:
+                raise InputError(f"query id {qid!r} is already logged for another question ({str(text)[:60]!r}): "
+                                 "give this question an id of its own", field="id")
+
     def compare(self, text: str, profiles: Sequence[str], *, as_of: datetime, k: int = 5,
                 asked_at: datetime | None = None) -> list[QueryResponse]:
         """The same question under each of ``profiles`` (the Query Lab's side by side): embedded

@@ -69,7 +69,16 @@ _UNIT_AFTER = (r"requests?|req|calls?|tokens?|users?|items?|rows?|ms|seconds?|se
 _NAMED_NUMBER = "".join(rf"(?<!{re.escape(w)} )" for w in ("code", "error", "port", "status", "number", "no.", "id", "#",
                                                   "model", "type", "item", "issue", "ticket", "pr"))
 # A standalone year: not glued to letters, digits, dots, currency, and not a count of something.
-_YEAR_ALONE = (rf"(?<![\w.$€£/:]){_NAMED_NUMBER}{_YEAR}(?!\w|\.\d|,\d|/\w|\s*%|\s+(?:{_UNIT_AFTER})\b)")
+# 1900-2100 stand alone; an older one (1000-1899) is a year only where the text says so: after a
+# time word ("in 1850", "since 1066") or in a range of years ("1850-1860", "1850 to 1860"), so that
+# "1000" in "1000 -> 500" stays a quantity.
+_OLD_YEAR = r"1[0-8]\d\d"
+_OLD_YEAR_CUED = ("(?:(?:" + "|".join(rf"(?<=\b{w} )" for w in (
+    "in", "since", "until", "till", "during", "before", "after", "circa", "around", "between"))
+    + r"|(?<=\d\d\d\d-)|(?<=\d\d\d\d–)|(?<=\d\d\d\d to )|(?<=\d\d\d\d and )|(?<=\d\d\d\d until ))"
+    + _OLD_YEAR + "|" + _OLD_YEAR + r"(?=\s*(?:[-–—]|to\b|until\b|till\b|through\b|and\b)\s*1[0-9]\d\d\b))")
+_YEAR_ALONE = (rf"(?<![\w.$€£/:]){_NAMED_NUMBER}(?:19\d\d|20\d\d|2100|{_OLD_YEAR_CUED})"
+               rf"(?!\w|\.\d|,\d|/\w|\s*%|\s+(?:{_UNIT_AFTER})\b)")
 _DAY = r"(?:[12]\d|3[01]|0?[1-9])(?:st|nd|rd|th)?"
 _PERIOD_FORMS = (
     ("day", rf"(?P<y>{_YEAR})-(?P<m>\d\d)-(?P<d>\d\d)(?!\d)"),
@@ -82,6 +91,7 @@ _PERIOD_FORMS = (
     ("decade", r"(?<![\w.$])(?P<y>(?:19|20)\d0)'?s\b"),
     ("year", rf"(?P<y>{_YEAR_ALONE})"),
 )
+_OLD_YEAR_ONLY = re.compile(_OLD_YEAR)
 _FORM_RES = [(kind, re.compile(pattern, re.I)) for kind, pattern in _PERIOD_FORMS]
 # One alternation that finds a period anywhere (groups stripped of names).
 PERIOD_PATTERN = _P = "(?:" + "|".join(re.sub(r"\(\?P<\w+>", "(?:", p) for _, p in _PERIOD_FORMS) + ")"
@@ -232,8 +242,12 @@ def parse_intent(text: object, as_of: datetime, config: IntentConfig = DEFAULT_T
 # --- periods ------------------------------------------------------------------------------
 def period_bounds(period_text: str) -> tuple[datetime, datetime] | None:
     """``[start, end)`` of one written period ("2019", "March 2024", "Q1 2025", "2024-03-15",
-    "the 2010s"), or None when it is not a real date (e.g. "2024-02-30")."""
+    "the 2010s"), or None when it is not a real date (e.g. "2024-02-30"). A year before 1900
+    found in its context (a time word or a range before it) is read here on its own."""
     body = re.sub(r"^the\s+", "", period_text.strip(), flags=re.I)
+    if _OLD_YEAR_ONLY.fullmatch(body):
+        start = datetime(int(body), 1, 1, tzinfo=UTC)
+        return start, start + relativedelta(years=1)
     for kind, form in _FORM_RES:
         m = form.fullmatch(body)
         if m is None:

@@ -62,6 +62,10 @@ def server(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("api")
     env = _env(tmp, SMARTVECTOR_OPERATOR_TOKEN="s3cret")
     assert _cli(env, "ingest", str(CORPUS), "--json").returncode == 0
+    extra = tmp / "slashed.jsonl"
+    extra.write_text(json.dumps({"id": "guides/rate limits", "text": "Guides say the rate limit is 60 per minute.",
+                                 "created_at": "2026-01-01"}) + "\n", encoding="utf-8")
+    assert _cli(env, "ingest", str(extra)).returncode == 0
     proc, base = _serve(env)
     yield base, env, proc
     proc.terminate()
@@ -165,3 +169,89 @@ def test_query_log_is_flushed_on_shutdown(tmp_path):
         proc.wait(timeout=30)
     after = json.loads(_cli(env, "stats", "--json").stdout)["queries"]
     assert after - before == 5
+
+
+HOSTILE_BODIES = [   # raw JSON: NaN, Infinity and 1e309 (read as Infinity) where numbers, times and text go
+    b'{"text": "x", "k": NaN}', b'{"text": "x", "k": Infinity}', b'{"text": "x", "k": -Infinity}',
+    b'{"text": "x", "k": 1e309}', b'{"text": "x", "as_of": NaN}', b'{"text": "x", "as_of": Infinity}',
+    b'{"text": "x", "as_of": -1e309}', b'{"text": "\\ud800"}', b'{"text": "a\\udfffb"}',
+    b'{"text": "x", "id": "\\ud800"}', b'{"text": "x", "profile": "\\udc00"}', b'{"text": "x", "id": "q\\u0000"}',
+    b'{"text": "x", "id": "q\\u001b[31m"}', b'{"text": "x", "id": ["a"]}',
+    b'{"queries": [{"text": "x", "k": NaN}]}', b'{"text": "x", "k": true}',
+    b'{"text": "x", "k": ' + b"9" * 5000 + b'}', b'{"text": "x", "id": -' + b"9" * 5000 + b'}',
+]
+
+
+@pytest.mark.parametrize("body", HOSTILE_BODIES, ids=lambda b: b.decode("ascii"))
+def test_non_finite_and_unencodable_values_are_422_and_the_connection_lives(server, body):
+    import http.client
+
+    base, _, _ = server
+    conn = http.client.HTTPConnection(base.removeprefix("http://"), timeout=60)
+    try:
+        path = "/query/batch" if body.startswith(b'{"queries"') else "/query"
+        conn.request("POST", path, body=body, headers={"Content-Type": "application/json"})
+        reply = conn.getresponse()
+        detail = json.loads(reply.read())
+        assert reply.status == 422, detail
+        assert detail["detail"] and all("loc" in d and "msg" in d for d in detail["detail"])
+        if b"9" * 5000 in body:
+            assert detail["detail"][0]["loc"][-1] in ("k", "id") and "5000 digits" in detail["detail"][0]["msg"]
+        for _ in range(2):   # the same keep-alive connection answers the next requests
+            conn.request("GET", "/health")
+            again = conn.getresponse()
+            again.read()
+            assert again.status == 200
+    finally:
+        conn.close()
+
+
+def test_feedback_with_an_unencodable_or_control_id_is_422(server):
+    base, _, _ = server
+    import http.client
+
+    conn = http.client.HTTPConnection(base.removeprefix("http://"), timeout=60)
+    for body in (b'{"id": "\\ud800", "verdict": "accept"}', b'{"id": "a\\u0000", "verdict": "accept"}',
+                 b'{"id": "policy_v3", "verdict": "accept", "query_id": "\\u001b"}',
+                 b'{"id": "policy_v3", "verdict": "accept", "actor": "someone else"}'):
+        conn.request("POST", "/feedback", body=body, headers={"Content-Type": "application/json",
+                                                             "X-Operator-Token": "s3cret"})
+        reply = conn.getresponse()
+        reply.read()
+        assert reply.status == 422, body
+    conn.close()
+
+
+def test_ids_with_a_slash_are_readable(server):
+    base, _, _ = server
+    status, doc = _call(base, "GET", "/documents/guides%2Frate%20limits")
+    assert status == 200 and doc["id"] == "guides/rate limits"
+    status, doc = _call(base, "GET", "/documents/guides/rate%20limits")
+    assert status == 200 and doc["id"] == "guides/rate limits"
+
+
+def test_a_query_id_is_one_question(server):
+    base, _, _ = server
+    assert _call(base, "POST", "/query", {"text": "What is the refund window?", "id": "same-id"})[0] == 200
+    assert _call(base, "POST", "/query", {"text": "What is the refund window?", "id": "same-id"})[0] == 200
+    status, body = _call(base, "POST", "/query", {"text": "What are the API rate limits?", "id": "same-id"})
+    assert status == 422 and "already logged for another question" in body["detail"][0]["msg"]
+
+
+def test_the_actor_is_the_credential(server):
+    base, env, _ = server
+    status, _ = _call(base, "POST", "/feedback", {"id": "policy_v2", "verdict": "accept", "query_id": "actor-q"},
+                      headers={"X-Operator-Token": "s3cret"})
+    assert status == 200
+    from smartvector_core.api.app import actor_of
+
+    events = _cli(env, "stats", "--json")
+    assert events.returncode == 0
+    from smartvector_core.embedding import HashingEmbedder
+    from smartvector_core.service import SmartVector
+    from smartvector_core.settings import load_settings
+
+    app = SmartVector(load_settings(env["SMARTVECTOR_STORE"], env={}), embedder=HashingEmbedder())
+    rows = [e for e in app.store.events(["policy_v2"]).to_pylist() if e["query_id"] == "actor-q"]
+    assert rows and {e["actor"] for e in rows} == {actor_of("s3cret")}
+    assert actor_of("s3cret").startswith("operator-token:") and "s3cret" not in actor_of("s3cret")

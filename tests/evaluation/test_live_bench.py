@@ -1,6 +1,8 @@
-"""Live is the benchmark (issue 13 item 6): ``bench --corpus C --queries Q`` answers exactly what
-ingest -> consolidate -> ``query --batch`` answers on the same files when the questions are asked
-after the consolidation. Both paths run here on a small corpus and are compared result by result."""
+"""Live is the benchmark: ``bench --corpus C --queries Q`` answers exactly what ingest ->
+consolidate -> ``query --batch`` answers on the same files, the store loaded right after the
+corpus and each question asked at its own ``as_of``, questions about the past (dated before the
+ingest, before later versions existed) included. Both paths run here on a small corpus and are
+compared result by result."""
 
 from __future__ import annotations
 
@@ -56,6 +58,19 @@ QUERIES = [
     {"id": "q6", "text": "How many messages per minute does the mail gateway accept?",
      "as_of": "2026-02-15T00:00:00Z", "relevant": ["mail_limit"], "stale": []},
 ]
+# asked about the past: before rate_v2, refund_v2 and the maintenance notice existed, and before
+# the ingest moment (right after the corpus, 2026-01-08)
+PAST_QUERIES = [
+    {"id": "p1", "text": "How many requests per minute may an API key send?", "as_of": "2025-07-01T00:00:00Z",
+     "relevant": ["rate_v1"], "stale": []},
+    {"id": "p2", "text": "How many days do customers have to ask for a refund?", "as_of": "2025-01-15T00:00:00Z",
+     "relevant": ["refund_v1"], "stale": []},
+    {"id": "p3", "text": "How many requests per minute may an API key send?", "as_of": "2025-10-15T00:00:00Z",
+     "relevant": ["rate_v2"], "stale": ["rate_v1"]},
+    {"id": "p4", "text": "How fast is light in vacuum?", "as_of": "2000-01-01T00:00:00Z", "relevant": ["light"],
+     "stale": []},
+]
+QUERIES = QUERIES + PAST_QUERIES
 PROFILES = ("naive", "temporal", "smartvector", "default")
 
 
@@ -82,10 +97,20 @@ def _batch(store, queries, profile, capsys) -> dict[str, list[dict]]:
     return {line["query_id"]: line["results"] for line in lines}
 
 
-def test_live_ingest_moment_is_the_earliest_question():
+def test_live_ingest_moment_is_right_after_the_corpus():
     queries = normalise_queries(QUERIES)
-    assert ingest_moment(CORPUS, queries, "live") == parse_time("2026-01-05T00:00:00Z")
+    assert ingest_moment(CORPUS, queries, "live") == parse_time("2026-01-08T00:00:00Z")   # the latest created_at
     assert ingest_moment(CORPUS, queries, "backdated") == parse_time("2026-03-01T00:00:00Z")
+    undated = [{k: v for k, v in r.items() if k != "created_at"} for r in CORPUS]
+    assert ingest_moment(undated, queries, "live") == parse_time("2000-01-01T00:00:00Z")   # the earliest question
+    assert sum(q.as_of < parse_time("2026-01-08T00:00:00Z") for q in queries) == 5   # asked about the past
+
+
+def test_past_questions_are_judged_from_the_event_history(bench_runs):
+    """Asked before a newer version existed, the version then in force answers; the ingest
+    moment (after both) does not change that."""
+    top = {qid: results[0]["id"] for qid, results in bench_runs.runs["default"].items() if results}
+    assert top["p1"] == "rate_v1" and top["p2"] == "refund_v1" and top["p3"] == "rate_v2" and top["p4"] == "light"
 
 
 @pytest.mark.parametrize("profile", PROFILES)
@@ -117,14 +142,15 @@ def test_backdated_mode_dates_questions_before_the_consolidation(real_embedder):
 
 def test_dated_corpus_same_answers_whenever_the_cli_ingested_before_the_questions(
         real_embedder, tmp_path, monkeypatch, capsys):
-    """Any ingest moment before the first question gives the same answers on dated documents (an
-    undated one takes the ingest moment as its created_at, so only there the moment shows)."""
+    """Any ingest moment after the corpus gives the same answers on dated documents, past-dated
+    questions included (an undated one takes the ingest moment as its created_at, so only there
+    the moment shows)."""
     dated = [r for r in CORPUS if "created_at" in r]
     bench = run_bench(dated, QUERIES, ("default",), embedder=real_embedder, mode="live").runs["default"]
     corpus = write_jsonl(tmp_path / "dated.jsonl", dated)
     queries = write_jsonl(tmp_path / "queries.jsonl", QUERIES)
     store = str(tmp_path / "store-early")
-    monkeypatch.setattr(clock, "now", lambda: parse_time("2025-10-06T00:00:00Z"))   # 91 days earlier
+    monkeypatch.setattr(clock, "now", lambda: parse_time("2026-04-08T00:00:00Z"))   # 90 days later, after every question
     assert cli.main(["--store", store, "ingest", str(corpus)]) == 0
     assert cli.main(["--store", store, "consolidate"]) == 0
     live = _batch(store, queries, "default", capsys)

@@ -74,8 +74,9 @@ def test_json_shape(result):
         assert metrics["n"] == 4
         assert 0.0 <= metrics["top1"] <= 1.0 and 0.0 <= metrics["ece"] <= 1.0
         assert set(metrics["by_type"]) == {"current", "past", "timeless"}
-    # live: ingested and consolidated at the earliest question, so every question comes after it
-    assert out["params"]["mode"] == "live" and out["params"]["ingested_at"].startswith("2024-06-01")
+    # live: ingested and consolidated right after the corpus (its latest created_at), the earlier
+    # questions asked about the past
+    assert out["params"]["mode"] == "live" and out["params"]["ingested_at"].startswith("2025-12-15")
     assert out["params"]["query_log"] is False
 
 

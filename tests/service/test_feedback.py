@@ -76,7 +76,7 @@ def test_feedback_undo_from_the_cli_reverses_the_verdict_and_its_ripple(loaded):
     (("feedback", "no_such_doc", "accept"), "no document with id 'no_such_doc'"),
     (("feedback", "limits_v2", "love"), "expected accept or correct"),
     (("restore", "--tag", "never-made"), "no tag 'never-made'"),
-    (("restore", "--version", "999"), "expected a chunks version in 1.."),
+    (("restore", "--version", "999"), "chunks version 999 does not exist (kept: "),
     (("restore", "--version", "x=y"), "expected N or TABLE=N"),
     (("restore",), "give exactly one of --tag T or --version N"),
     (("tag", "two words"), "without spaces"),

@@ -111,3 +111,20 @@ def test_signal_is_in_unit_interval(per_passage, q_start, q_len):
     got = signal(passages, period=(y(q_start), y(q_start + q_len + 1)))
     assert got.shape == (len(passages),)
     assert ((got >= 0.0) & (got <= 1.0)).all()
+
+
+def test_years_before_1900_need_their_context():
+    """A year before 1900 is a year where the text says so (a time word, a range); a bare
+    '1000' stays a number, so the blog's 1000 -> 500 change is still a quantity conflict."""
+    from datetime import UTC, datetime
+
+    from smartvector_core.facts import conflict_severity
+    from smartvector_core.temporal.intent import periods_in
+
+    anchor = datetime(2021, 1, 1, tzinfo=UTC)
+    years = lambda text: [(p[2].year, p[3].year) for p in periods_in(text, anchor)]   # noqa: E731
+    assert years("He moved there in 1850.") == [(1850, 1851)]
+    assert years("from 1850 to 1860") == [(1850, 1861)]
+    assert years("1850-1860") == [(1850, 1861)]
+    assert years("a limit of 1500") == [] and years("1000 -> 500") == []
+    assert conflict_severity("1000", "500").severity == 0.5

@@ -103,21 +103,25 @@ def bench_query(n: int, embedder, *, repeats: int, recall_queries: int = 0) -> d
         t0 = time.perf_counter()
         app.query_cache().wait_for_text_index()
         out["text_index_wait_s"] = round(time.perf_counter() - t0, 2)
-        raw, e2e = [], []
+        raw, e2e, plain = [], [], []
         for r in range(repeats):
             q = QUESTIONS[r % len(QUESTIONS)]
-            for which in ((0, 1) if r % 2 else (1, 0)):   # alternate the order: no warm-cache bias
+            for which in ((0, 1, 2) if r % 2 else (2, 1, 0)):   # alternate the order: no warm-cache bias
                 t0 = time.perf_counter()
-                if which:
+                if which == 1:
                     app.query(q, as_of=as_of)
+                elif which == 2:
+                    app.store.plain_search(embedder.encode([q])[0], limit=60)
                 else:
                     app.store.search(embedder.encode([q])[0], as_of=as_of, limit=60, columns=SEARCH_COLUMNS)
-                (e2e if which else raw).append(time.perf_counter() - t0)
+                (raw, e2e, plain)[which].append(time.perf_counter() - t0)
         t0 = time.perf_counter()
         app.flush()
         flush_s = time.perf_counter() - t0
         out.update(query_p50_ms=_ms(np.median(e2e)), raw_p50_ms=_ms(np.median(raw)),
                    query_overhead_ratio=round(float(np.median(e2e) / np.median(raw)), 3),
+                   plain_p50_ms=_ms(np.median(plain)),
+                   plain_overhead_ratio=round(float(np.median(e2e) / np.median(plain)), 3),
                    log_flush_ms_per_query=_ms(flush_s / (repeats + 1)),
                    mean_overhead_ratio_with_flush=round(float((np.sum(e2e) + flush_s) / np.sum(raw)), 3))
         if recall_queries:
@@ -143,26 +147,29 @@ def bench_query_real(embedder, *, rounds: int = 3, sets: tuple[str, ...] = REAL_
     app.query(asked[0][0], as_of=asked[0][1], log=False)      # warm: model, knowledge state, indexes
     app.query_cache().wait_for_text_index()          # a server's steady state
     forms = ("chunk", "document")
-    times: dict[str, list[list[float]]] = {f: [] for f in ("raw", *forms)}
+    times: dict[str, list[list[float]]] = {f: [] for f in ("raw", "plain", *forms)}
     for r in range(rounds):
         for series in times.values():
             series.append([])
         for i, (text, as_of) in enumerate(asked):
-            steps = ["raw", *forms] if (r + i) % 2 else [*forms, "raw"]
+            steps = ["raw", "plain", *forms] if (r + i) % 2 else [*forms, "plain", "raw"]
             for step in steps:
                 t0 = time.perf_counter()
                 if step == "raw":
                     app.store.search(embedder.encode([text])[0], as_of=as_of, limit=60, columns=SEARCH_COLUMNS)
+                elif step == "plain":
+                    app.store.plain_search(embedder.encode([text])[0], limit=60)
                 else:
                     app.query(text, as_of=as_of, log=False, group_by=step)
                 times[step][-1].append(time.perf_counter() - t0)
     every = {step: np.concatenate(series) for step, series in times.items()}
     out = {"real_sets": list(sets), "real_chunks": app.store.count_chunks(), "real_questions": len(asked),
            "vector_index": "vector" in app.store.chunk_indexes(), "rounds": rounds,
-           "raw_p50_ms": _ms(np.median(every["raw"]))}
+           "raw_p50_ms": _ms(np.median(every["raw"])), "plain_p50_ms": _ms(np.median(every["plain"]))}
     for form, key in (("chunk", "passages"), ("document", "documents")):
         out[key] = {"query_p50_ms": _ms(np.median(every[form])), "query_p95_ms": _ms(np.percentile(every[form], 95)),
                     "query_overhead_ratio": round(float(np.median(every[form]) / np.median(every["raw"])), 3),
+                    "plain_overhead_ratio": round(float(np.median(every[form]) / np.median(every["plain"])), 3),
                     "ratio_per_round": [round(float(np.median(e) / np.median(w)), 3)
                                         for e, w in zip(times[form], times["raw"], strict=True)]}
     out["query_overhead_ratio"] = max(out["passages"]["query_overhead_ratio"],
