@@ -54,6 +54,7 @@ def test_the_named_subject_gets_the_lexical_signal(teams_app):
     assert all(v < lexical["dublin_football"] - 0.3 for d, v in lexical.items() if d != "dublin_football")
 
 
-def test_the_named_subject_answers(teams_app):
+def test_the_named_subject_answers_by_its_name(teams_app):
     resp = teams_app.query("when did dublin last win the all ireland football final", as_of=NOW, k=5, log=False)
     assert resp.results[0].id == "dublin_football"
+    assert resp.results[0].signals["lexical"].value > 0.5          # its name, in the breakdown
