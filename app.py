@@ -8,7 +8,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from pages._common import settings, token_sidebar
+from pages._common import actor_sidebar, settings, token_sidebar
 
 # a local image: a ":material/…:" favicon is fetched from fonts.gstatic.com, which fails offline
 FAVICON = Path(__file__).resolve().parent / "assets" / "favicon.png"
@@ -21,8 +21,9 @@ PAGES = {
     ],
     "Explore": [
         st.Page("pages/query_lab.py", title="Query Lab", icon=":material/science:"),
+        st.Page("pages/demo.py", title="Guided demo", icon=":material/slideshow:"),
         st.Page("pages/knowledge_graph.py", title="Knowledge Graph", icon=":material/hub:"),
-        st.Page("pages/freshness.py", title="Freshness", icon=":material/schedule:"),
+        st.Page("pages/freshness.py", title="Review worklist", icon=":material/schedule:"),
         st.Page("pages/rejection_log.py", title="Rejection Log", icon=":material/block:"),
     ],
     "Operate": [
@@ -36,5 +37,6 @@ current = settings()
 st.sidebar.caption("Store")
 st.sidebar.code(current.store_uri, language=None)
 st.sidebar.caption(f"Model: {current.model_name}")
+actor_sidebar()
 token_sidebar()
 page.run()

@@ -103,6 +103,28 @@ def _remember_token() -> None:
     st.session_state[TOKEN_STATE] = st.session_state.get(TOKEN_KEY) or ""
 
 
+DEFAULT_ACTOR = "dashboard"          # the audit's actor when the operator gives no name
+ACTOR_KEY = "actor_name_input"       # the sidebar widget
+ACTOR_STATE = "actor_name"           # what it last held (a plain key: survives page switches)
+
+
+def actor_name() -> str:
+    """The one actor name of this session, written on every event a page records."""
+    return " ".join(str(st.session_state.get(ACTOR_STATE) or "").split()) or DEFAULT_ACTOR
+
+
+def _remember_actor() -> None:
+    st.session_state[ACTOR_STATE] = st.session_state.get(ACTOR_KEY) or ""
+
+
+def actor_sidebar() -> None:
+    """The "your name" field: the actor of every verdict, archive and resolution of this session."""
+    if ACTOR_KEY not in st.session_state:
+        st.session_state[ACTOR_KEY] = st.session_state.get(ACTOR_STATE, "")
+    st.sidebar.text_input("Your name (recorded in the audit)", key=ACTOR_KEY, on_change=_remember_actor,
+                          placeholder=DEFAULT_ACTOR, max_chars=80)
+
+
 def token_sidebar() -> None:
     """The operator-token field (only shown when a token is configured)."""
     if not operator_token():
@@ -147,12 +169,13 @@ EAGER_ROWS = 2_000
 
 
 def show_table(frame: pd.DataFrame, *, key: str, file_name: str, title: str, height: int | str = "auto",
-               column_config: dict | None = None, wrap: Sequence[str] = ()) -> None:
+               column_config: dict | None = None, wrap: Sequence[str] = (), select: bool = False):
     """A titled table (cells as plain text, never HTML) and its CSV download button.
 
     ``wrap``: long-text columns (reasons) drawn wide with rows tall enough for their text to
     wrap; the full text also shows when a cell is opened (double click) and in the CSV. A table
-    of more than :data:`EAGER_ROWS` rows loads lazily and builds its CSV on the click.
+    of more than :data:`EAGER_ROWS` rows loads lazily and builds its CSV on the click. ``select``:
+    rows can be ticked (several); returns the table's selection state (``.selection.rows``).
     """
     safe = table_safe(frame)
     st.markdown(f"**{escape_markdown(title)}**")
@@ -161,11 +184,13 @@ def show_table(frame: pd.DataFrame, *, key: str, file_name: str, title: str, hei
     for column in wrapped:
         config.setdefault(column, st.column_config.TextColumn(column, width="large"))
     large = len(safe) > EAGER_ROWS
-    st.dataframe(safe, hide_index=True, height=height, column_config=config or None,
-                 row_height=WRAPPED_ROW_HEIGHT if wrapped else None, lazy=True if large else None)
+    options = {"selection_mode": "multi-row", "on_select": "rerun", "key": f"{key}_table"} if select else {}
+    event = st.dataframe(safe, hide_index=True, height=height, column_config=config or None,
+                         row_height=WRAPPED_ROW_HEIGHT if wrapped else None, lazy=True if large else None, **options)
     st.download_button("Download CSV", data=(lambda: to_csv_bytes(safe)) if large else to_csv_bytes(safe),
                        file_name=file_name, mime="text/csv", key=f"{key}_csv", on_click="ignore",
                        disabled=frame.empty)
+    return event
 
 
 def show_counts(counts: pd.DataFrame, *, key: str, title: str, file_name: str, column: str = "documents") -> None:

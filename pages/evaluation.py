@@ -55,6 +55,15 @@ if result:
         st.subheader("Metrics per profile")
         show_table(metrics.reset_index(), key="eval_metrics", file_name="metrics.csv", title="Metrics per profile")
         show_figure(charts.metric_bars(metrics), key="eval_bars")
+        missed = views.as_frame(result.get("missed"))
+        if len(missed):
+            chosen = st.selectbox("Questions a profile got wrong at rank 1", sorted(missed["profile"].unique()),
+                                  index=None, key="eval_missed_profile", placeholder="Choose a profile")
+            if chosen:
+                wrong = missed[missed["profile"] == chosen].drop(columns=["profile"])
+                show_table(wrong, key="eval_missed", file_name=f"missed_{chosen}.csv", wrap=("question",),
+                           title=f"{len(wrong)} question(s) {chosen} answered wrongly at rank 1 "
+                                 f"({int(wrong['stale'].sum())} with a stale version)")
         curves = result.get("reliability") or result.get("calibration") or {}
         st.subheader("Calibration")
         if curves:

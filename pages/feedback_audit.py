@@ -4,6 +4,7 @@ import pandas as pd
 import streamlit as st
 
 from pages._common import (
+    actor_name,
     page_setup,
     require_write,
     service,
@@ -12,17 +13,12 @@ from pages._common import (
     shown_errors,
     utc_now,
 )
+from pages._review import review_queue
 from smartvector_core.ui import charts, views
 
 page_setup()
 st.title("Feedback & Audit")
 sv = service()
-RESOLUTIONS = {"Keep the first (src), correct the second": "keep_src",
-               "Keep the second (dst), correct the first": "keep_dst",
-               "Keep both (not a real contradiction)": "keep_both",
-               "First supersedes second (archive dst)": "supersede_dst",
-               "Second supersedes first (archive src)": "supersede_src"}
-
 docs = pd.DataFrame(columns=["id", "title"])
 with shown_errors("Reading the store"):
     docs = sv.documents_frame(as_of=utc_now())
@@ -33,26 +29,16 @@ if len(docs) > PICKER_LIMIT:
     st.caption(f"The pickers below list {len(doc_labels)} of {len(docs):,} documents: type above to narrow them.")
 
 review, feedback, history, events_tab, versions = st.tabs(
-    ["Review queue", "Feedback", "Confidence over time", "Event history", "Consolidation & restore"])
+    ["Review queue", "Feedback", "Trust over time", "Event history", "Consolidation & restore"])
 
 with review, shown_errors("Review queue"):
-    queue = sv.review_queue()
-    if queue.empty:
-        st.info("No open contradictions.")
-    show_table(queue, key="aud_queue", file_name="review_queue.csv", title="Open contradictions",
-               wrap=("evidence",))
-    if len(queue):
-        edge_labels = {e: f"{s} ⟷ {d}" for e, s, d in zip(queue["edge_id"], queue["src"], queue["dst"], strict=True)}
-        edge = st.selectbox("Contradiction", list(edge_labels), format_func=edge_labels.get, key="aud_edge")
-        choice = st.radio("Resolution", list(RESOLUTIONS), key="aud_resolution")
-        if st.button("Resolve", key="aud_resolve") and require_write("Resolving a contradiction"):
-            sv.resolve_contradiction(edge, RESOLUTIONS[choice], now=utc_now())
-            st.success(f"Resolved {edge_labels[edge]}: {choice.lower()}")
+    review_queue(sv)
 
 with feedback, shown_errors("Feedback"):
     with st.form("aud_feedback_form"):
-        doc = st.selectbox("Document", list(doc_labels), format_func=doc_labels.get, key="aud_fb_doc")
-        verdict = st.radio("Verdict", ["accept", "correct", "undo"], horizontal=True, key="aud_fb_verdict",
+        doc = st.selectbox("Document", list(doc_labels), index=None, format_func=doc_labels.get, key="aud_fb_doc",
+                           placeholder="Choose a document")
+        verdict = st.radio("Verdict", ["accept", "correct", "undo"], index=None, horizontal=True, key="aud_fb_verdict",
                            help="undo: appends an event reversing the verdict you gave on this document "
                                 "(for this query id); the verdict stays in the history")
         query_id = st.text_input("Query id (optional)", key="aud_fb_query")
@@ -61,17 +47,19 @@ with feedback, shown_errors("Feedback"):
         ripple = pd.DataFrame(sv.ripple_preview(doc), columns=["doc_id", "hop", "penalty", "via"])
         show_table(ripple, key="aud_ripple", file_name=f"ripple_{doc}.csv",
                    title="A correction of this document would ripple to")
-    if sent and doc and require_write("Feedback"):
+    if sent and not (doc and verdict):
+        st.warning("Choose a document and a verdict first.")
+    elif sent and require_write("Feedback"):
         if verdict == "undo":
-            out = sv.feedback_undo(doc, now=utc_now(), query_id=query_id.strip(), actor="dashboard")
+            out = sv.feedback_undo(doc, now=utc_now(), query_id=query_id.strip(), actor=actor_name())
             said = f"{out['undone']} undone for {doc}"
         else:
-            out = sv.feedback(doc, verdict, now=utc_now(), query_id=query_id.strip(), actor="dashboard")
+            out = sv.feedback(doc, verdict, now=utc_now(), query_id=query_id.strip(), actor=actor_name())
             said = (f"{verdict} recorded for {doc}; rippled to {len(out['rippled'])} document(s)"
                     if out.get("recorded", True) else f"{verdict} was already recorded for {doc}: nothing written")
         st.success(f"{said}: trust {views.share_text(out['trust_before'])} → {views.share_text(out['trust_after'])}")
 
-with history, shown_errors("Confidence history"):
+with history, shown_errors("Trust history"):
     doc_h = st.selectbox("Document", list(doc_labels), index=None, format_func=doc_labels.get, key="aud_hist_doc",
                          placeholder="Choose a document to draw its trust from its events")
     if doc_h:

@@ -3,7 +3,7 @@
 import pandas as pd
 import streamlit as st
 
-from pages._common import page_setup, require_write, service, show_table, shown_errors, utc_now
+from pages._common import actor_name, page_setup, require_write, service, show_table, shown_errors, utc_now
 from smartvector_core.config import DECAY_PROFILES
 from smartvector_core.ui import views
 
@@ -21,7 +21,7 @@ def ingest(records: list[dict], label: str) -> None:
         return
     with shown_errors("Ingest"), st.status(f"Ingesting {label}…", expanded=False) as status:
         bar = st.progress(0.0, text="embedding and writing")
-        report = sv.ingest_records(records, now=utc_now(), actor="dashboard",
+        report = sv.ingest_records(records, now=utc_now(), actor=actor_name(),
                                    progress=lambda done, total: bar.progress(min(done / max(total, 1), 1.0)))
         bar.progress(1.0, text="done")
         status.update(label=f"Ingested {label}", state="complete")

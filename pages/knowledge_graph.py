@@ -32,6 +32,7 @@ def selected_from_chart() -> str | None:
 
 
 selected = None
+focus: list[str] = []
 docs = pd.DataFrame(columns=["id", "title"])
 sub = pd.DataFrame(columns=["src", "dst", "edge_type"])
 with shown_errors("Drawing the graph"):
@@ -60,7 +61,7 @@ with shown_errors("Drawing the graph"):
                             key="graph_node", placeholder="Choose a document (or click a node)")
     chain = pd.DataFrame(sv.version_chain(selected)) if selected else pd.DataFrame(columns=["id"])
     ripple = pd.DataFrame(sv.ripple_preview(selected) if selected else [], columns=["doc_id", "hop", "penalty", "via"])
-    focus = graph_views.focus_set(selected, chain["id"], ripple["doc_id"])
+    focus = graph_views.focus_set(selected, chain["id"], ripple["doc_id"], graph_views.contradicting(selected, sub))
     if focus and only_focus:
         nodes = nodes[nodes["id"].isin(focus)]
         sub = sub[sub["src"].isin(focus) & sub["dst"].isin(focus)]
@@ -71,6 +72,7 @@ with shown_errors("Drawing the graph"):
     st.caption(f"{len(nodes)} of {len(docs)} documents, {len(sub)} relations"
                + (f" · {hidden} hidden (filters, no relations, or the node cap)" if hidden else "")
                + " · arrows point from the newer or dependent document to the one it supersedes or relies on"
+               " (a contradiction has no direction)"
                " · versions of one document run left to right by time · size: trust · hover an edge's middle"
                " for its origin and evidence")
     fig = charts.knowledge_graph(nodes, sub, positions, color_by=color_by, selected=selected, focus=focus,
@@ -81,7 +83,7 @@ if selected:
     with shown_errors("Reading the document"):
         row = docs[docs["id"] == selected].iloc[0]
         st.subheader("Details")
-        details = pd.DataFrame({"field": row.index.astype(str), "value": [str(v) for v in row.to_numpy()]})
+        details = views.document_details(row)
         show_table(details, key="graph_details", file_name=f"document_{selected}.csv", title=f"Document {selected}")
         c1, c2 = st.columns(2)
         with c1:
@@ -96,4 +98,6 @@ if selected:
                        title="Dependent documents, hop and penalty")
 
 st.subheader("Relations")
-show_table(sub, key="graph_edges", file_name="relations.csv", title="Relations drawn above", wrap=("evidence",))
+shown_relations = graph_views.relations_in_focus(sub, focus if selected else [])
+show_table(shown_relations, key="graph_edges", file_name="relations.csv", wrap=("evidence",),
+           title=f"Relations of {selected}'s chain, ripple set and contradictions" if selected else "Relations drawn above")

@@ -13,6 +13,7 @@ from datetime import UTC, datetime, timedelta
 import streamlit as st
 
 from pages._common import (
+    actor_name,
     as_utc,
     page_setup,
     require_write,
@@ -29,19 +30,19 @@ page_setup()
 started, started_cpu = time.perf_counter(), time.thread_time()
 st.title("Query Lab")
 sv = service()
-ACTOR = "dashboard"
 names = list(PROFILES)
-if "lab_default_as_of" not in st.session_state:  # the picker starts at "now" (UTC) for this session
+if "lab_default_as_of" not in st.session_state:  # the picker starts at the minute the session opened
     st.session_state["lab_default_as_of"] = utc_now().replace(tzinfo=None, second=0, microsecond=0)
 
 with st.form("lab_form"):
     text = st.text_input("Question", key="lab_text", placeholder="What are the API rate limits?")
-    c1, c2, c3, c4 = st.columns([2, 2, 3, 1])
+    c1, c2, c3, c4, c5 = st.columns([2, 2, 1, 3, 1])
     left = c1.selectbox("Left profile", names, index=names.index("naive"), key="lab_left")
     right = c2.selectbox("Right profile", names, index=names.index("default"), key="lab_right")
-    as_of = c3.datetime_input("As of (UTC)", value=st.session_state["lab_default_as_of"], step=timedelta(minutes=1),
-                              key="lab_as_of", format="YYYY-MM-DD")
-    k = c4.number_input("Results", 1, 50, 5, key="lab_k")
+    pinned = c3.toggle("Pin", key="lab_pin", help="Off: each question is asked now. On: as of the moment set.")
+    as_of = c4.datetime_input("As of (UTC, when pinned)", value=st.session_state["lab_default_as_of"],
+                              step=timedelta(minutes=1), key="lab_as_of", format="YYYY-MM-DD")
+    k = c5.number_input("Results", 1, 50, 5, key="lab_k")
     run = st.form_submit_button("Run side by side", type="primary")
 
 if run:
@@ -49,8 +50,8 @@ if run:
         st.warning("Type a question first.")
     else:
         with shown_errors("Query"), st.spinner("Querying both profiles…"):
-            moment = as_utc(as_of)
             asked_at = datetime.now(UTC)
+            moment = as_utc(as_of) if pinned else asked_at
             st.session_state["lab_responses"] = [
                 r.to_dict() for r in sv.compare(text, (left, right), as_of=moment, k=int(k), asked_at=asked_at)]
             st.session_state.pop("lab_flash", None)
@@ -65,10 +66,10 @@ def record(verdict: str, doc_id: str, query_id: str) -> None:
     with shown_errors("Feedback"):
         now = utc_now()
         if verdict == "undo":
-            out = sv.feedback_undo(doc_id, now=now, query_id=query_id, actor=ACTOR)
+            out = sv.feedback_undo(doc_id, now=now, query_id=query_id, actor=actor_name())
             message = f"{out['undone']} undone on {doc_id}"
         else:
-            out = sv.feedback(doc_id, verdict, now=now, query_id=query_id, actor=ACTOR)
+            out = sv.feedback(doc_id, verdict, now=now, query_id=query_id, actor=actor_name())
             if not out.get("recorded", True):
                 message = f"{verdict} was already recorded on {doc_id} for this question: nothing written"
             else:
@@ -100,8 +101,22 @@ def feedback_row(result: dict, query_id: str, side: str, verdict: str | None) ->
         row.button("Undo", key=f"undo_{key}", icon=":material/undo:", on_click=record, args=("undo", *args),
                    help="Appends a reversing event; the verdict stays in the history")
     flash = st.session_state.get("lab_flash")
-    if flash and flash["doc"] == result["id"] and flash["query_id"] == query_id:
+    if flash and flash["doc"] == result["id"]:   # an undo from the history names an earlier query
         st.success(flash["text"])
+
+
+def verdict_history(box, docs: list[dict], current_query: str, side: str) -> None:
+    """This operator's standing verdicts on the documents of one answer, one row per (document,
+    question), each with an Undo (an earlier question's verdict included)."""
+    rows = [(doc, item) for doc in docs for item in sv.verdict_history(doc["id"], actor_name())]
+    if not rows:
+        box.caption("None yet.")
+    for i, (doc, item) in enumerate(rows):
+        row = box.container(horizontal=True)
+        here = " (this question)" if item["query_id"] == current_query else ""
+        row.text(f"{doc['id']}: {item['verdict']} · query {item['query_id'] or '(none)'}{here} · "
+                 f"{item['at'][:16].replace('T', ' ')} UTC")
+        row.button("Undo", key=f"hist_undo_{side}_{i}", on_click=record, args=("undo", doc["id"], item["query_id"]))
 
 
 def show_response(response: dict, side: str) -> None:
@@ -109,7 +124,9 @@ def show_response(response: dict, side: str) -> None:
     judged, judged_line = views.judged_moment(response)
     st.text(f"query id {response['query_id']} · {judged_line}")
     if response.get("abstained"):
-        st.warning(f"Abstained: {response.get('abstain_reason') or 'nothing in the store is about the question'}")
+        with st.container(border=True):
+            st.markdown("**Nothing relevant in the store**")
+            st.text(response.get("abstain_reason") or "nothing in the store is about the question")
     intent = views.intent_summary(response.get("intent"))
     if len(intent):
         with st.expander("Parsed intent (time range, moment judged, recency weight…)", expanded=False):
@@ -117,14 +134,16 @@ def show_response(response: dict, side: str) -> None:
     if st.session_state.get("lab_charts"):
         show_figure(charts.score_breakdown(response["results"], title=f"Score breakdown · {response['profile']}"),
                     key=f"lab_chart_{side}", config={"displayModeBar": False})
-    verdicts = sv.standing_verdicts(response["query_id"], ACTOR)
-    for first, passages in views.passages_by_document(response["results"]):
+    verdicts = sv.standing_verdicts(response["query_id"], actor_name())
+    groups = [] if response.get("abstained") else views.passages_by_document(response["results"])
+    for first, passages in groups:
         with st.container(border=True):
             reasons = [f"• {reason}" for reason in first.get("reasons") or []]
-            st.text("\n".join([*views.result_card(first, judged), *reasons]))   # one element per card
+            st.text("\n".join([*views.result_card(first, judged), "", views.answer_text(first), "",
+                               *reasons]))   # one element per card: the answer passage's text on it
             if verdicts.get(first["id"]):
                 st.caption(f"Your verdict: {verdicts[first['id']]}")
-            label = "Text" if len(passages) == 1 else f"{len(passages)} passages"
+            label = "Full text" if len(passages) == 1 else f"{len(passages)} passages"
             shown = st.expander(label, key=f"passages_{side}_{first['rank']}", on_change="rerun")
             if shown.open:         # the text is sent when the operator opens it
                 for passage in passages:
@@ -132,6 +151,11 @@ def show_response(response: dict, side: str) -> None:
                         shown.caption(f"rank {passage['rank']} · score {float(passage['score']):.3f}")
                     shown.text(passage["text"])
             feedback_row(first, response["query_id"], side, verdicts.get(first["id"]))
+    if groups:   # one history per answer (an element per card cost the browser ~0.1 s a run)
+        history = st.expander("Your verdicts on these documents, every question", key=f"history_{side}",
+                              on_change="rerun")
+        if history.open:       # read when opened: one row per (document, question), each with its undo
+            verdict_history(history, [first for first, _ in groups], response["query_id"], side)
     show_table(views.rejections_table(response), key=f"lab_rej_{side}", wrap=("reason",),
                title=f"Rejected ({len(response['rejections'])}) · {response['profile']}",
                file_name=f"rejections_{response['query_id']}.csv")

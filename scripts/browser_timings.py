@@ -36,7 +36,7 @@ QUESTIONS = ["What is the rate limit policy for an api key?", "refund window for
 #: page path -> (title, text that shows the page has its content)
 PAGES = {"": ("SmartVector Studio", "Recent events"), "ingest": ("Ingest", "Upload files"),
          "query_lab": ("Query Lab", "Profile: default"), "knowledge_graph": ("Knowledge Graph", "Relations"),
-         "freshness": ("Freshness", "documents"), "rejection_log": ("Rejection Log", "Counts by code"),
+         "freshness": ("Review worklist", "live documents"), "rejection_log": ("Rejection Log", "Counts by code"),
          "feedback_audit": ("Feedback & Audit", "Review queue"), "evaluation": ("Evaluation", "Run benchmark")}
 
 

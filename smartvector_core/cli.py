@@ -173,6 +173,16 @@ def cmd_feedback(app: SmartVector, args) -> int:
     return 0
 
 
+def cmd_archive(app: SmartVector, args) -> int:
+    """``archive ID [--reason TEXT]`` / ``unarchive ID``: an appended LIFECYCLE event by ``cli``."""
+    if args.command == "archive":
+        out = app.archive(args.id, now=clock.now(), reason=args.reason or "", actor="cli")
+    else:
+        out = app.unarchive(args.id, now=clock.now(), actor="cli")
+    print(dumps(out) if args.json else f"{out['id']}: {out['from']} -> {out['lifecycle']} ({out['reason']})")
+    return 0
+
+
 def cmd_demo(app: SmartVector, args) -> int:
     now = clock.now()
     report = app.load_demo(now=now, if_empty=args.if_empty)
@@ -365,6 +375,17 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--query-id", dest="query_id")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_feedback)
+
+    p = sub.add_parser("archive", help="take a document version out of answers (an appended event; nothing deleted)")
+    p.add_argument("id", metavar="ID")
+    p.add_argument("--reason", help="why (kept in the event and shown in rejections)")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_archive)
+
+    p = sub.add_parser("unarchive", help="bring an archived version back")
+    p.add_argument("id", metavar="ID")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_archive)
 
     p = sub.add_parser("demo", help="load the demo corpus and consolidate")
     p.add_argument("--if-empty", dest="if_empty", action="store_true", help="only into an empty store")

@@ -123,6 +123,7 @@ class RejectionCode(_Choice):
     EXPIRED_DOC = "EXPIRED_DOC"
     VERSION_MISMATCH = "VERSION_MISMATCH"
     DUPLICATE_CHUNK = "DUPLICATE_CHUNK"
+    ARCHIVED = "ARCHIVED"   # taken out of answers by a person (service.archive)
 
 
 class ConfidenceTier(_Choice):

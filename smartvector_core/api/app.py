@@ -42,6 +42,8 @@ from ..ingest.parse import huge_number
 from ..ingest.validate import clean_id, is_encodable
 from ..service import SmartVector
 from .schemas import (
+    ArchiveIn,
+    ArchiveOut,
     BatchIn,
     BatchOut,
     DocumentOut,
@@ -210,6 +212,31 @@ def create_app(service: SmartVector | None = None, *, flush_interval_s: float = 
                 raise HTTPException(status_code=404, detail=str(exc)) from None
             raise _unprocessable(exc) from None
         return _json(out)
+
+    def _lifecycle_write(body: ArchiveIn, token: str | None, unarchive: bool) -> Response:
+        try:
+            with engine.locked() as sv:
+                sv.check_operator(token)
+                actor = actor_of(token if sv.settings.operator_token else None)   # who: the credential
+                sv.flush()
+                out = (sv.unarchive(body.id, now=clock.now(), actor=actor) if unarchive else
+                       sv.archive(body.id, now=clock.now(), reason=body.reason, actor=actor))
+        except OperatorTokenError as exc:
+            raise HTTPException(status_code=403, detail=str(exc)) from None
+        except InputError as exc:
+            if "no document" in str(exc):
+                raise HTTPException(status_code=404, detail=str(exc)) from None
+            raise _unprocessable(exc) from None
+        return _json(out)
+
+    @api.post("/archive", response_model=ArchiveOut, summary="Take a document version out of answers "
+                                                             "(an appended event; nothing deleted)")
+    def archive(body: ArchiveIn, x_operator_token: str | None = Header(None)) -> Response:
+        return _lifecycle_write(body, x_operator_token, unarchive=False)
+
+    @api.post("/unarchive", response_model=ArchiveOut, summary="Bring an archived version back into answers")
+    def unarchive(body: ArchiveIn, x_operator_token: str | None = Header(None)) -> Response:
+        return _lifecycle_write(body, x_operator_token, unarchive=True)
 
     @api.get("/documents/{doc_id:path}", response_model=DocumentOut,
              summary="A document's trust, lifecycle, version chain and dependents (ids may hold '/')")

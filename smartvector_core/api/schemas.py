@@ -132,6 +132,22 @@ class FeedbackIn(BaseModel):
     query_id: QueryId = Field("", max_length=MAX_QUERY_ID_CHARS)
 
 
+class ArchiveIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    id: str = Field(min_length=1, max_length=1_000, description="document version id")
+    reason: str = Field("", max_length=500, description="why (archive only; kept in the event); "
+                        "the actor is the credential's, as for feedback")
+
+
+class ArchiveOut(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+    id: str
+    lifecycle: str
+    actor: str
+
+
 class FeedbackOut(BaseModel):
     model_config = ConfigDict(extra="allow")
 

@@ -17,7 +17,7 @@ Legal moves are the table :data:`TRANSITIONS`; :func:`check_move` raises
   or above the threshold (an accept), and in :func:`plan_lifecycle` when it was accessed
   within ``idle_days``;
 - supersession wins over everything; an ARCHIVED document is only brought back by an explicit
-  restore, never by a plan;
+  restore or unarchive (a person's move, :mod:`.archive`), never by a plan;
 - one move per document per plan: an UNCONSOLIDATED document becomes ACTIVE first and may go
   DORMANT on a later run.
 """
@@ -40,10 +40,10 @@ U, A, D, R = Lifecycle.UNCONSOLIDATED, Lifecycle.ACTIVE, Lifecycle.DORMANT, Life
 
 #: from_state -> {to_state: what makes that move}. Anything else is illegal.
 TRANSITIONS: Mapping[Lifecycle, Mapping[Lifecycle, str]] = MappingProxyType({
-    U: MappingProxyType({A: "consolidated", R: "superseded"}),
-    A: MappingProxyType({D: "low memory strength without access", R: "superseded"}),
-    D: MappingProxyType({A: "accessed or accepted", R: "superseded"}),
-    R: MappingProxyType({A: "restored by a person"}),
+    U: MappingProxyType({A: "consolidated", R: "superseded or archived by a person"}),
+    A: MappingProxyType({D: "low memory strength without access", R: "superseded or archived by a person"}),
+    D: MappingProxyType({A: "accessed or accepted", R: "superseded or archived by a person"}),
+    R: MappingProxyType({A: "restored or unarchived by a person"}),
 })
 
 

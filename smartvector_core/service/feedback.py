@@ -1,4 +1,4 @@
-"""Feedback: verdicts, their undo, ripple, trust at a moment, contradiction resolution.
+"""Feedback: verdicts, their undo, ripple, trust at a moment.
 
 Part of :class:`smartvector_core.service.SmartVector` (a mixin: ``self`` is the whole service)."""
 
@@ -12,13 +12,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..clock import to_us
+from ..clock import from_us, iso, to_us
 from ..config import DEFAULT_CONFIDENCE
-from ..consolidation.contradictions import settlement_events
 from ..errors import InputError
 from ..ingest.validate import clean_id
-from ..models import EdgeType, EventType, event_detail
-from ..store import edge_id as make_edge_id
+from ..models import EventType, event_detail
 
 
 def _feedback_keys(doc_id: str, query_id: str, actor: str) -> tuple[str, str, str]:
@@ -94,6 +92,22 @@ class FeedbackOps:
         after = self.trust_of([doc_id], as_of=now)[doc_id]
         return {"id": doc_id, "undone": standing["verdict"], "trust_before": before,
                 "trust_after": after, "ripple_reversed": len(rows) - 1, "query_id": query_id}
+
+    def verdict_history(self, doc_id: str, actor: str = "operator") -> list[dict[str, Any]]:
+        """Every verdict ``actor`` holds now on ``doc_id``, one per query (the query id, ``verdict``,
+        ``at`` ISO), newest first: what an undo of an earlier question names."""
+        events = self.knowledge.get().events
+        if not len(events):
+            return []
+        mine = events[(events["doc_id"] == doc_id) & (events["actor"].fillna("") == actor)
+                      & events["event_type"].isin([EventType.FEEDBACK_ACCEPT.value, EventType.FEEDBACK_CORRECT.value])]
+        out = []
+        for query_id in dict.fromkeys(mine["query_id"].fillna("")):
+            standing = self._standing_verdicts(query_id, actor, [doc_id]).get(doc_id)
+            if standing:
+                out.append({"query_id": query_id, "verdict": standing["verdict"], "at_us": standing["at_us"]})
+        out.sort(key=lambda v: v["at_us"], reverse=True)
+        return [{"query_id": v["query_id"], "verdict": v["verdict"], "at": iso(from_us(v["at_us"]))} for v in out]
 
     def standing_verdicts(self, query_id: str, actor: str = "operator") -> dict[str, str]:
         """doc id -> "accept" / "correct": the verdicts ``actor`` holds now on ``query_id``'s answers."""
@@ -180,53 +194,4 @@ class FeedbackOps:
         for t in times_us:
             values = state.trust(id_array, authority, int(t))
             out.append(dict(zip(ids, map(float, values), strict=True)))
-        return out
-
-    RESOLUTIONS = ("keep_both", "keep_src", "keep_dst", "supersede_dst", "supersede_src")
-
-    def resolve_contradiction(self, edge_id: str, resolution: str, *, now: datetime,
-                              actor: str = "operator") -> dict[str, Any]:
-        """Close a CONTRADICTS edge of the review queue.
-
-        Every resolution settles the pair: the contradiction penalty is reversed by an appended
-        CONTRADICTION_SETTLED event (DESIGN.md "Trust model"; nothing is deleted). Then
-        ``keep_both``: both stand; ``keep_src`` / ``keep_dst``: the kept side is accepted and the
-        other corrected (which ripples to its dependents); ``supersede_dst`` / ``supersede_src``: a
-        SUPERSEDES edge (origin "review") from the kept side, then consolidation archives the
-        other. The edge's status becomes ``resolved:<resolution>``; REVIEW events on both sides.
-        """
-        resolution = str(resolution).strip().lower()
-        if resolution not in self.RESOLUTIONS:
-            raise InputError(f"expected one of {', '.join(self.RESOLUTIONS)}, found {resolution!r}",
-                             field="resolution")
-        edges = self.edges_frame()
-        match = edges[(edges["edge_id"] == edge_id) & (edges["edge_type"] == EdgeType.CONTRADICTS.value)] \
-            if len(edges) else edges
-        if not len(match):
-            raise InputError(f"no contradiction with edge id {edge_id!r}", field="edge_id")
-        edge = match.iloc[0].to_dict()
-        src, dst = edge["src"], edge["dst"]
-        edge.update(status=f"resolved:{resolution}")
-        self.store.upsert_edges([{k: edge[k] for k in ("edge_id", "src", "dst", "edge_type", "origin",
-                                                        "evidence", "status", "created_at")}])
-        self.knowledge.record_events([
-            {"doc_id": me, "event_type": EventType.REVIEW.value, "at": now, "actor": actor,
-             "detail": {"edge_id": edge_id, "resolution": resolution, "other": other}}
-            for me, other in ((src, dst), (dst, src))])
-        settled = [e.row(now, actor=actor) for e in
-                   settlement_events(edge_id, self.knowledge.get().events, f"resolved:{resolution}")]
-        have = self.store.existing_event_ids([r["event_id"] for r in settled]) if settled else set()
-        self.knowledge.record_events([r for r in settled if r["event_id"] not in have])
-        out: dict[str, Any] = {"edge_id": edge_id, "resolution": resolution, "src": src, "dst": dst}
-        if resolution in ("keep_src", "keep_dst"):
-            kept, wrong = (src, dst) if resolution == "keep_src" else (dst, src)
-            out["accepted"] = self.feedback(kept, "accept", now=now, actor=actor)
-            out["corrected"] = self.feedback(wrong, "correct", now=now, actor=actor)
-        elif resolution.startswith("supersede"):
-            newer, older = (src, dst) if resolution == "supersede_dst" else (dst, src)
-            self.store.upsert_edges([{"edge_id": make_edge_id(newer, EdgeType.SUPERSEDES.value, older),
-                                      "src": newer, "dst": older, "edge_type": EdgeType.SUPERSEDES.value,
-                                      "origin": "review", "evidence": f"review of contradiction {edge_id}",
-                                      "status": "", "created_at": now}])
-            out["consolidation"] = self.consolidate(now=now)
         return out

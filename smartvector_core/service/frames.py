@@ -18,6 +18,7 @@ from ..memory.chains import chain_members
 from ..models import EdgeType
 from ..temporal.codes import NO_END
 from ..temporal.freshness import WRITE_EVENTS, freshness_report, last_confirmations, replacing_versions
+from ..temporal.review import flag_for_review, most_urgent_first
 
 
 class FramesOps:
@@ -70,7 +71,9 @@ class FramesOps:
 
     def freshness(self, *, as_of: datetime) -> pd.DataFrame:
         """The freshness report at ``as_of``: one row per document version with its grade (review
-        urgency) and advice (:func:`temporal.freshness.freshness_report`). What ``freshness --json``
+        urgency) and advice (:func:`temporal.freshness.freshness_report`), its trust, open
+        contradictions (the other sides' ids) and dependents (how many documents depend on it),
+        flagged and ordered most urgent first (:mod:`temporal.review`). What ``freshness --json``
         prints and the Freshness page shows. Supersession comes from the knowledge index's version
         chains; the review clock from INGEST / UPDATE events and accepts not undone, up to ``as_of``.
 
@@ -110,7 +113,8 @@ class FramesOps:
         docs["ingested_at"] = written.fillna(pd.to_datetime(docs["ingested_at"], utc=True))
         docs["confirmed_at"] = pd.to_datetime(_per_id(docs["id"], last_confirmations(state.events, as_of_us)),
                                               unit="us", utc=True)
-        return freshness_report(docs, as_of)
+        docs["open_contradictions"], docs["dependents"] = _relations_per_id(docs["id"], state.edges)
+        return most_urgent_first(flag_for_review(freshness_report(docs, as_of)))
 
     def events_frame(self, doc_id: str | None = None) -> pd.DataFrame:
         self._settle()
@@ -174,3 +178,21 @@ def _per_id(ids: pd.Series, values: dict) -> pd.Series:
     one hash lookup: ``map`` walks an Arrow string column in Python, one ``dict.get`` a row."""
     mapper = pd.Series(values, dtype=None if values else np.float64)
     return pd.Series(mapper.reindex(ids.to_numpy(dtype=object)).to_numpy(), index=ids.index)
+
+
+def _relations_per_id(ids: pd.Series, edges: pd.DataFrame) -> tuple[list[list[str]], np.ndarray]:
+    """Per id: the other sides of its open CONTRADICTS edges (sorted ids), and how many
+    documents depend on it (DEPENDS_ON edges into it)."""
+    others: dict[str, set[str]] = {}
+    dependents = pd.Series(dtype=np.int64)
+    if len(edges):
+        kind = edges["edge_type"].to_numpy(dtype=object)
+        status = edges["status"].fillna("").to_numpy(dtype=object) if "status" in edges else np.full(len(edges), "")
+        open_pairs = edges[(kind == EdgeType.CONTRADICTS.value) & np.isin(status, ("", "open"))]
+        for a, b in zip(open_pairs["src"], open_pairs["dst"], strict=True):
+            others.setdefault(a, set()).add(b)
+            others.setdefault(b, set()).add(a)
+        dependents = edges.loc[kind == EdgeType.DEPENDS_ON.value, "dst"].value_counts()
+    keys = ids.to_numpy(dtype=object)
+    counts = dependents.reindex(keys).fillna(0).to_numpy(dtype=np.int64)
+    return [sorted(others.get(k, ())) for k in keys], counts

@@ -5,13 +5,16 @@ Part of :class:`smartvector_core.service.SmartVector` (a mixin: ``self`` is the 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from datetime import datetime
 
+from ..clock import to_us
 from ..errors import InputError
 from ..models import QueryResponse
 from ..retrieval import QueryRequest, get_profile, run_query
 from ..retrieval.candidates import PASSAGES_PER_DOCUMENT
 from ..retrieval.search import start_encoding
+from .archive import without_archived
 from .core import (
     MAX_K,
 )
@@ -25,6 +28,9 @@ class QueryOps:
               vector=None, group_by: str = "chunk", per_document: int = PASSAGES_PER_DOCUMENT) -> QueryResponse:
         """Answer ``text`` as of ``as_of``: up to ``k`` passages, at most ``per_document`` of one
         document, grouped under their document (``group_by="document"``: one per document).
+
+        A document an operator archived by ``as_of`` leaves the results and is listed among the
+        rejections (``ARCHIVED``: :func:`.archive.without_archived`).
 
         ``asked_at`` (default ``as_of``) is when the question was really asked: the query log and
         the access events carry it, so asking about a past moment never rewrites that past's
@@ -42,7 +48,11 @@ class QueryOps:
         cache = self.query_cache()
         if cache.calibration() is None:
             self._fit_store_calibration(cache)
+        marks = self._archive_marks(cache.knowledge, to_us(as_of))
+        if marks:   # room for the archived documents' passages, which leave the results below
+            request = replace(request, k=min(MAX_K, k + min(len(marks), k) * max(1, per_document)))
         response = run_query(self.store, self.embedder, request, cache=cache, vector=vector)
+        response = without_archived(response, marks, k)
         if log:
             self._log_query(response, now=asked_at or as_of)
         return response

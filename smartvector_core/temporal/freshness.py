@@ -158,6 +158,8 @@ def freshness_report(docs: pd.DataFrame, as_of: datetime,
     DESIGN.md "Trust model" (freshness grade = review urgency); the blog's freshness report
     ("Seeing inside the system") gave the form, kind-aware advice per document. Rules, in order:
 
+    0. **archived in force** — a version in force whose lifecycle is ARCHIVED (a person archived
+       it): graded by its clock as below, advice "nothing to do" (it answers nothing); not *live*.
     1. **archive** — superseded at ``as_of`` (a newer version of its chain took effect) or EXPIRED
        (``as_of >= valid_until``): freshness 0, grade F, advice to archive it (or "nothing to do"
        when its lifecycle is ARCHIVED already). Such a document is not *in force*.
@@ -394,6 +396,9 @@ def _advice_texts(x: _Inputs, r: _Retrieval, g: _Grading, due_us: np.ndarray, as
         rule(archive & mine & event, head, "its window closed on ", minute(x.end), tail)
         rule(archive & mine, head, "no longer valid since ", day(x.end), tail)
 
+    rule(archived & g.in_force, "Archived (out of answers, though still in force): nothing to do; "
+         "unarchive it to serve it again")
+
     review = g.basis == BY_REVIEW
     rule(review & successor, "In force until ", named_or("its successor"), " takes effect on ",
          day(x.superseded_us), ": archive it then")
@@ -431,17 +436,20 @@ def live_f_share(report: pd.DataFrame) -> float:
     return float((report["grade"].to_numpy()[live] == "F").mean()) if live.any() else 0.0
 
 
-RECORD_COLUMNS = ["id", "title", "kind", "doc_type", "lifecycle", "live", "graded_by", "grade", "freshness",
-                  "age_days", "decay", "validity_state", "reviewed_at", "review_due", "superseded_by", "action",
-                  "advice"]
+RECORD_COLUMNS = ["id", "title", "kind", "doc_type", "source", "lifecycle", "live", "graded_by", "grade", "flag",
+                  "freshness", "trust", "open_contradictions", "dependents", "confirmed_at", "age_days", "decay",
+                  "validity_state", "reviewed_at", "review_due", "superseded_by", "action", "advice"]
 
 
 def report_records(report: pd.DataFrame, columns: list[str] = RECORD_COLUMNS) -> list[dict]:
-    """The report as JSON-ready rows (``freshness --json``): times as ISO-8601 UTC, NaN/NaT as None."""
+    """The report as JSON-ready rows (``freshness --json``), in its order: times as ISO-8601 UTC,
+    NaN/NaT as None, numbers rounded to 6 places."""
     cols = [c for c in columns if c in report.columns]
     out = report[cols].copy()
     for col in cols:
         if isinstance(out[col].dtype, pd.DatetimeTZDtype):
             out[col] = out[col].dt.strftime("%Y-%m-%dT%H:%M:%SZ")
+        elif pd.api.types.is_float_dtype(out[col].dtype):
+            out[col] = out[col].round(6)
     out = out.astype(object).where(out.notna(), None)
     return out.to_dict(orient="records")

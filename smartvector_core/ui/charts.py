@@ -137,11 +137,12 @@ def knowledge_graph(nodes: pd.DataFrame, edges: pd.DataFrame, positions: Mapping
 
     Traces: per edge type one line trace whose points end in an arrowhead (marker ``arrow``
     turned along the edge, ``angleref="previous"``; an edge ``src -> dst`` reads "src
-    supersedes / depends on / contradicts dst"), styled by :data:`EDGE_STYLES`, in the legend
+    supersedes / depends on dst"; a contradiction, which reads the same both ways, has none), styled by :data:`EDGE_STYLES`, in the legend
     group "Relations"; one invisible marker per edge midpoint carrying its hover (type, origin,
     evidence, status); per ``color_by`` category one node trace (fixed colours per lifecycle
     state or kind, legend group "Lifecycle"/"Kind"), sized by trust, labelled with text, with
-    the id in ``customdata`` for selection events. With ``focus`` (a node, its chain and
+    the id in ``customdata`` for selection events; node labels wrapped whole (:func:`wrapped`), the
+    full title in the hover, dark text on white. With ``focus`` (a node, its chain and
     ripple set), everything else is faded and unlabelled; ``selected`` gets a ring.
     """
     if nodes.empty:
@@ -156,8 +157,27 @@ def knowledge_graph(nodes: pd.DataFrame, edges: pd.DataFrame, positions: Mapping
     return go.Figure(data=traces, layout=_graph_frame(positions, title))
 
 
+UNDIRECTED = ("CONTRADICTS",)   # relations that read the same both ways: drawn without an arrowhead
+
+
 def _edge_name(etype: object) -> str:
-    return f"{EDGE_LABELS.get(str(etype), str(etype).lower())} →"
+    name = EDGE_LABELS.get(str(etype), str(etype).lower())
+    return name if str(etype) in UNDIRECTED else f"{name} →"
+
+
+def wrapped(text: object, width: int = 18) -> str:
+    """``text`` escaped for a Plotly label and wrapped at word boundaries into lines of about
+    ``width`` characters (``<br>`` between them): a node label shown whole, never cut."""
+    words, lines, line = str(text or "").split(), [], ""
+    for word in words:
+        if line and len(line) + 1 + len(word) > width:
+            lines.append(line)
+            line = word
+        else:
+            line = f"{line} {word}".strip()
+    if line:
+        lines.append(line)
+    return "<br>".join(html.escape(x, quote=False) for x in lines)
 
 
 def _edge_traces(edges: pd.DataFrame, positions: Mapping[str, tuple[float, float]], labels: Mapping[str, str],
@@ -188,16 +208,17 @@ def _arrows(part: pd.DataFrame, positions: Mapping[str, tuple[float, float]], et
     """One line trace for ``part``'s edges, each ``src -> dst`` ending in an arrowhead (marker
     ``arrow`` turned along the edge) whose tip stops short of the ``dst`` node."""
     colour, dash, width = style
+    directed = str(etype) not in UNDIRECTED
     xs: list[float | None] = []
     ys: list[float | None] = []
     sizes: list[float] = []
     for src, dst in zip(part["src"], part["dst"], strict=True):
         (x0, y0), (x1, y1) = positions[src], positions[dst]
         length = float(np.hypot(x1 - x0, y1 - y0)) or 1.0
-        stop = max(0.0, 1.0 - 0.42 / length)          # the arrow's tip stops short of the node
+        stop = max(0.0, 1.0 - 0.42 / length) if directed else 1.0   # the arrow's tip stops short of the node
         xs += [x0, x0 + (x1 - x0) * stop, None]
         ys += [y0, y0 + (y1 - y0) * stop, None]
-        sizes += [0.0, 0.0 if faded else 11.0, 0.0]
+        sizes += [0.0, 11.0 if directed and not faded else 0.0, 0.0]
     return dict(type="scatter",
                 x=xs, y=ys, mode="lines+markers", name=_edge_name(etype), hoverinfo="skip", showlegend=False,
                 legendgroup=f"edge_{etype}", opacity=0.18 if faded else 1.0,
@@ -208,11 +229,12 @@ def _arrows(part: pd.DataFrame, positions: Mapping[str, tuple[float, float]], et
 def _edge_legend_entry(etype: object, style: tuple[str, str, float], *, titled: bool) -> dict:
     """The legend entry of an edge type (drawn whatever is faded)."""
     colour, dash, width = style
+    size = [0, 0] if str(etype) in UNDIRECTED else [0, 11]
     return dict(type="scatter",
                 x=[None], y=[None], mode="lines+markers", legendgroup=f"edge_{etype}", name=_edge_name(etype),
                 legendgrouptitle={"text": "Relations"} if titled else None,
                 line={"color": colour, "dash": dash, "width": width},
-                marker={"symbol": "arrow", "angleref": "previous", "size": [0, 11], "color": colour})
+                marker={"symbol": "arrow", "angleref": "previous", "size": size, "color": colour})
 
 
 def _edge_hover_points(group: pd.DataFrame, positions: Mapping[str, tuple[float, float]],
@@ -254,14 +276,14 @@ def _nodes(group: pd.DataFrame, positions: Mapping[str, tuple[float, float]], la
     xy = np.array([positions[i] for i in group["id"]], dtype=float).reshape(-1, 2)
     lit = [not focus_ids or i in focus_ids for i in group["id"]]
     created = group["created_at"] if "created_at" in group else pd.Series([None] * len(group))
-    hover = [f"<b>{plain(t, 80)}</b><br>id {plain(i)}<br>{plain(color_by)}: {plain(category)}"
+    hover = [f"<b>{wrapped(t or i, 50)}</b><br>id {plain(i)}<br>{plain(color_by)}: {plain(category)}"
              f"<br>created {plain(str(c)[:10]) if c is not None and not pd.isna(c) else '?'}<br>trust {w:.3f}"
              for i, t, c, w in zip(group["id"], group["title"].fillna(""), created, group["_trust"], strict=True)]
     column = np.rint(xy[:, 0] / 3.0).astype(int)      # neighbours in a row put labels above / below
     return dict(type="scatter",
                 x=xy[:, 0], y=xy[:, 1], mode="markers+text", name=plain(category), legendgroup=f"node_{category}",
                 showlegend=False,
-                text=[plain(labels.get(i, i)) if on else "" for i, on in zip(group["id"], lit, strict=True)],
+                text=[wrapped(labels.get(i, i)) if on else "" for i, on in zip(group["id"], lit, strict=True)],
                 textposition=["bottom center" if c % 2 == 0 else "top center" for c in column],
                 textfont={"size": 10, "color": "#222222"},
                 marker={"size": group["_size"].to_numpy(), "color": colour,
@@ -281,9 +303,11 @@ def _graph_frame(positions: Mapping[str, tuple[float, float]], title: str) -> di
     ys = [p[1] for p in positions.values()] or [0.0]
     rows = max(ys) - min(ys) + 1
     return {"title": {"text": title}, "height": int(min(2600, max(420, 150 + 52 * rows))), "showlegend": True,
-            "dragmode": "pan", "hoverlabel": {"align": "left"}, "legend": {"groupclick": "togglegroup"},
+            "dragmode": "pan",
+            "hoverlabel": {"align": "left", "bgcolor": "#FFFFFF", "bordercolor": "#333333",
+                           "font": {"color": "#111111", "size": 13}}, "legend": {"groupclick": "togglegroup"},
             "xaxis": {"visible": False, "range": [min(xs) - 2.2, max(xs) + 2.2]},   # room for the end labels
-            "yaxis": {"visible": False, "range": [min(ys) - 0.8, max(ys) + 0.6]}, **LAYOUT}
+            "yaxis": {"visible": False, "range": [min(ys) - 1.1, max(ys) + 1.0]}, **LAYOUT}   # wrapped labels
 
 
 # --------------------------------------------------------------------------------- freshness
@@ -325,15 +349,19 @@ def rejections_over_time(frame: pd.DataFrame, *, freq: str = "D",
 # --------------------------------------------------------------------------------- audit
 def trust_over_time(history: pd.DataFrame, events: pd.DataFrame | None = None,
                     title: str = "Trust over time") -> go.Figure:
-    """The trust line (``at``, ``trust``: ``SmartVector.trust_history``) with one marker per
-    event (``at``, ``event_type``)."""
+    """The trust line (``at``, ``trust``: ``SmartVector.trust_history``), drawn as steps (trust
+    changes at events, in one step, and holds in between), with one marker per event (``at``,
+    ``event_type``) at the trust it left."""
     if history.empty:
         return _empty(title)
-    fig = go.Figure(go.Scatter(x=history["at"], y=history["trust"], mode="lines", name="trust"))
+    fig = go.Figure(go.Scatter(x=history["at"], y=history["trust"], mode="lines", name="trust",
+                               line={"shape": "hv"}, hovertemplate="%{x|%Y-%m-%d %H:%M} UTC: trust %{y:.3f}"
+                                                                   "<extra></extra>"))
     if events is not None and len(events):
         at = pd.to_datetime(events["at"], utc=True)
-        level = np.interp(at.astype("int64"), pd.to_datetime(history["at"], utc=True).astype("int64"),
-                          history["trust"].to_numpy(dtype=float))
+        times = pd.to_datetime(history["at"], utc=True).astype("int64").to_numpy()
+        after = np.clip(np.searchsorted(times, at.astype("int64").to_numpy(), side="right") - 1, 0, len(times) - 1)
+        level = history["trust"].to_numpy(dtype=float)[after]
         fig.add_trace(go.Scatter(x=at, y=level, mode="markers", name="events",
                                  text=[plain(t) for t in events["event_type"]], hoverinfo="text+x",
                                  marker={"size": 9, "symbol": "diamond"}))

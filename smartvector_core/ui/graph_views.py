@@ -111,7 +111,7 @@ def graph_layout(node_ids: Sequence[str], times_us: Sequence[int],
     return positions
 
 
-def short_labels(nodes: pd.DataFrame, limit: int = 18) -> dict[str, str]:
+def short_labels(nodes: pd.DataFrame, limit: int = 64) -> dict[str, str]:
     """id -> a short label: the title cut to ``limit`` characters (the id when untitled).
 
     Collisions are handled: a label shared by several nodes (the versions of one document,
@@ -128,16 +128,36 @@ def short_labels(nodes: pd.DataFrame, limit: int = 18) -> dict[str, str]:
     def tail(text: str, n: int) -> str:
         return text if len(text) <= n else "…" + text[-(n - 1):]
 
-    out = {i: b if counts[b] == 1 else f"{cut(b, limit - 8)} {tail(v.strip() or i, 7)}"
+    keep = max(7, limit // 3)   # characters of the version or id that tell a shared title apart
+    out = {i: b if counts[b] == 1 else f"{cut(b, limit - keep - 1)} {tail(v.strip() or i, keep)}"
            for i, b, v in zip(ids, base, versions, strict=True)}
     shared = pd.Series(list(out.values()), dtype=object).value_counts()
     if len(shared) < len(out):   # same title and version: the id decides
-        out = {i: f"{cut(lab, limit - 8)} {tail(i, 7)}" if shared[lab] > 1 else lab for i, lab in out.items()}
+        out = {i: f"{cut(lab, limit - keep - 1)} {tail(i, keep)}" if shared[lab] > 1 else lab
+               for i, lab in out.items()}
     return out
 
 
-def focus_set(selected: str | None, chain: Iterable[str] = (), ripple: Iterable[str] = ()) -> list[str]:
-    """The documents a focused node brings forward: itself, its version chain and its ripple set."""
+def focus_set(selected: str | None, chain: Iterable[str] = (), ripple: Iterable[str] = (),
+              contradicts: Iterable[str] = ()) -> list[str]:
+    """The documents a focused node brings forward: itself, its version chain, its ripple set and
+    the other sides of its contradictions."""
     if not selected:
         return []
-    return list(dict.fromkeys([selected, *chain, *ripple]))
+    return list(dict.fromkeys([selected, *chain, *ripple, *contradicts]))
+
+
+def contradicting(selected: str | None, edges: pd.DataFrame) -> list[str]:
+    """The other sides of ``selected``'s CONTRADICTS edges (open or settled), in edge order."""
+    if not selected or not len(edges):
+        return []
+    mine = edges[(edges["edge_type"] == "CONTRADICTS") & ((edges["src"] == selected) | (edges["dst"] == selected))]
+    return list(dict.fromkeys(d if s == selected else s for s, d in zip(mine["src"], mine["dst"], strict=True)))
+
+
+def relations_in_focus(edges: pd.DataFrame, focus: Iterable[str]) -> pd.DataFrame:
+    """The relations between documents of ``focus`` (all of ``edges`` when there is no focus)."""
+    ids = list(focus)
+    if not ids or not len(edges):
+        return edges
+    return edges[edges["src"].isin(ids) & edges["dst"].isin(ids)].reset_index(drop=True)

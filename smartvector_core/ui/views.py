@@ -24,6 +24,7 @@ from ..evaluation.runner import run_bench
 from ..ingest import read_records, validate_records
 from ..ingest.parse import JSONL_SUFFIXES, parse_jsonl
 from ..ingest.validate import validate_record
+from ..models import event_detail
 from ..retrieval.calibration import reliability_bins  # noqa: F401  (re-exported for the pages)
 from ..settings import DEMO_CORPUS, DEMO_QUERIES
 from ..temporal.freshness import GRADES
@@ -225,9 +226,69 @@ def rejections_table(response: Mapping[str, Any]) -> pd.DataFrame:
 
 
 def intent_summary(intent: Mapping[str, Any] | None) -> pd.DataFrame:
-    """The parsed intent as (field, value) rows; empty values left out."""
-    rows = [{"field": k, "value": str(v)} for k, v in (intent or {}).items() if v not in (None, "", [], {})]
+    """The parsed intent as (field, value) rows; empty values left out, and ``judged_at`` too
+    (the moment judged is shown once, in the answer's header: :func:`judged_moment`)."""
+    rows = [{"field": k, "value": _readable(v)} for k, v in (intent or {}).items()
+            if v not in (None, "", [], {}) and k != "judged_at"]
     return pd.DataFrame(rows, columns=["field", "value"])
+
+
+def _readable(value: object) -> str:
+    """A value as a person reads it: lists joined by commas, numbers at three places, mappings as
+    ``key: value`` pairs (never Python's or JSON's brackets)."""
+    if isinstance(value, float):
+        return f"{value:.3f}".rstrip("0").rstrip(".")
+    if isinstance(value, (list, tuple)):
+        return ", ".join(_readable(v) for v in value)
+    if isinstance(value, Mapping):
+        return "; ".join(f"{k}: {_readable(v)}" for k, v in value.items() if v not in (None, "", [], {}))
+    return str(value)
+
+
+DETAIL_HIDDEN = ("vector", "chunk_id", "ordinal", "content_hash")   # storage fields, not the document's
+
+
+def document_details(row: pd.Series) -> pd.DataFrame:
+    """One document's fields as ``field``, ``value`` rows a person reads: times as
+    "YYYY-MM-DD HH:MM UTC", numbers at three places, lists joined, JSON objects as ``key: value``,
+    and nothing (None, NaT, NaN, [], {}) as "—"."""
+    rows = []
+    for name, value in row.items():
+        if str(name) in DETAIL_HIDDEN:
+            continue
+        rows.append({"field": str(name), "value": _detail_value(value)})
+    return pd.DataFrame(rows, columns=["field", "value"])
+
+
+def _detail_value(value: object) -> str:
+    if isinstance(value, np.ndarray):
+        value = value.tolist()
+    if isinstance(value, str) and value.strip().startswith("{"):
+        value = event_detail(value) or value   # a JSON object (metadata) as its pairs
+    if isinstance(value, (list, tuple, dict, Mapping, str)):
+        if not value:
+            return "—"
+    elif value is None or pd.isna(value):
+        return "—"
+    if isinstance(value, (pd.Timestamp, datetime)):
+        return pd.Timestamp(value).tz_convert("UTC").strftime("%Y-%m-%d %H:%M UTC") if pd.Timestamp(value).tzinfo \
+            else pd.Timestamp(value).strftime("%Y-%m-%d %H:%M UTC")
+    if isinstance(value, (bool, np.bool_)):
+        return "yes" if value else "no"
+    if isinstance(value, (float, np.floating)):
+        return _readable(float(value))
+    return _readable(value) or "—"
+
+
+ANSWER_CHARS = 600   # the answer passage's text on a card: up to this many characters
+
+
+def answer_text(result: Mapping[str, Any], limit: int = ANSWER_CHARS) -> str:
+    """The passage's text as the card shows it: whitespace folded, cut at a word near ``limit``."""
+    text = " ".join(str(result.get("text") or "").split())
+    if len(text) <= limit:
+        return text
+    return text[:limit].rsplit(" ", 1)[0] + " …"
 
 
 SHARE_DECIMALS = 3   # confidence and trust: the one rounding used on the card, in tables and in CSV
@@ -319,11 +380,6 @@ def node_options(nodes: pd.DataFrame, *, text: str = "", limit: int | None = Non
 
 
 # ---------------------------------------------------------------------------- freshness
-FRESHNESS_COLUMNS = ["id", "title", "kind", "doc_type", "grade", "graded_by", "freshness", "advice", "review_due",
-                     "superseded_by", "decay", "age_days", "half_life_days", "validity_state", "hours_left", "action",
-                     "trust", "lifecycle"]
-
-
 def counts_frame(counts: Mapping[str, int], name: str) -> pd.DataFrame:
     """Counts per category (kinds, lifecycle states, doc types) as rows ``name``, ``documents``,
     in the order given."""
@@ -336,22 +392,6 @@ def grade_counts(grades: Iterable[str]) -> pd.DataFrame:
     (columns ``grade``, ``documents``)."""
     counts = pd.Series(list(grades), dtype=object).value_counts()
     return counts_frame({g: int(counts.get(g, 0)) for g in GRADES}, "grade")
-
-
-def freshness_table(report: pd.DataFrame, *, grades: Iterable[str] = (), kinds: Iterable[str] = (),
-                    doc_types: Iterable[str] = (), text: str = "") -> pd.DataFrame:
-    """The freshness report filtered (literal, case-insensitive title/id match), freshest first
-    (by ``freshness``, the score its grade comes from, else by ``decay``)."""
-    out = report
-    for col, chosen in (("grade", grades), ("kind", kinds), ("doc_type", doc_types)):
-        chosen = [c for c in chosen if c]
-        if chosen and col in out.columns:
-            out = out[out[col].isin(chosen)]
-    if (text or "").strip():
-        out = out[title_or_id_contains(out, text)]
-    cols = [c for c in FRESHNESS_COLUMNS if c in out.columns]
-    sort = next((c for c in ("freshness", "decay") if c in out.columns), "id")
-    return out.sort_values(sort, ascending=sort == "id", ignore_index=True)[cols]
 
 
 # --------------------------------------------------------------------------- rejections
@@ -486,4 +526,24 @@ def demo_bench(embedder, profiles: Sequence[str], *, k: int = 5) -> dict[str, An
     result = run_bench(corpus, specs, list(profiles), embedder=embedder, k=k)
     out = result.to_dict()
     out["reliability"] = reliability_from_runs(result.runs, {s.id: s.relevant for s in specs})
+    out["missed"] = missed_questions(result.runs, specs)
     return out
+
+
+def missed_questions(runs: Mapping[str, Mapping[str, Sequence[Mapping[str, Any]]]],
+                     specs: Sequence[Any]) -> list[dict[str, Any]]:
+    """The questions each profile got wrong at rank 1 (what its top-1 figure counts against it):
+    ``profile``, ``query_id``, ``question``, ``answered`` (its top result, "—" when none),
+    ``expected`` (the relevant ids) and ``stale`` (the answer is one of the query's stale ids)."""
+    by_id = {s.id: s for s in specs}
+    rows = []
+    for profile, by_query in runs.items():
+        for qid, results in by_query.items():
+            spec = by_id.get(qid)
+            if spec is None or not spec.relevant:
+                continue
+            top = str(results[0].get("id")) if results else ""
+            if top not in set(spec.relevant):
+                rows.append({"profile": profile, "query_id": qid, "question": spec.text, "answered": top or "—",
+                             "expected": ", ".join(spec.relevant), "stale": top in set(spec.stale or ())})
+    return rows

@@ -152,7 +152,8 @@ def test_openapi_schema_is_complete(server):
     base, _, _ = server
     status, schema = _call(base, "GET", "/openapi.json")
     assert status == 200
-    assert {"/query", "/query/batch", "/feedback", "/documents/{doc_id}", "/health", "/stats"} <= set(schema["paths"])
+    assert {"/query", "/query/batch", "/feedback", "/archive", "/unarchive", "/documents/{doc_id}", "/health",
+            "/stats"} <= set(schema["paths"])
     assert "QueryOut" in schema["components"]["schemas"]
 
 
@@ -255,3 +256,26 @@ def test_the_actor_is_the_credential(server):
     rows = [e for e in app.store.events(["policy_v2"]).to_pylist() if e["query_id"] == "actor-q"]
     assert rows and {e["actor"] for e in rows} == {actor_of("s3cret")}
     assert actor_of("s3cret").startswith("operator-token:") and "s3cret" not in actor_of("s3cret")
+
+
+def test_archive_and_unarchive_need_the_token_and_move_the_document_out_of_answers(server):
+    base, _, _ = server
+    question = {"text": "What is the refund window?", "k": 5}   # asked now: after the archive below
+    _, before = _call(base, "POST", "/query", question)
+    top = before["results"][0]["id"]
+    assert _call(base, "POST", "/archive", {"id": top})[0] == 403
+    from smartvector_core.api.app import actor_of
+
+    status, out = _call(base, "POST", "/archive", {"id": top, "reason": "under review"},
+                        headers={"X-Operator-Token": "s3cret"})
+    assert status == 200 and out["lifecycle"] == "ARCHIVED" and out["actor"] == actor_of("s3cret")
+    _, doc = _call(base, "GET", f"/documents/{top}")
+    assert doc["lifecycle"] == "ARCHIVED"
+    _, after = _call(base, "POST", "/query", question)
+    assert top not in [r["id"] for r in after["results"]]
+    assert {"id": top, "code": "ARCHIVED"}.items() <= next(r for r in after["rejections"] if r["id"] == top).items()
+    assert _call(base, "POST", "/unarchive", {"id": top}, headers={"X-Operator-Token": "s3cret"})[0] == 200
+    _, back = _call(base, "POST", "/query", question)
+    assert top in [r["id"] for r in back["results"]]
+    assert _call(base, "POST", "/unarchive", {"id": "nope"}, headers={"X-Operator-Token": "s3cret"})[0] == 404
+    assert _call(base, "POST", "/unarchive", {"id": top}, headers={"X-Operator-Token": "s3cret"})[0] == 422

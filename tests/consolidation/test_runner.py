@@ -170,7 +170,8 @@ def test_30_vs_14_day_contradiction_is_queued_less_trusted_lowered_neither_archi
     assert after["cafeteria"] == before["cafeteria"]
     # resolving: keep the official policy; the forum post is corrected, the edge leaves the queue
     out = real_app.resolve_contradiction(queue["edge_id"].iloc[0], "keep_src" if queue["src"].iloc[0]
-                                         == "refund_policy" else "keep_dst", now=NOW, actor="tester")
+                                         == "refund_policy" else "keep_dst", now=NOW, actor="tester",
+                                         confirm_kept=True)
     assert len(real_app.review_queue()) == 0
     assert out["corrected"]["id"] == "forum_refunds" and out["accepted"]["id"] == "refund_policy"
     # the resolution settles the pair: the penalty is reversed by an appended event, then corrected

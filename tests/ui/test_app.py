@@ -17,7 +17,8 @@ from tests.conftest import NOW, REPO
 from tests.ui.conftest import SCRIPT_TITLE
 
 PAGES = ["pages/overview.py", "pages/ingest.py", "pages/query_lab.py", "pages/knowledge_graph.py",
-         "pages/freshness.py", "pages/rejection_log.py", "pages/feedback_audit.py", "pages/evaluation.py"]
+         "pages/freshness.py", "pages/rejection_log.py", "pages/feedback_audit.py", "pages/evaluation.py",
+         "pages/demo.py"]
 
 
 def _app() -> AppTest:
@@ -119,6 +120,7 @@ def test_query_lab_any_two_profiles_and_as_of(seeded_store):
     at = _app().switch_page("pages/query_lab.py").run()
     at.selectbox(key="lab_left").select("temporal")
     at.selectbox(key="lab_right").select("smartvector")
+    at.toggle(key="lab_pin").set_value(True)
     at.datetime_input(key="lab_as_of").set_value(datetime(2025, 7, 1, 12, 0))
     at = _query(at, "API rate limit requests per minute", switch=False)
     _ok(at)
@@ -146,7 +148,7 @@ def test_the_token_field_shows_in_the_sidebar_only_when_a_token_is_set(seeded_st
     assert not [t for t in _app().sidebar.text_input if t.key == "operator_token_input"]
     monkeypatch.setenv("SMARTVECTOR_OPERATOR_TOKEN", "s3cret")
     at = _app()
-    assert [t.label for t in at.sidebar.text_input] == ["Operator token"]
+    assert [t.label for t in at.sidebar.text_input if t.key == "operator_token_input"] == ["Operator token"]
     at.text_input(key="operator_token_input").input("s3cret").run()
     assert at.session_state["operator_token"] == "s3cret"
     assert any("unlocked" in s.value for s in at.sidebar.success)
@@ -225,22 +227,57 @@ def test_tables_export_as_csv(seeded_store, monkeypatch):
     _ok(at)
     at.download_button(key="fresh_csv").click().run()
     _ok(at)
-    table = pd.read_csv(io.BytesIO(exported[-1]))
-    assert list(table.columns[:5]) == ["id", "title", "kind", "doc_type", "grade"]
+    table = next(t for t in (pd.read_csv(io.BytesIO(b)) for b in reversed(exported)) if "advice" in t.columns)
+    assert list(table.columns[:5]) == ["grade", "flag", "id", "title", "advice"]
     assert len(table) and set(table["grade"]) <= {"A", "B"}
 
 
-def test_freshness_counts_grades_and_draws_decay_curves_on_request(seeded_store):
+def test_freshness_worklist_counts_agree_with_the_service_and_draws_curves_on_request(seeded_store):
     at = _page("pages/freshness.py")
     _ok(at)
-    counts, documents = _table(at, "grade"), _table(at, "advice")
+    counts, documents = _table(at, "documents"), _table(at, "advice")
+    report = _store(seeded_store).freshness(as_of=datetime.now(NOW.tzinfo))
+    live = report[report["live"]]
     assert list(counts["grade"]) == ["A", "B", "C", "D", "F"]
-    assert counts["documents"].sum() == len(documents) == 58
+    assert counts["documents"].sum() == len(documents) == len(live)
+    assert list(documents["id"]) == list(live["id"])            # the service's order: most urgent first
     assert list(counts["documents"]) == [int((documents["grade"] == g).sum()) for g in "ABCDF"]
+    assert documents["trust"].map(lambda v: round(v, 3) == v).all()
+    assert f"**{len(live)} live documents**" in " ".join(m.value for m in at.markdown)
     assert not at.get("plotly_chart")
     at.toggle(key="fresh_curves_on").set_value(True).run()
     _ok(at)
     assert len(at.get("plotly_chart")) == 1
+    at.toggle(key="fresh_all").set_value(True).run()
+    assert len(_table(at, "advice")) == len(report)
+
+
+def test_freshness_worklist_archives_and_pastes_a_new_version(seeded_store):
+    at = _page("pages/freshness.py")
+    top = _table(at, "advice")["id"].iloc[0]
+    at.multiselect(key="fresh_pick").select(top).run()
+    at.text_input(key="fresh_reason").input("out of date").run()
+    at.button(key="fresh_archive").click().run()
+    _ok(at)
+    assert any(f"{top} archived" in s.value for s in at.success)
+    assert top not in list(_table(at, "advice")["id"])
+    sv = _store(seeded_store)
+    assert sv.archived_documents(as_of=datetime.now(NOW.tzinfo))[top].reason == "out of date"
+
+    at = _page("pages/freshness.py")
+    at.multiselect(key="fresh_pick").select("policy_v3").run()
+    form = "fresh_new_policy_v3"
+    assert at.text_input(key=f"{form}_id").value == "policy_v4"
+    assert at.text_input(key=f"{form}_title").value == "API rate limit policy"
+    assert at.number_input(key=f"{form}_authority").value == 0.9
+    at.text_area(key=f"{form}_text").input("From December 2026 the Larkspur API allows 800 requests a minute.")
+    at.button[[b.label for b in at.button].index("Ingest as the new version")].click().run()
+    _ok(at)
+    assert any("policy_v4 now supersedes policy_v3" in s.value for s in at.success)
+    rows = _store(seeded_store).freshness(as_of=datetime.now(NOW.tzinfo)).set_index("id")
+    assert rows.loc["policy_v4", "live"] and not rows.loc["policy_v3", "live"]
+    assert rows.loc["policy_v3", "superseded_by"] == "policy_v4"
+    assert rows.loc["policy_v4", "trust"] == pytest.approx(0.9, abs=1e-3)   # the authority it replaced
 
 
 def test_rejection_log_drilldown(seeded_store):
@@ -283,6 +320,13 @@ def test_evaluation_runs_the_demo_benchmark(seeded_store):
     assert set(result["profiles"]) == {"naive", "default"}
     assert at.dataframe[0].value["profile"].tolist() == ["naive", "default"]
     assert len(at.get("plotly_chart")) >= 2          # metric bars and the reliability diagram
+    missed = pd.DataFrame(result["missed"])
+    top1 = result["profiles"]["naive"]["top1"]
+    naive_missed = missed[missed["profile"] == "naive"]
+    assert len(naive_missed) == round((1 - top1) * result["profiles"]["naive"]["n"])   # the figure's misses
+    at.selectbox(key="eval_missed_profile").select("naive").run()
+    _ok(at)
+    assert list(_table(at, "answered")["query_id"]) == list(naive_missed["query_id"])
 
 
 def _csv_capture(monkeypatch) -> list[bytes]:
@@ -356,7 +400,41 @@ def test_query_lab_shows_the_abstention(seeded_store):
     responses = at.session_state["lab_responses"]
     abstained = [r for r in responses if r.get("abstained")]
     assert abstained, "the engine abstains on a question about nothing in the store"
-    assert any(w.value.startswith("Abstained:") for w in at.warning)
+    assert any(m.value == "**Nothing relevant in the store**" for m in at.markdown)
+    sides = [side for r, side in zip(responses, ("left", "right"), strict=True) if r.get("abstained")]
+    assert not [b for b in at.button if any(b.key.startswith(f"{v}_{s}_") for v in ("accept", "correct")
+                                            for s in sides)]   # no verdict buttons on an abstention
+
+
+def test_query_lab_reads_now_at_each_question_and_puts_the_answer_on_the_card(seeded_store):
+    at = _query(_app())
+    first_as_of = at.session_state["lab_responses"][0]["as_of"]
+    at = _query(at, switch=False)
+    assert at.session_state["lab_responses"][0]["as_of"] > first_as_of      # not frozen at the session start
+    top = at.session_state["lab_responses"][1]["results"][0]
+    assert any(views.answer_text(top) in t.value and "confidence" in t.value for t in at.text)
+    assert not [t for t in at.text if "judged_at" in t.value]
+
+
+def test_query_lab_verdict_history_undoes_an_earlier_question(seeded_store):
+    at = _query(_app())
+    first = at.session_state["lab_responses"][0]["results"][0]
+    earlier = at.session_state["lab_responses"][0]["query_id"]
+    at.button(key=f"correct_left_{first['rank']}").click().run()
+    at = _query(at, switch=False)                                      # asked again: a new query id
+    again = at.session_state["lab_responses"][0]
+    card = next(r for r in again["results"] if r["id"] == first["id"])
+    at.session_state["history_left"] = True
+    at.run()
+    rows = [t.value for t in at.text if t.value.startswith(f"{card['id']}: correct · query ")]
+    assert len(rows) == 1 and earlier in rows[0] and "(this question)" not in rows[0]
+    at.button(key="hist_undo_left_0").click().run()
+    _ok(at)
+    flash = next(s.value for s in at.success if "correct undone" in s.value)
+    message_trust = flash.rsplit("→ ", 1)[1]
+    shown = next(r for r in at.session_state["lab_responses"][0]["results"] if r["id"] == first["id"])
+    assert views.share_text(shown["trust"]) == message_trust              # the card and the message: one read
+    assert not _store(seeded_store).verdict_history(first["id"], "dashboard")
 
 
 def test_tables_have_titles_and_wrap_their_reasons(seeded_store):
@@ -376,7 +454,12 @@ def test_knowledge_graph_labels_arrows_and_focus(seeded_store):
     by_id = {c: x for t in nodes for c, x in zip(t["customdata"], t["text"], strict=True)}
     chain = [by_id[d] for d in ("policy_v1", "policy_v2", "policy_v3")]
     assert all(lab.startswith("API rate") for lab in chain) and len(set(chain)) == 3   # same title, told apart
-    assert len(labels) == len(set(labels)) and all(0 < len(lab) <= 18 for lab in labels)
+    assert len(labels) == len(set(labels)) and all(0 < len(lab.replace("<br>", " ")) <= 64 for lab in labels)
+    assert all(len(line) <= 24 for lab in labels for line in lab.split("<br>"))   # wrapped on the node
+    assert by_id["incident_2026_09_eu"].replace("<br>", " ") == "Incident: elevated 5xx errors in the EU region"
+    hover = {c: h for t in nodes for c, h in zip(t["customdata"], t["hovertext"], strict=True)}
+    assert "Incident review: EU region 5xx errors on 3 September" in hover["incident_review_2026_09"].replace(
+        "<br>", " ")                                                   # the full title in the hover
     arrows = [t for t in fig["data"] if t.get("marker", {}).get("symbol") == "arrow"]
     assert arrows and any("supersedes" in t["name"] for t in arrows)
     assert "hostile_doc" not in {c for t in fig["data"] for c in (t.get("customdata") or [])}   # isolated: hidden
@@ -386,6 +469,8 @@ def test_knowledge_graph_labels_arrows_and_focus(seeded_store):
     lit = {c for t in fig["data"] if t.get("mode") == "markers+text"
            for c, o in zip(t["customdata"], t["marker"]["opacity"], strict=True) if o == 1.0}
     assert {"policy_v1", "policy_v2", "policy_v3"} <= lit and len(lit) < len(labels)
+    relations = _table(at, "edge_type")
+    assert len(relations) and set(relations["src"]) | set(relations["dst"]) <= lit   # the table is the focus's
 
 
 def test_rejection_log_picker_names_the_profile_and_opens_on_rejections(seeded_store):
@@ -449,3 +534,50 @@ def test_feedback_audit_trust_table_newest_first_and_undo(seeded_store):
     _ok(at)
     series = next(d.value for d in at.dataframe if "trust" in d.value.columns and "at" in d.value.columns)
     assert series["at"].is_monotonic_decreasing
+
+
+def test_review_queue_preselects_nothing_confirms_refreshes_and_undoes(seeded_store):
+    at = _page("pages/feedback_audit.py")
+    _ok(at)
+    assert at.selectbox(key="aud_fb_doc").value is None and at.radio(key="aud_fb_verdict").value is None
+    sv = _store(seeded_store)
+    sv.ingest_records([
+        {"id": "kb_a", "text": "Password resets are allowed for contractors.", "source": "wiki", "authority": 0.4,
+         "created_at": "2026-11-01T00:00:00Z", "doc_type": "reference", "kind": "STATIC"},
+        {"id": "kb_b", "text": "Password resets are not allowed for contractors.", "source": "security",
+         "authority": 0.9, "created_at": "2026-11-02T00:00:00Z", "doc_type": "reference", "kind": "STATIC"}], now=NOW)
+    queue = sv.review_queue()
+    assert len(queue), "the pair above contradicts"
+    at.run()
+    edge = queue["edge_id"].iloc[0]
+    assert at.selectbox(key="aud_edge").value is None
+    at.sidebar.text_input(key="actor_name_input").input("Ana").run()
+    at.selectbox(key="aud_edge").select(edge).run()
+    radio = at.radio(key=f"aud_resolution_{edge}")
+    assert radio.value is None and not [b for b in at.button if b.key == "aud_resolve"]
+    src, dst = queue["src"].iloc[0], queue["dst"].iloc[0]
+    shown = " ".join(c.value for c in at.caption)
+    assert f"{src} · source" in shown and f"{dst} · source" in shown and "trust" in shown
+    radio.set_value(f"Keep {src}, correct {dst}").run()
+    assert at.checkbox(key=f"aud_confirm_kept_{edge}").value is False
+    at.button(key="aud_resolve").click().run()
+    _ok(at)
+    assert any("Resolved" in s.value for s in at.success)
+    assert edge not in set(_store(seeded_store).review_queue()["edge_id"])
+    assert not [b for b in at.selectbox if b.key == "aud_edge" and edge in b.options]   # refreshed at once
+    events = _store(seeded_store).events_frame(src)
+    assert not len(events[(events["event_type"] == "FEEDBACK_ACCEPT") & (events["query_id"] == f"review:{edge}")])
+    assert set(events.loc[events["event_type"] == "REVIEW", "actor"]) == {"Ana"}
+    at.button(key="aud_review_undo").click().run()
+    _ok(at)
+    assert edge in set(_store(seeded_store).review_queue()["edge_id"])
+
+
+def test_guided_demo_asks_both_profiles_and_says_why(seeded_store):
+    at = _page("pages/demo.py")
+    _ok(at)
+    at.button(key="demo_ask_2").click().run()
+    _ok(at)
+    shown = at.session_state["demo_answer_2"]
+    assert shown["naive"] and shown["default"] and shown["why"]
+    assert any(m.value == "**naive answers**" for m in at.markdown) and any(i.value.startswith("Why: ") for i in at.info)

@@ -115,7 +115,7 @@ def test_every_page_in_chromium(server, tmp_path):
             assert header[3:5] == ["score", "semantic_contribution"]        # the breakdown beside the score
             texts = page.locator('[data-testid="stText"]').count()
             page.locator('[data-testid="stExpander"] summary').filter(
-                has_text=re.compile(r"(Text|\d+ passages)$")).first.click()   # passages come when opened
+                has_text=re.compile(r"(Full text|\d+ passages)$")).first.click()   # passages come when opened
             page.wait_for_function(f"() => document.querySelectorAll('[data-testid=\"stText\"]').length > {texts}",
                                    timeout=30_000)
             _settled(page)
@@ -138,7 +138,7 @@ def test_every_page_in_chromium(server, tmp_path):
 
             # abstention, then a <script> title shown as literal text
             _ask(page, "asdf qwerty zxcv")
-            page.get_by_text("Abstained:").first.wait_for(timeout=30_000)
+            page.get_by_text("Nothing relevant in the store").first.wait_for(timeout=30_000)
             _ask(page, "API rate limits shown as text not HTML bold")
             page.get_by_text(SCRIPT_TITLE).first.wait_for(timeout=30_000)
             assert page.locator("script", has_text="alert(1)").count() == 0
@@ -157,9 +157,9 @@ def test_every_page_in_chromium(server, tmp_path):
             shots.append(_shot(page, tmp_path, "knowledge_graph"))
 
             for path, heading, marker in (("ingest", "Ingest", "Upload files"),
-                                          ("freshness", "Freshness", "Documents, freshest first"),
+                                          ("freshness", "Review worklist", "Worklist, most urgent first"),
                                           ("rejection_log", "Rejection Log", "Rejections per code"),
-                                          ("feedback_audit", "Feedback & Audit", "Open contradictions"),
+                                          ("feedback_audit", "Feedback & Audit", "open contradiction"),
                                           ("evaluation", "Evaluation", "Run benchmark")):
                 _open(page, server, path, heading)
                 page.get_by_text(marker).first.wait_for(timeout=30_000)
@@ -174,3 +174,94 @@ def test_every_page_in_chromium(server, tmp_path):
     assert not dialogs
     assert not outside, f"requests to outside hosts (fails offline): {sorted(set(outside))}"
     assert len(shots) == 8 and all(s.stat().st_size > 10_000 for s in shots)
+
+
+def _pick(page, label: str, option: str | None = None) -> str:
+    """Choose ``option`` (the first one when None) in the multiselect or selectbox ``label``."""
+    page.locator('[data-testid="stMultiSelect"], [data-testid="stSelectbox"]').filter(has_text=label) \
+        .locator("input").first.click()
+    page.keyboard.press("ArrowDown")            # opens the list
+    if option:
+        page.keyboard.type(option)
+    options = page.locator('[role="option"]:not([data-key="__select_all__"])')
+    choice = options.filter(has_text=option).first if option else options.first
+    text = choice.inner_text()
+    choice.click()
+    page.keyboard.press("Escape")
+    _settled(page)
+    return text.strip()
+
+
+def _card_ids(page) -> list[str]:
+    return re.findall(r"\bid (\S+) ·", " ".join(page.locator('[data-testid="stText"]').all_inner_texts()))
+
+
+def test_editor_and_agent_workflows_in_chromium(server, tmp_path):
+    if not CHROMIUM.exists():
+        pytest.skip("/usr/bin/chromium is not installed (apt-get install chromium; `make test` does it)")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_FLAGS)
+        try:
+            page = browser.new_context(viewport={"width": 1440, "height": 900}).new_page()
+            _open(page, server, "freshness", "Review worklist", timeout_ms=180_000)
+
+            # the editor: the most urgent document is the first to act on; archived, it leaves answers
+            page.get_by_text("Worklist, most urgent first").first.wait_for()
+            assert page.get_by_text(re.compile(r"\d+ live documents")).count() >= 1
+            picked = _pick(page, "Act on")
+            assert " — " in picked, picked
+            urgent, title = picked.split(" — ", 1)
+            _open(page, server, "query_lab", "Query Lab")
+            _ask(page, title)
+            before = _card_ids(page)
+            _open(page, server, "freshness", "Review worklist")
+            _pick(page, "Act on", urgent)
+            page.get_by_label("Reason for archiving (kept in the audit)").fill("out of date")
+            page.get_by_role("button", name="Archive", exact=True).click()
+            page.get_by_text(f"{urgent} archived: it leaves answers").first.wait_for(timeout=30_000)
+            _settled(page)
+            _open(page, server, "query_lab", "Query Lab")
+            _ask(page, title)
+            after = _card_ids(page)
+            assert urgent in before and urgent not in after
+
+            # the editor pastes a new version of the rate-limit policy: the old one is superseded
+            _open(page, server, "freshness", "Review worklist")
+            _pick(page, "Act on", "policy_v3")
+            page.get_by_label("Text of the new version").fill(
+                "From 1 December 2026 the Larkspur API allows 800 requests per minute per API key.")
+            page.get_by_role("button", name="Ingest as the new version").click()
+            page.get_by_text("policy_v4 now supersedes policy_v3").first.wait_for(timeout=60_000)
+            _settled(page)
+            _open(page, server, "query_lab", "Query Lab")
+            _ask(page, "How many requests per minute does the Larkspur API allow?")
+            right = page.locator('[data-testid="stColumn"]').filter(has_text="Profile: default").last
+            shown = re.findall(r"\bid (\S+) ·", " ".join(right.locator('[data-testid="stText"]').all_inner_texts()))
+            assert "policy_v4" in shown and "policy_v3" not in shown
+
+            # the agent: asks, corrects, asks again (lower trust), then undoes from the verdict history
+            question = "What is the refund window?"
+            _ask(page, question)
+            card = page.locator('[data-testid="stText"]').filter(has_text=re.compile(r"trust \d\.\d{3}")).first
+            doc = re.search(r"\bid (\S+) ·", card.inner_text()).group(1)
+            trust = float(re.search(r"trust (\d\.\d{3})", card.inner_text()).group(1))
+            page.get_by_role("button", name="Correct").first.click()
+            page.get_by_text(f"correct recorded on {doc}").first.wait_for(timeout=30_000)
+            _settled(page)
+            _ask(page, question)
+            again = page.locator('[data-testid="stText"]').filter(has_text=f"id {doc} ·").first
+            lowered = float(re.search(r"trust (\d\.\d{3})", again.inner_text()).group(1))
+            assert lowered < trust
+            page.locator('[data-testid="stExpander"] summary').filter(has_text="Your verdicts on these documents") \
+                .first.click()
+            page.get_by_text(f"{doc}: correct · query").first.wait_for(timeout=30_000)
+            page.locator('[data-testid="stExpander"]').filter(has_text=f"{doc}: correct · query").get_by_role(
+                "button", name="Undo").first.click()
+            page.get_by_text(f"correct undone on {doc}").first.wait_for(timeout=30_000)
+            undone = page.get_by_text(f"correct undone on {doc}").first.inner_text()
+            restored = float(undone.rsplit("→ ", 1)[1][:5])
+            assert restored > lowered and restored == pytest.approx(trust, abs=0.02)   # each answer's access adds a little
+        finally:
+            browser.close()

@@ -63,6 +63,25 @@ def test_knowledge_graph_directed_edges_with_arrowheads_and_hover():
     assert "origin: inferred" in dep_hover and "cites &lt;c&gt;" in dep_hover
 
 
+def test_contradictions_have_no_arrow_labels_wrap_whole_and_hover_is_dark_on_white():
+    nodes, edges, pos = _graph()
+    pos = {**pos, "d": (3.0, -1.0)}
+    nodes = pd.concat([nodes, pd.DataFrame({"id": ["d"], "title": ["Forum: how long do refunds really take"],
+                                            "trust": [0.1], "lifecycle": ["ACTIVE"]})], ignore_index=True)
+    edges = pd.concat([edges, pd.DataFrame({"src": ["d"], "dst": ["a"], "edge_type": ["CONTRADICTS"]})],
+                      ignore_index=True)
+    fig = charts.knowledge_graph(nodes, edges, pos, labels={"d": "Forum: how long do refunds really take"})
+    lines = {t.name: t for t in fig.data if t.mode == "lines+markers" and t.x[0] is not None}
+    contra = lines["contradicts"]
+    assert set(contra.marker.size) == {0.0} and contra.x[1] == 0.0     # no arrowhead, drawn end to end
+    legend = [t.name for t in fig.data if t.showlegend is not False and t.x[0] is None]
+    assert "contradicts" in legend and "contradicts →" not in legend
+    node = next(t for t in fig.data if t.mode == "markers+text" and "d" in list(t.customdata))
+    label = list(node.text)[list(node.customdata).index("d")]
+    assert label.replace("<br>", " ") == "Forum: how long do refunds really take" and "<br>" in label
+    assert fig.layout.hoverlabel.bgcolor == "#FFFFFF" and fig.layout.hoverlabel.font.color == "#111111"
+
+
 def test_knowledge_graph_nodes_labelled_sized_by_trust_and_escaped():
     nodes, edges, pos = _graph()
     fig = charts.knowledge_graph(nodes, edges, pos, labels={"a": "A", "b": "<b>B</b>", "c": "C"})
@@ -145,8 +164,8 @@ def test_trust_over_time_marks_events_on_the_line_and_opens_on_the_latest_change
     events = pd.DataFrame({"at": pd.to_datetime(["2026-01-02T00:00Z", "2024-06-01T00:00Z"]),
                            "event_type": ["FEEDBACK_ACCEPT", "ACCESS"]})
     fig = charts.trust_over_time(hist, events)
-    assert list(fig.data[0].y) == [0.1, 0.2, 0.6]
-    assert fig.data[1].y[0] == pytest.approx(0.4)
+    assert list(fig.data[0].y) == [0.1, 0.2, 0.6] and fig.data[0].line.shape == "hv"   # steps, not slopes
+    assert fig.data[1].y[0] == pytest.approx(0.2)            # on the step: trust holds until the next point
     start, end = (pd.Timestamp(x) for x in fig.layout.xaxis.range)
     assert pd.Timestamp("2025-12-31T00:00Z") <= start < pd.Timestamp("2026-01-02T00:00Z")   # not two years wide
     assert end >= pd.Timestamp("2026-01-03T00:00Z")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from smartvector_core.ui import graph_views
+from smartvector_core.ui import graph_views, views
 
 
 def _docs(n: int = 5) -> pd.DataFrame:
@@ -63,3 +63,27 @@ def test_short_labels_cut_titles_and_tell_collisions_apart():
 def test_focus_set_is_the_node_its_chain_and_its_ripple():
     assert graph_views.focus_set(None, ["a"], ["b"]) == []
     assert graph_views.focus_set("b", ["a", "b", "c"], ["d", "a"]) == ["b", "a", "c", "d"]
+
+
+def test_focus_brings_contradictions_and_filters_the_relations():
+    edges = pd.DataFrame({"src": ["a", "c", "x"], "dst": ["b", "a", "y"],
+                          "edge_type": ["SUPERSEDES", "CONTRADICTS", "DEPENDS_ON"]})
+    others = graph_views.contradicting("a", edges)
+    assert others == ["c"]
+    focus = graph_views.focus_set("a", ["a", "b"], [], others)
+    assert focus == ["a", "b", "c"]
+    assert list(graph_views.relations_in_focus(edges, focus)["src"]) == ["a", "c"]
+    assert len(graph_views.relations_in_focus(edges, [])) == 3
+
+
+def test_document_details_read_as_text():
+    from datetime import UTC, datetime
+
+    row = pd.Series({"id": "p", "created_at": pd.Timestamp("2026-01-02T03:04:05Z"), "valid_until": pd.NaT,
+                     "supersedes": [], "depends_on": ["a", "b"], "authority": 0.899999976158,
+                     "metadata": '{"owner": "team", "cycle": 90}', "dated": True, "vector": [0.1] * 3,
+                     "ingested_at": datetime(2026, 1, 3, tzinfo=UTC)})
+    details = dict(zip(*views.document_details(row).T.values, strict=True))
+    assert details == {"id": "p", "created_at": "2026-01-02 03:04 UTC", "valid_until": "—", "supersedes": "—",
+                       "depends_on": "a, b", "authority": "0.9", "metadata": "owner: team; cycle: 90",
+                       "dated": "yes", "ingested_at": "2026-01-03 00:00 UTC"}

@@ -142,13 +142,6 @@ def test_grade_counts_always_have_five_grades_in_order():
     assert list(views.grade_counts(pd.Series([], dtype=object))["documents"]) == [0] * 5
 
 
-def test_freshness_table_filters_and_sorts_freshest_first():
-    report = pd.DataFrame({"id": ["a", "b", "c"], "title": ["A", "B", "C"], "kind": ["STATIC"] * 3,
-                           "doc_type": ["news", "policy", "news"], "grade": ["F", "A", "B"], "decay": [0.1, 0.9, 0.7]})
-    assert list(views.freshness_table(report)["id"]) == ["b", "c", "a"]
-    assert list(views.freshness_table(report, doc_types=["news"], grades=["B"])["id"]) == ["c"]
-
-
 def test_rejection_counts_and_drilldown():
     rej = pd.DataFrame({"query_id": ["q1", "q1", "q2"], "query": ["x", "x", "y"],
                         "asked_at": pd.to_datetime(["2026-01-01", "2026-01-01", "2026-01-02"], utc=True),
@@ -180,3 +173,16 @@ def test_node_options_filter_literally_and_cap():
     assert len(views.node_options(nodes)) == 10 and len(views.node_options(nodes, limit=3)) == 3
     assert list(views.node_options(nodes, text="rate (")) == ["d0", "d1", "d2", "d3", "d4"]
     assert views.node_options(nodes, text="d7")["d7"] == "d7 — Other"
+
+
+def test_demo_contrast_explains_a_rejected_naive_answer():
+    from smartvector_core.ui import demo
+
+    naive = {"results": [{"id": "policy_v1", "title": "Limits", "text": "100 a minute", "rank": 1}]}
+    default = {"results": [{"id": "policy_v3", "title": "Limits", "text": "1,000 a minute", "rank": 1}],
+               "rejections": [{"id": "policy_v1", "code": "SUPERSEDED_IN_CHAIN", "reason": "replaced by policy_v3"}]}
+    out = demo.contrast(naive, default)
+    assert out["naive"]["id"] == "policy_v1" and out["default"]["id"] == "policy_v3" and not out["same"]
+    assert out["why"] == "default rejected policy_v1: SUPERSEDED_IN_CHAIN — replaced by policy_v3"
+    assert demo.contrast(default, default)["why"] == "Both profiles give the same answer."
+    assert demo.contrast({"abstained": True, "results": []}, default)["naive"] is None
