@@ -13,7 +13,7 @@ The neighbour search is exact up to ``ConsolidationConfig.exact_limit`` chunks a
 lists above (``neighbour_search`` in the JSON line); ``--exact-limit 0`` uses the lists at every
 size, a large one keeps it exact (to compare the two on one corpus).
 
-``--embedder real`` (issue 18): the texts are embedded by the real all-MiniLM-L6-v2 (the default
+``--embedder real``: the texts are embedded by the real all-MiniLM-L6-v2 (the default
 ONNX encoder) instead of the hashing embedder, so neighbour search sees real embedding geometry.
 The vectors are computed once per size and kept in ``$SMARTVECTOR_CACHE_DIR/consolidate-vectors``
 (``--prepare`` only fills that cache); the timed ingest then reads them from the cache.

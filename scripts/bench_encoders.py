@@ -1,4 +1,4 @@
-"""int8 against fp32, in one run (issue 18 item 3): agreement, encode and ingest speed, quality.
+"""int8 against fp32, in one run: agreement, encode and ingest speed, quality.
 
 - **agreement**: cosine between the fp32 and the int8 vector of every chunk text of the real
   sets (data/real/, 3,784 chunks) and of their questions: mean, 1st percentile, minimum.

@@ -1,4 +1,4 @@
-"""A million chunks on this machine (issue 18 item 2): build time, query latency with the real
+"""A million chunks on this machine: build time, query latency with the real
 question encoder, recall@20 of the vector index against brute force, peak RSS of the query process.
 
 Method (say it with every figure):

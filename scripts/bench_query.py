@@ -1,4 +1,4 @@
-"""The query figures below the `perf` table of docs/PERF.md, in one process (issue 18, item 1):
+"""The query figures below the `perf` table of docs/PERF.md, in one process:
 rerank of 1,000 candidates (3 medians, and with cold text caches), the end-to-end query on the
 real-text store without and with a vector index (``perf.bench_query_real``), and on synthetic
 stores of 10k and 100k chunks (``perf.bench_query``), each against embed + the raw LanceDB

@@ -1,4 +1,4 @@
-"""Build the real-text evaluation corpora of ``data/real/`` from package sdists (issue 14, item 6).
+"""Build the real-text evaluation corpora of ``data/real/`` from package sdists.
 
 Two sets, each a ``corpus.jsonl`` in the CONTRACT.md corpus format (the hand-written
 ``queries.jsonl`` beside it is not generated):
@@ -8,7 +8,7 @@ Two sets, each a ``corpus.jsonl`` in the CONTRACT.md corpus format (the hand-wri
   the file's title ("Flask changelog"), so all entries of one package share a title, as a
   changelog split at its headings does; ``version`` is the release and ``created_at`` its
   release date. ``kind`` and ``doc_type`` are left out on purpose: the engine must infer that a
-  release entry is a record of its own moment, not a version of one document (issue 14, item 2).
+  release entry is a record of its own moment, not a version of one document.
 - ``flask-docs``: three pages of the Flask documentation (configuration, command line,
   security) in the sdists of nine successive feature releases (0.12 ... 3.1.0). A page version
   is kept only when its text changed since the previous kept one; each kept version

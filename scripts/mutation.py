@@ -1,4 +1,4 @@
-"""Mutation check of the engine's core (issue 20): how many plausible one-line bugs do the tests catch?
+"""Mutation check of the engine's core: how many plausible one-line bugs do the tests catch?
 
 One command (``make mutation``) does everything in COPIES of the repository, never touching the
 working tree:

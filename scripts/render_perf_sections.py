@@ -260,7 +260,7 @@ def main() -> None:
     head = text[:text.index(KEEP_BELOW)] if KEEP_BELOW in text else text.rstrip("\n") + "\n\n"
     sections = (query_section() + _note("query") + rerank_section() + million_section() + _note("million")
                 + consolidate_section() + _note("consolidate") + encoders_section() + _note("encoders")
-                + ray_section() + _note("ray") + _note("api") + _note("dashboard"))
+                + ray_section() + _note("ray") + _note("api") + _note("dashboard") + _note("design"))
     page.write_text(head + KEEP_BELOW + "\n\n" + "\n".join(sections), encoding="utf-8")
 
 

@@ -319,7 +319,7 @@ def encoder_id_for(model_name: str) -> str:
 
 
 def check_encoder(stored: str | None, encoder_id: str, where: str) -> None:
-    """One store, one encoder (issue 18): raise :class:`InputError` when the store at ``where``
+    """One store, one encoder: raise :class:`InputError` when the store at ``where``
     holds vectors of encoder ``stored`` and this process encodes with another ``encoder_id``
     (their vectors are not comparable: int8 vs fp32 cosine 0.99, not 1). None: nothing recorded."""
     if stored is None or stored == encoder_id:

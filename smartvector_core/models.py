@@ -109,6 +109,23 @@ def verdict_key(detail: Any, doc_id: str, at_us: int) -> str:
     return event_detail(detail).get("event_id") or f"{doc_id}@{at_us}"
 
 
+def without_undone(verdicts: Any, events: Any) -> Any:
+    """The rows of ``verdicts`` that no FEEDBACK_UNDO among ``events`` reversed: the one rule for
+    "verdict undone" (freshness's last accept, the calibration's verdicts, a standing verdict).
+
+    Both are frames with columns ``event_type``, ``detail``, ``doc_id`` and ``at_us``
+    (``verdicts`` a subset of rows, usually of ``events``); an undo names the verdict it
+    reverses in ``detail.undoes`` as :func:`verdict_key` writes it.
+    """
+    undo = events.loc[events["event_type"] == "FEEDBACK_UNDO", "detail"]
+    undone = {event_detail(d).get("undoes") for d in undo}
+    if not undone or not len(verdicts):
+        return verdicts
+    keys = [verdict_key(d, doc, t) for d, doc, t in
+            zip(verdicts["detail"], verdicts["doc_id"], verdicts["at_us"], strict=True)]
+    return verdicts[[k not in undone for k in keys]]
+
+
 class RejectionCode(_Choice):
     """Why a candidate was not returned (blog, "Knowing why something was rejected")."""
 

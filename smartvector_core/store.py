@@ -12,7 +12,7 @@ Tables (one database directory or object-store prefix):
 - ``queries``: the query log with results, rejections and intent, keyed by ``query_id``.
 
 Writes are serialised per store by a file lock (two processes ``merge_insert``-ing the same new
-keys at once would otherwise create duplicate rows, see FACTS.md). Filters are built with
+keys at once silently create duplicate rows in LanceDB; appends from two processes are safe). Filters are built with
 ``lancedb.expr`` (values escaped), never by pasting text into SQL.
 """
 
@@ -110,7 +110,7 @@ def first_existing(existing, limit: int, searched: int) -> np.ndarray | None:
     ``limit`` existing ones (their positions). None when that may miss some (fewer than ``limit``
     exist among a full ``searched``): then the caller searches with the prefilter. Both ways
     return the best existing rows of the same ranking, so the results are the same
-    (tests/test_store_postfilter.py)."""
+    (tests/store/test_postfilter.py)."""
     mask = np.asarray(existing, dtype=bool)
     keep = np.flatnonzero(mask)
     if len(keep) < limit and len(mask) >= searched:
@@ -164,6 +164,7 @@ class Store(LogTables, Versions, Indexes):
         self._tables: dict[str, Any] = {}
         self._versions_seen: dict[tuple, tuple] = {}   # table names -> (their version files, versions)
         self._writes: dict[str, int] = {}
+        self._text_indexed = False   # the full-text index is known to exist (fts_search checks once)
         self._ensure_tables()
         self.repairs: list[str] = repair_tags(self)   # what a fault left, undone on open (store_repair)
 
@@ -417,8 +418,7 @@ class Store(LogTables, Versions, Indexes):
         ``overfetch`` (a caller that knows most rows pass the existence filter, e.g. ``1 /
         share``): the same rows, found by an unfiltered search for ``overfetch``·limit rows cut
         to the existing ones (:func:`_postfiltered`): LanceDB's prefilter evaluates the condition
-        over the whole table on every query (measured at 1M chunks: 12.7 ms unfiltered, 53 ms
-        with ``current`` and the time bound).
+        over the whole table on every query (its cost at 1M chunks: docs/PERF.md).
         """
         def build(cond, n: int, cols: Sequence[str] | None):
             q = self._vector_query(vector, n, cond, exact=exact)
@@ -476,7 +476,7 @@ class Store(LogTables, Versions, Indexes):
         its statistics are the index's).
         """
         empty = pa.table({**{c: pa.array([], pa.string()) for c in columns}, "_score": pa.array([], pa.float32())})
-        if not getattr(self, "_text_indexed", False):
+        if not self._text_indexed:
             self.ensure_text_index()
             self._text_indexed = TEXT_INDEX in self.chunk_indexes()
         if not str(text).strip() or not self._text_indexed or (within is not None and not len(within)):

@@ -57,7 +57,7 @@ DECAY_PROFILES: Mapping[str, DecayProfile] = MappingProxyType({
         DecayProfile("legal", 365.0, 0.25),
         DecayProfile("reference", 1825.0, 0.10),
         DecayProfile("mathematics", 36500.0, 0.01),
-        # ours (issue 14 item 2): logs, records of their own moment. What a release changed stays
+        # ours: logs, records of their own moment. What a release changed stays
         # true of that release, so old entries must stay findable ("which release fixed X"): long
         # half-lives and small temporal weights; minutes and incident reports age faster.
         DecayProfile("release_notes", 730.0, 0.10),

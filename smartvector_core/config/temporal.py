@@ -96,7 +96,7 @@ class IntentConfig:
                                      "as of now", "up to date", "up-to-date", "newest", "still")
     medium_words: tuple[str, ...] = ("recent", "recently", "this week", "this month", "lately",
                                      "new", "changed", "updated",
-                                     # ours (issue 14): questions about the latest outcome of news
+                                     # ours: questions about the latest outcome of news
                                      "who won", "who is winning", "winner", "breaking", "so far")
     advisory_words: tuple[str, ...] = ("should i", "do i need")
 

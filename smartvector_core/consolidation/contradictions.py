@@ -7,8 +7,9 @@ normalisation or in polarity) on neighbour pairs with similarity >= ``contradict
 (two point-in-time reports of different days are never compared: they describe different
 moments). This planner applies the *same time* part of DESIGN.md "Trust model": both documents
 live (not superseded, not archived), not in one version chain, and validity windows that overlap
-(:func:`~smartvector_core.facts.rules.concurrent`, window = effective start to the earlier of
-``valid_until`` and ``superseded_at``). Each remaining pair gives a CONTRADICTS edge with status
+(:func:`~smartvector_core.facts.rules.concurrent`, window = effective start to ``until_us``: the
+runner passes each document's ``valid_until``, ``superseded_at`` when none is given; a superseded
+document is not live, so it is never compared). Each remaining pair gives a CONTRADICTS edge with status
 "open" and its evidence (newer side as ``src``; an existing edge either way is reused) and one
 CONTRADICTION event of ``contradiction_delta`` on the **less trusted side only**
 (:func:`~smartvector_core.facts.rules.less_trusted_side`: trust lower by >= ``TRUST_MARGIN``;
@@ -33,7 +34,7 @@ from ..models import EdgeType, EventType, event_detail
 from .documents import Documents
 from .records import Edge, Event, stable_id
 
-OPEN_STATUSES = ("", "open")
+OPEN_STATUSES = ("", "open")   # a CONTRADICTS edge awaiting review (the review queue); else resolved:* or settled:*
 
 
 def plan_contradictions(docs: Documents, hits: list[tuple[int, int, object]], chain: np.ndarray,

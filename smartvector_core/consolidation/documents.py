@@ -10,8 +10,9 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..config import DEFAULT_CONFIDENCE, decay_profile
-from ..memory.chains import NO_END, effective_us, normalise_title
+from ..memory.chains import NO_END, NO_START, effective_us, normalise_title
 from ..models import Lifecycle
+from ..temporal.codes import NO_TIME
 from ..temporal.kinds import is_log_record
 
 
@@ -58,7 +59,8 @@ class Documents:
         n = docs.num_rows
         created = _us(docs.column("created_at"), 0)
         authority = np.asarray(docs.column("authority").to_numpy(zero_copy_only=False), dtype=np.float64)
-        ingested = _us(docs.column("ingested_at"), -1) if "ingested_at" in docs.column_names else np.full(n, -1)
+        ingested = _us(docs.column("ingested_at"), NO_TIME) if "ingested_at" in docs.column_names \
+            else np.full(n, NO_TIME)
         doc_types = docs.column("doc_type").to_pylist()
         raw_titles = docs.column("title").to_pylist()
         return cls(
@@ -71,8 +73,8 @@ class Documents:
             dated=np.asarray(docs.column("dated").fill_null(True).to_pylist(), dtype=bool),
             authority=np.where(np.isnan(authority), DEFAULT_CONFIDENCE.default_authority, authority),
             created_us=created,
-            effective_us=effective_us(_us(docs.column("valid_from"), -1), created),
-            ingested_us=np.where(ingested >= 0, ingested, created),
+            effective_us=effective_us(_us(docs.column("valid_from"), NO_START), created),
+            ingested_us=np.where(ingested != NO_TIME, ingested, created),
             superseded_us=_us(docs.column("superseded_at"), NO_END),
             doc_hash=np.asarray(docs.column("doc_hash").to_pylist() if "doc_hash" in docs.column_names
                                 else [""] * n, dtype=object),
@@ -98,7 +100,7 @@ class Documents:
             ids=arr(ids, ""), states=arr(states, Lifecycle.ACTIVE.value), kinds=arr(kinds, "STATIC"),
             doc_types=doc_types, titles=np.asarray([normalise_title(t) for t in raw_titles], dtype=object),
             sources=arr(sources, ""), dated=arr(dated, True, bool), authority=arr(authority, 0.7, np.float64),
-            created_us=created, effective_us=effective_us(arr(valid_from_us, -1, np.int64), created),
+            created_us=created, effective_us=effective_us(arr(valid_from_us, NO_START, np.int64), created),
             ingested_us=arr(ingested_us, 0, np.int64) if ingested_us is not None else created.copy(),
             superseded_us=arr(superseded_us, NO_END, np.int64),
             doc_hash=arr(doc_hash, None) if doc_hash is not None else np.asarray([f"h{i}" for i in range(n)],

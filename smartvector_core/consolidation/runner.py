@@ -19,7 +19,6 @@ second of two runs (or of a run and an ingest's run) finds the moves made and wr
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -31,10 +30,11 @@ import pandas as pd
 
 from ..clock import from_us, to_us
 from ..config.consolidation import DEFAULT_CONSOLIDATION, ConsolidationConfig
-from ..knowledge import events_frame
+from ..knowledge import edge_rows, events_frame, live_edges, rows_frame
 from ..memory import aggregate_events, live_trust, wake_on_access
 from ..memory.chains import NO_END, chain_ids
-from ..models import EdgeType, EventType, Lifecycle
+from ..models import EdgeType, EventType, Lifecycle, event_detail
+from ..temporal.validity import is_live
 from .contradictions import plan_contradictions, plan_settlements
 from .dependencies import plan_dependencies
 from .documents import Documents, _us
@@ -129,9 +129,9 @@ def _read(store, table, knowledge_state, *, now: datetime, full: bool) -> _Run:
     events = knowledge_state.events if knowledge_state is not None else _stored_events(store)
     edges = store.edges().to_pandas()
     known_ids = set(edges["edge_id"]) if len(edges) else set()
-    live_edges = edges[edges["status"].fillna("") != "rejected"] if len(edges) else edges
-    sup_src, sup_dst = _rows(live_edges, EdgeType.SUPERSEDES, docs.position)
-    return _Run(now, to_us(now), table, docs, query_side, events, live_edges, edges, known_ids, sup_src, sup_dst)
+    standing = live_edges(edges)
+    sup_src, sup_dst = edge_rows(standing, EdgeType.SUPERSEDES, docs.position, with_inferred=True)
+    return _Run(now, to_us(now), table, docs, query_side, events, standing, edges, known_ids, sup_src, sup_dst)
 
 
 def _neighbours_phase(store, run: _Run, report: ConsolidationReport, config: ConsolidationConfig,
@@ -170,7 +170,7 @@ def _supersession_phase(run: _Run, report: ConsolidationReport, plan: Consolidat
 def _live(docs: Documents, sup: Supersession) -> np.ndarray:
     """Per document: live at this run (neither superseded by now nor archived), the documents
     contradictions and dependencies are judged between and ripple stops at."""
-    return ~sup.superseded_now & (docs.states != Lifecycle.ARCHIVED.value)
+    return is_live(sup.superseded_now, docs.states)
 
 
 def _contradictions_phase(run: _Run, report: ConsolidationReport, plan: ConsolidationPlan | None,
@@ -237,7 +237,7 @@ def _lifecycle_phase(store, run: _Run, report: ConsolidationReport, sup: Superse
     """Lifecycle moves from memory strength (with this run's events), written with the changed
     ``superseded_at`` fields."""
     docs, ids = run.docs, run.docs.ids
-    events = pd.concat([run.events, _frame(written)], ignore_index=True) if written else run.events
+    events = pd.concat([run.events, rows_frame(written)], ignore_index=True) if written else run.events
     moves = plan_moves(docs, aggregate_events(events, ids, run.now_us), sup.superseded_now, run.now_us, config)
     write_moves(store, events, moves, now=run.now, actor="consolidation",
                 superseded={ids[i]: from_us(int(sup.superseded_us[i])) if sup.superseded_us[i] != NO_END else None
@@ -311,16 +311,6 @@ def _findings(store, docs: Documents, query_side: np.ndarray, old_chain: np.ndar
     return plan, (finder or local_finder)(plan)
 
 
-def _rows(edges: pd.DataFrame, edge_type: EdgeType, position: pd.Index) -> tuple[np.ndarray, np.ndarray]:
-    """Rows (src, dst) of the ``edge_type`` edges between known documents."""
-    if not len(edges):
-        return np.zeros(0, np.int64), np.zeros(0, np.int64)
-    picked = edges[edges["edge_type"] == edge_type.value]
-    s, d = position.get_indexer(picked["src"]), position.get_indexer(picked["dst"])
-    ok = (s >= 0) & (d >= 0)
-    return s[ok].astype(np.int64), d[ok].astype(np.int64)
-
-
 def _stored_events(store) -> pd.DataFrame:
     """The events table, read before this run writes (its own events are added once)."""
     return events_frame(store.events())
@@ -338,15 +328,6 @@ def _append_new(store, rows: list[dict]) -> list[dict]:
     return rows
 
 
-def _frame(rows: list[dict]) -> pd.DataFrame:
-    return pd.DataFrame({
-        "doc_id": [r["doc_id"] for r in rows], "event_type": [r["event_type"] for r in rows],
-        "at_us": np.array([to_us(r["at"]) for r in rows], dtype=np.int64),
-        "delta": np.array([float(r.get("delta", 0.0)) for r in rows]),
-        "query_id": [r.get("query_id", "") for r in rows], "actor": [r.get("actor", "") for r in rows],
-        "detail": [r.get("detail", "") for r in rows]})
-
-
 def _latest_moves(events: pd.DataFrame, doc_ids: list[str]) -> dict[str, tuple[str, str]]:
     """doc_id -> (from, to) of its latest LIFECYCLE event, for the given documents."""
     if not doc_ids or events is None or not len(events):
@@ -354,7 +335,7 @@ def _latest_moves(events: pd.DataFrame, doc_ids: list[str]) -> dict[str, tuple[s
     sub = events[(events["event_type"] == EventType.LIFECYCLE.value) & events["doc_id"].isin(doc_ids)]
     out = {}
     for row in sub.sort_values("at_us", kind="stable").itertuples(index=False):
-        detail = row.detail if isinstance(row.detail, dict) else json.loads(row.detail or "{}")
+        detail = event_detail(row.detail)
         out[row.doc_id] = (detail.get("from"), detail.get("to"))
     return out
 
@@ -374,7 +355,7 @@ def _edited(store, docs: Documents, query_side: np.ndarray) -> list[tuple[str, s
     for row in last.itertuples(index=False):
         if row.event_type != EventType.UPDATE.value:
             continue
-        detail = json.loads(row.detail or "{}")
+        detail = event_detail(row.detail)
         if int(detail.get("retired", 0)) > 0:
             out.append((row.doc_id, hashes.get(row.doc_id, "")))
     return out

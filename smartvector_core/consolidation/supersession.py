@@ -1,7 +1,7 @@
 """Supersession planner: which newer document replaces which older one, and when.
 
 Explicit SUPERSEDES edges come from ingest; this planner infers the implicit ones. The newer of
-two documents supersedes the older only on **evidence of a replacement** (issue 14, "implicit
+two documents supersedes the older only on **evidence of a replacement** ("implicit
 same-title chains need evidence of replacement: same subject, newer, overlapping content that
 changed, not a shared title alone"):
 

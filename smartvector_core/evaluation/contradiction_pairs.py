@@ -4,7 +4,7 @@ The set (``data/eval/contradiction_pairs.jsonl``, ours, hand-written) holds one 
 ``{"a": str, "b": str, "same_subject": bool, "contradicts": bool, "note": str}``. It covers
 different-entity near-duplicates, unit conversions that agree and that do not, identifiers and
 counts in names, version numbers, dates, polarity, tolerance, paraphrases of one value and
-different attributes of one entity (issue 13, item 3).
+different attributes of one entity.
 
 For the ``contradicts`` label: precision = TP / (TP + FP), recall = TP / (TP + FN) (1.0 when
 the denominator is 0); the same for ``same_subject``. The errors are listed for reading.

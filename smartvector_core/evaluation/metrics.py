@@ -99,7 +99,7 @@ def containment_at_k(passages: Sequence[Ranking], relevant: Sequence[Collection[
 
     ``passages_q`` is the list of document ids of the passages returned, in order and with
     repeats (several chunks of one document count as several passages), so this is what a
-    generator handed the top-k passages would see (issue 14, "k means k passages").
+    generator handed the top-k passages would see ("k means k passages").
     """
     if k < 1:
         raise InputError(f"expected k >= 1, found {k}", field="k")

@@ -268,7 +268,7 @@ class PreparedBench:
 
     def _passages(self, chunks: list[tuple[str, str, float]]) -> list[tuple[str, float]]:
         """``(doc_id, score)`` of the ``k`` best passages, at most ``PASSAGES_PER_DOCUMENT`` of one
-        document, grouped under their document: the profiles' passage rule (issue 14)."""
+        document, grouped under their document: the profiles' passage rule."""
         if not chunks:
             return []
         docs = np.array([d for _, d, _ in chunks], dtype=object)

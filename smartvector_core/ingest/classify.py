@@ -2,7 +2,7 @@
 
 The inference rules live in :mod:`smartvector_core.temporal.kinds`; logs (release notes,
 changelog entries, meeting minutes, incident reports) are inferred as EVENT records of their own
-moment with a log doc type, never as versions of one document (issue 14, item 2).
+moment with a log doc type, never as versions of one document.
 """
 
 from __future__ import annotations

@@ -37,7 +37,7 @@ import pyarrow as pa
 from ..embedding import claim_encoder
 from ..errors import InputError
 from ..memory.surgical import match_chunks
-from ..models import Document, EdgeType, EventType, Lifecycle
+from ..models import Document, EdgeType, EventType, Lifecycle, event_detail
 from ..store import Store, chunks_schema
 from ..temporal.content_time import passage_spans
 from .chunking import chunk_document
@@ -210,7 +210,7 @@ def _missing_audit(store: Store, stored: Mapping[str, dict], chunks: Mapping[str
     out = []
     for doc_id, row in stored.items():
         last = latest.get(doc_id)
-        logged = json.loads(last["detail"] or "{}").get("doc_hash", row["doc_hash"]) if last else None
+        logged = event_detail(last["detail"]).get("doc_hash", row["doc_hash"]) if last else None
         if logged == row["doc_hash"]:
             continue
         landed = max((c["ingested_at"] for c in chunks.get(doc_id, []) if c["ingested_at"] is not None),

@@ -7,8 +7,8 @@ in-memory text index, full-text results, calibration knots) are
 """
 
 from .doc_index import DocIndex, edge_rows
-from .events import EVENT_COLUMNS, events_frame, rows_frame
+from .events import EVENT_COLUMNS, events_frame, live_edges, rows_frame
 from .state import KnowledgeCache, KnowledgeState
 
-__all__ = ["EVENT_COLUMNS", "DocIndex", "KnowledgeCache", "KnowledgeState", "edge_rows", "events_frame",
+__all__ = ["EVENT_COLUMNS", "DocIndex", "KnowledgeCache", "KnowledgeState", "edge_rows", "events_frame", "live_edges",
            "rows_frame"]

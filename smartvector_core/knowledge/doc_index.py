@@ -11,7 +11,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..memory import KnowledgeGraph
-from ..memory.chains import NO_END, chain_labels, effective_us, superseded_at
+from ..memory.chains import NO_END, NO_START, chain_labels, effective_us, superseded_at
 from ..models import EdgeType
 
 
@@ -38,7 +38,8 @@ class DocIndex:
     ``chain``: version-chain label: connected components of SUPERSEDES edges (declared, plus
     inferred ones when ``with_inferred``); ``superseded_us``: the earliest effective time of a
     direct successor (NO_END: never). Both as defined once in :mod:`smartvector_core.memory.chains`.
-    ``relational``: the paper's relational importance over live documents (0 where no edges).
+    ``relational``: the paper's relational importance counting neighbours that are the newest
+    version of their chain (0 where no edges).
     """
 
     ids: np.ndarray
@@ -57,17 +58,17 @@ class DocIndex:
         ids = np.asarray(docs.column("doc_id").to_pylist(), dtype=object)
         position = pd.Index(ids)
         created = pc.cast(docs.column("created_at"), pa.int64()).to_numpy(zero_copy_only=False)
-        valid_from = pc.cast(docs.column("valid_from"), pa.int64()).fill_null(-1).to_numpy()
+        valid_from = pc.cast(docs.column("valid_from"), pa.int64()).fill_null(NO_START).to_numpy()
         effective = effective_us(valid_from, created)
         s, d = edge_rows(edges, EdgeType.SUPERSEDES, position, with_inferred)
         labels = chain_labels(n, s, d)
         superseded = superseded_at(effective, s, d)
-        live = superseded == NO_END
+        newest = superseded == NO_END   # no successor at all (time-free: the index serves every as_of)
         relational = np.zeros(n)
         if graph.doc_ids:
             linked = np.asarray(graph.doc_ids, dtype=object)
             at = position.get_indexer(linked)
-            relational[at] = graph.relational_importance(linked, live[at])
+            relational[at] = graph.relational_importance(linked, newest[at])
         dependency_stale = np.full(n, NO_END, dtype=np.int64)
         s, d = edge_rows(edges, EdgeType.DEPENDS_ON, position, with_inferred)
         np.minimum.at(dependency_stale, s, superseded[d])

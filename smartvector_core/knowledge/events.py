@@ -1,5 +1,5 @@
 """The events table as a pandas frame: the one conversion (stored Arrow rows, or rows about to be
-appended) every reader of the event history uses."""
+appended) every reader of the event history uses; and the edges that stand (not rejected)."""
 
 from __future__ import annotations
 
@@ -39,3 +39,10 @@ def rows_frame(rows: list[dict]) -> pd.DataFrame:
         "delta": np.array([float(r.get("delta", 0.0)) for r in rows]),
         "query_id": [r.get("query_id", "") for r in rows], "actor": [r.get("actor", "") for r in rows],
         "detail": [r.get("detail", "") for r in rows]})
+
+
+def live_edges(edges: pd.DataFrame) -> pd.DataFrame:
+    """The stored ``edges`` (the store's edges table as a frame) that stand: every edge but those
+    an operator rejected (``status`` "rejected"). Chains, the relations graph and consolidation
+    read these."""
+    return edges[edges["status"].fillna("") != "rejected"] if len(edges) else edges

@@ -18,8 +18,10 @@ import pyarrow as pa
 
 from ..event_index import EventIndex, aggregate_tail, combine
 from ..memory import KnowledgeGraph, live_trust
+from ..temporal.codes import NO_END
+from ..temporal.validity import is_live
 from .doc_index import DocIndex
-from .events import events_frame, rows_frame
+from .events import events_frame, live_edges, rows_frame
 
 
 @dataclass
@@ -48,8 +50,7 @@ class KnowledgeState:
     @classmethod
     def load(cls, store, versions: tuple[int, int, int] | None = None) -> KnowledgeState:
         edges = store.edges().to_pandas()
-        if len(edges):
-            edges = edges[edges["status"].fillna("") != "rejected"]
+        edges = live_edges(edges)
         docs = store.documents()
         # the graph holds only documents that have edges (a store of 100k mostly unrelated
         # documents would otherwise cost seconds per reload); the others have no relations
@@ -87,6 +88,19 @@ class KnowledgeState:
         index = self.doc_index()
         pos = index.lookup(doc_ids)
         return (pos >= 0) & (index.superseded_us[np.maximum(pos, 0)] <= int(as_of_us))
+
+    def not_live(self, as_of_us: int | None) -> set[str]:
+        """The stored documents that are not live at ``as_of`` (superseded then, or ARCHIVED:
+        :func:`~smartvector_core.temporal.validity.is_live`); None: at the end of time (every
+        scheduled successor has taken effect). A ripple neither hits nor traverses them."""
+        if self.docs is None or self.docs.num_rows == 0:
+            return set()
+        index = self.doc_index()
+        ids = self.docs.column("doc_id").to_numpy(zero_copy_only=False).astype(object)
+        superseded_us = index.superseded_us[index.lookup(ids)]
+        superseded = superseded_us != NO_END if as_of_us is None else superseded_us <= int(as_of_us)
+        lifecycle = self.docs.column("lifecycle").to_numpy(zero_copy_only=False).astype(object)
+        return set(ids[~is_live(superseded, lifecycle)].tolist())
 
     def event_aggregates(self, doc_ids: np.ndarray, as_of_us: int, *, ripple: bool = True):
         """Per-document event sums up to ``as_of`` (see :mod:`smartvector_core.event_index`).

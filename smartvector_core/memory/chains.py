@@ -21,8 +21,8 @@ supersedes dst*, src being the newer version):
   ``src`` of an edge into it), :data:`NO_END` when it has none (:func:`superseded_at`). A
   document is superseded at ``as_of`` when ``superseded_at <= as_of``.
 
-:data:`NO_END` ("never ends") is the temporal layer's sentinel (:mod:`..temporal.codes`),
-re-exported here so chain code needs one import.
+:data:`NO_END` ("never ends") and :data:`NO_START` (no ``valid_from``) are the temporal layer's
+sentinels (:mod:`..temporal.codes`), re-exported here so chain code needs one import.
 """
 
 from __future__ import annotations
@@ -34,9 +34,9 @@ import numpy as np
 from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import connected_components
 
-from ..temporal.codes import NO_END
+from ..temporal.codes import NO_END, NO_START
 
-__all__ = ["NO_END", "chain_ids", "chain_labels", "chain_members", "effective_us", "normalise_title",
+__all__ = ["NO_END", "NO_START", "chain_ids", "chain_labels", "chain_members", "effective_us", "normalise_title",
            "superseded_at"]
 
 _TITLE_NORM = re.compile(r"[^a-z0-9]+")
@@ -48,9 +48,11 @@ def normalise_title(title: str | None) -> str:
 
 
 def effective_us(valid_from_us: np.ndarray, created_us: np.ndarray) -> np.ndarray:
-    """When each version takes effect: ``valid_from`` where set (>= 0), else ``created_at``."""
+    """When each version takes effect: ``valid_from`` where set (any value but :data:`NO_START`,
+    so a date before 1970 counts), else ``created_at``. The one definition of a version's start:
+    chains, supersession, contradiction windows and the query's time gates all use it."""
     valid_from = np.asarray(valid_from_us, dtype=np.int64)
-    return np.where(valid_from >= 0, valid_from, np.asarray(created_us, dtype=np.int64)).astype(np.int64)
+    return np.where(valid_from != NO_START, valid_from, np.asarray(created_us, dtype=np.int64)).astype(np.int64)
 
 
 def _rows(src: Iterable[int], dst: Iterable[int]) -> tuple[np.ndarray, np.ndarray]:

@@ -52,9 +52,11 @@ from ..clock import US_PER_DAY
 from ..config import DEFAULT_CONFIDENCE, ConfidenceConfig
 from ..errors import InputError
 from ..models import EventType
+from ..temporal.codes import NO_START
 
-#: ``last_access_us`` of a document that was never accessed (before ``as_of``).
-NO_ACCESS_US = np.iinfo(np.int64).min
+#: ``last_access_us`` of a document that was never accessed (before ``as_of``): the temporal
+#: layer's "no start" sentinel (:data:`~smartvector_core.temporal.codes.NO_START`).
+NO_ACCESS_US = NO_START
 
 FEEDBACK_EVENTS = (EventType.FEEDBACK_ACCEPT.value, EventType.FEEDBACK_CORRECT.value,
                    EventType.FEEDBACK_UNDO.value)   # an undo's delta is the reverse of what it undoes

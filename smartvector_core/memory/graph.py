@@ -195,8 +195,9 @@ class KnowledgeGraph:
                               config: RelationalConfig = DEFAULT_RELATIONAL) -> np.ndarray:
         """S_relational = min(1, ln(1+d) / ln(1+d_sat)) in [0, 1] (paper, section 2.3).
 
-        d: distinct live (non-archived) neighbours over ``config.edge_types`` in either
-        direction (see :meth:`live_degree`). 0 edges -> 0, d_sat or more -> 1, concave between,
+        d: distinct neighbours marked in ``live_mask`` over ``config.edge_types`` in either
+        direction (see :meth:`live_degree`; the knowledge index marks the newest version of each
+        chain, the one no successor replaces). 0 edges -> 0, d_sat or more -> 1, concave between,
         so the first links matter most and hubs cannot dominate the score.
         """
         degree = self.live_degree(doc_ids, live_mask, config)

@@ -20,20 +20,19 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..models import DocumentKind
 from ..store import cosine_similarity
 from ..store_schema import CONTENT_TIME_COLUMNS
-from ..temporal.codes import NO_END, NO_START
+from ..temporal.codes import KIND_CODES, KIND_STATIC, NO_END, NO_START
 
-KIND_CODE = {DocumentKind.STATIC.value: 0, DocumentKind.VERSIONED.value: 1, DocumentKind.EVENT.value: 2}
-KIND_NAMES = np.array([DocumentKind.STATIC, DocumentKind.VERSIONED, DocumentKind.EVENT], dtype=object)
+KIND_CODE = {kind.value: code for kind, code in KIND_CODES.items()}   # kind name -> code (temporal.codes)
+KIND_NAMES = np.array(sorted(KIND_CODES, key=KIND_CODES.get), dtype=object)   # code -> DocumentKind
 
 SEARCH_COLUMNS = ["chunk_id", "doc_id", "text", "title", "source", "created_at", "dated", "valid_from",
                   "valid_until", "kind", "kind_reason", "doc_type", "version", "supersedes", "depends_on",
                   "authority", "lifecycle", "superseded_at", *CONTENT_TIME_COLUMNS]
 # the rest are document-level (same on every chunk)
 CHUNK_COLUMNS = ["chunk_id", "doc_id", "text", *CONTENT_TIME_COLUMNS]
-PASSAGES_PER_DOCUMENT = 3   # issue 14: most passages of one document in a result list (configurable)
+PASSAGES_PER_DOCUMENT = 3   # most passages of one document in a result list (configurable)
 
 
 def _times(column: pa.ChunkedArray, fill: int) -> np.ndarray:
@@ -87,7 +86,7 @@ class Candidates:
     def doc_code(self) -> np.ndarray:
         """One integer per row naming its document (same id, same code), for vectorised
         per-document work: ``np.isin`` or ``np.unique`` over the object-array ids costs one
-        Python string comparison per pair (measured: 35 ms of a 1,000-candidate rerank)."""
+        Python string comparison per pair (docs/PERF.md, "Figures behind design choices")."""
         return np.unique(self.doc_id, return_inverse=True)[1].reshape(-1).astype(np.intp)
 
     def lexical_signal(self) -> np.ndarray:
@@ -169,7 +168,7 @@ def relevant_passages(doc_id: np.ndarray, raw_cosine: np.ndarray,
                       min_share: float = EXTRA_PASSAGE_MIN_SIMILARITY) -> np.ndarray:
     """Per row, whether the passage is about the question as much as its document is:
     ``cos >= min_share · max cos of its document's passages`` (ours: "several chunks of that
-    version when relevant", issue 14; a chunk that only passes the relevance gate does not ride
+    version when relevant"; a chunk that only passes the relevance gate does not ride
     along with a good one)."""
     if not len(doc_id):
         return np.zeros(0, dtype=bool)
@@ -197,7 +196,7 @@ def select_passages(doc_id: np.ndarray, order: np.ndarray, k: int, per_document:
     ``relevant`` (per row): whether a passage other than its document's best may be shown.
 
     One pass down ``order`` that stops at the ``k``-th passage: it reads a handful of rows where a
-    vectorised rank would sort the whole pool (issue 18: 1,000 candidates, k = 5)."""
+    vectorised rank would sort the whole pool (1,000 candidates, k = 5: docs/PERF.md)."""
     order = np.asarray(order, dtype=np.intp)
     if not order.size or k < 1:
         return order[:0]
@@ -227,7 +226,7 @@ def document_fields(rows: pa.Table) -> dict[str, np.ndarray]:
     return dict(
         title=_objects(rows.column("title")), source=_objects(rows.column("source")),
         doc_type=_objects(rows.column("doc_type")),
-        kind=np.array([KIND_CODE.get(k, 0) for k in kinds], dtype=np.int8),
+        kind=np.array([KIND_CODE.get(k, KIND_STATIC) for k in kinds], dtype=np.int8),
         kind_reason=_objects(rows.column("kind_reason")), version=_objects(rows.column("version")),
         lifecycle=_objects(rows.column("lifecycle")), supersedes=_objects(rows.column("supersedes")),
         depends_on=_objects(rows.column("depends_on")),

@@ -1,5 +1,5 @@
 """The lexical signal of the ``default`` profile: BM25 from LanceDB's native full-text index,
-and whether the passage names what the question names (issue 14, "Specificity").
+and whether the passage names what the question names ("specificity").
 
 A question like "What uptime does the Checkout Service guarantee?" is about a *subject* (the
 Checkout Service) and an *attribute* (uptime). Dense similarity and plain BM25 both reward a

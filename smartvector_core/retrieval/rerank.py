@@ -3,8 +3,11 @@
 Input: :class:`Candidates` (one row per passage; gates and chains decide per document, since
 every document-level field is the same on all of its rows), the moment of judgement, the parsed intent,
 the knowledge state (chains, supersession, confidence). Output: ranked rows with their signal
-breakdown and reasons, and the rejected rows with their codes. All per-candidate work is numpy;
-Python loops run only over the k results and the rejections to build their explanations.
+breakdown and reasons, and the rejected rows with their codes. Gates, signals and scores are
+numpy over every candidate. Python loops run over: the 2k best kept candidates (the pairs of
+different chains among them for a contradiction, each one's previous version for a conflict),
+the candidates when the question names a version (:func:`version_matches`, a regex each), the
+chains when it asks for the oldest or newest version, and the rows that get a note.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from ..clock import US_PER_DAY
 from ..config.temporal import TemporalConfig
 from ..facts import conflict_severity, find_contradiction
 from ..facts.rules import NEITHER, less_trusted_side
+from ..memory.chains import effective_us
 from ..models import RejectionCode
 from ..temporal import (
     DEFAULT_TEMPORAL,
@@ -254,7 +258,7 @@ def in_range(cands, rng, superseded_us) -> np.ndarray:
     (:func:`.content_match.speaks_of`: a document dated by its text)."""
     start, end = rng
     until = np.minimum(cands.valid_until_us, superseded_us)
-    begin = np.where(cands.valid_from_us > np.iinfo(np.int64).min, cands.valid_from_us, cands.created_us)
+    begin = effective_us(cands.valid_from_us, cands.created_us)
     in_force = (begin < end) & (until > start)
     published = (cands.created_us >= start) & (cands.created_us < end)
     event_window = (cands.kind == KIND_EVENT) & in_force
@@ -442,7 +446,7 @@ def _soft_window(pool: Pool, window, recent: np.ndarray | None = None) -> np.nda
     0 outside its own validity (expired, not yet valid), except for an EVENT that ended inside
     the window (``recent``: :func:`ended_in_window`)."""
     cands, states = pool.cands, pool.states
-    begin = np.where(cands.valid_from_us > np.iinfo(np.int64).min, cands.valid_from_us, cands.created_us)
+    begin = effective_us(cands.valid_from_us, cands.created_us)
     end = np.where(cands.kind == KIND_STATIC, begin, np.minimum(pool.until_us, np.int64(window[1])))
     inside = (states != STATE_EXPIRED) & (states != STATE_NOT_YET_VALID)
     if recent is not None:

@@ -21,17 +21,18 @@ Formulas:
       score = Σ weight_s · S_s,  S ∈ {semantic, temporal, confidence, relational}
 
   S_temporal = validity × decay (0 outside the validity window; an active EVENT counts as
-  fully fresh only if it passes the relevance floor); S_confidence = live confidence
-  (memory.confidence); S_relational = log-saturating degree over live documents.
-  ``default`` adds S_trust = C0 + feedback + access reinforcement + penalties, i.e. the live
-  confidence without its age term: age is already the temporal signal's business, and counting
-  it twice is what made the paper's own confidence ablation "complex" on versioned data.
-  ``default`` also adds S_lexical, the passage's BM25 relative to the query's best full-text hit
+  fully fresh only if it passes the relevance floor); S_confidence = the document's trust at
+  ``t`` (:func:`memory.live_trust`: C0 + feedback + access reinforcement + penalties, clamped,
+  × the superseded factor), the same number as the result's ``trust``, with no age term: age
+  is the temporal signal's business; S_relational = log-saturating degree over the newest
+  versions (:meth:`memory.KnowledgeGraph.relational_importance`). ``default`` carries that
+  trust as one ``trust`` signal whose weight is the confidence weight plus ``trust_weight``
+  (``rerank._score``). ``default`` also adds S_lexical, the passage's BM25 relative to the query's best full-text hit
   (:func:`lexical.lexical_signal`, with the names it contains): a passage that names the question's subject (a service, a
   function, an error) outranks a generic one about the same attribute.
-- soft time window (ours, issue 14), the ``default`` temporal signal when the question names a
+- soft time window (ours), the ``default`` temporal signal when the question names a
   period relative to ``as_of`` ("this week", "last month"): :func:`window_signal`.
-- adaptive recency (ours, issue 14), the ``default`` temporal weight: :func:`recency_factor`.
+- adaptive recency (ours), the ``default`` temporal weight: :func:`recency_factor`.
 """
 
 from __future__ import annotations
@@ -168,7 +169,7 @@ def window_signal(begin_us: np.ndarray, end_us: np.ndarray, window: tuple[int, i
         S_window = 2 ** (−d / L),   d = distance from the document's span [begin, end] to the
                                         window (0 when they overlap), L = the window's length
 
-    (ours, issue 14). Inside the window 1; one window-length outside 0.5; so "this week" keeps a
+    (ours). Inside the window 1; one window-length outside 0.5; so "this week" keeps a
     15-day-old article at about 0.25 instead of rejecting it, while last year's scores ~0.
     ``begin_us``/``end_us``: publication time for a STATIC document (``end = begin``), the
     window of an EVENT, the period in force of a VERSIONED one (callers build them).
@@ -183,7 +184,7 @@ def window_signal(begin_us: np.ndarray, end_us: np.ndarray, window: tuple[int, i
 
 def pool_time_sensitivity(raw_cosine: np.ndarray, first_rows: np.ndarray, live_event: np.ndarray,
                           half_life_days: np.ndarray, *, top: int, news_half_life_days: float) -> float:
-    """τ in [0, 1]: how much the candidate pool is about news and events (ours, issue 14).
+    """τ in [0, 1]: how much the candidate pool is about news and events (ours).
 
         τ = Σ_i s_i · news_i / Σ_i s_i   over the ``top`` most similar documents (``first_rows``:
                                           each document's best passage, most similar first)
@@ -204,7 +205,7 @@ def pool_time_sensitivity(raw_cosine: np.ndarray, first_rows: np.ndarray, live_e
 
 
 def recency_factor(question: float, tau: float, *, gain: float, cap: float) -> float:
-    """The factor on the ``default`` profile's temporal weight (ours, issue 14):
+    """The factor on the ``default`` profile's temporal weight (ours):
 
         factor = min(cap, q · (1 + gain · τ)),   q = recency weight / baseline (1 without words)
 

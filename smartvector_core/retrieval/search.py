@@ -42,11 +42,10 @@ def retrieve(store, query_vector: np.ndarray | Callable[[], np.ndarray], as_of: 
     which holds them already; when ``as_of`` is at or after the newest document the state knows,
     LanceDB's prefilter also leaves out the (then always true) existence bound. A hit on a
     document the state does not know (written since it was loaded) falls back to the plain
-    search. Same candidates either way (tested); measured at 100k chunks, the search costs
-    about 40% less. Once the cache's in-memory copy of the chunks table is built
+    search. Same candidates either way (tested), at a lower cost (docs/PERF.md, "Figures behind
+    design choices"). Once the cache's in-memory copy of the chunks table is built
     (:class:`.text_index.TextIndex`), LanceDB returns only the hits' row ids and distances and the
-    copy gives their chunk ids, documents and texts (:func:`indexed_vector_hits`: at 1M chunks
-    the search takes 10 ms instead of 20).
+    copy gives their chunk ids, documents and texts (:func:`indexed_vector_hits`).
     """
     pool = max(config.candidate_pool, config.candidate_pool_per_k * k)
     fields = cache.document_fields() if cache is not None else None

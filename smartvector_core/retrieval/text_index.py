@@ -1,4 +1,4 @@
-"""The full-text (BM25) searches of a query, answered in process (issue 18).
+"""The full-text (BM25) searches of a query, answered in process.
 
 Each LanceDB full-text query costs about 4 ms of CPU whatever it returns (planning, the index
 read, the take of the rows); the lexical signal made one for the question and one per name, so

@@ -1,4 +1,4 @@
-"""``ingest --engine ray`` against the local engine at size (issue 18 item 4, docs/SCALING.md).
+"""``ingest --engine ray`` against the local engine at size (docs/SCALING.md).
 
 Both engines ingest the same ``--chunks`` chunks (documents of 4 distinct paragraphs of
 English-like text, ``perf.synthetic_records``: every chunk text unique, so every chunk is encoded) into

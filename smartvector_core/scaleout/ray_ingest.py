@@ -240,10 +240,9 @@ def ingest_paths_ray(app, paths: Iterable[str | Path], *, now: datetime,
                      consolidate: bool = True) -> IngestReport:
     """``SmartVector.ingest_paths`` with the Ray engine (the driver never loads the model unless needed)."""
     docs = validate_records(app.load_records(paths), ingest_time=now)
-    if app._embedder is None:  # opening the store needs only the dimension
-        app._embedder = LazyEmbedder(app.settings.model_name)
+    embedder = app.share_embedder(lambda: LazyEmbedder(app.settings.model_name))   # only the dimension here
     report = ingest_documents_ray(app.store, docs, model_name=app.settings.model_name, now=now,
-                                  embedder=app.embedder, progress=progress, actor=actor)
+                                  embedder=embedder, progress=progress, actor=actor)
     report.consolidation = (app.consolidate(now=now) if consolidate and (report.added or report.updated)
                             else None)
     return report

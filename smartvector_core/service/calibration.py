@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..models import EventType, event_detail, verdict_key
+from ..models import EventType, without_undone
 from ..retrieval.calibration import expected_calibration_error, refit_knots, reliability_bins
 
 
@@ -59,14 +59,11 @@ class CalibrationOps:
         events = self.store.events().to_pandas()
         if not len(events):
             return
-        undone = {event_detail(d).get("undoes") for d in events.loc[events["event_type"] == EventType.FEEDBACK_UNDO.value,
-                                                                 "detail"]}
-        fb = events[events["event_type"].isin([EventType.FEEDBACK_ACCEPT.value, EventType.FEEDBACK_CORRECT.value])
-                    & (events["query_id"].fillna("") != "")]
-        if undone and len(fb):
-            at_us = pd.to_datetime(fb["at"], utc=True).astype("datetime64[us, UTC]").astype("int64")
-            ids = [verdict_key(d, doc, t) for d, doc, t in zip(fb["detail"], fb["doc_id"], at_us, strict=True)]
-            fb = fb[[i not in undone for i in ids]]
+        events = events.assign(at_us=pd.to_datetime(events["at"], utc=True).astype("datetime64[us, UTC]")
+                               .astype("int64"))
+        fb = without_undone(events[events["event_type"].isin([EventType.FEEDBACK_ACCEPT.value,
+                                                              EventType.FEEDBACK_CORRECT.value])
+                                   & (events["query_id"].fillna("") != "")], events)
         if not len(fb):
             return
         logged = {r["query_id"]: r for r in self.store.queries(sorted(set(fb["query_id"]))).to_pylist()}

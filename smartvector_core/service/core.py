@@ -45,6 +45,7 @@ class ServiceCore:
         self._log_wake: threading.Event | None = None
         self._log_delay_s = 0.0
         self._encoder_checked = False
+        self._freshness_memo: tuple | None = None   # (table versions, as_of µs) -> the last freshness report
 
     @property
     def embedder(self):
@@ -52,6 +53,14 @@ class ServiceCore:
             from ..embedding import get_embedder
 
             self._embedder = get_embedder(self.settings.model_name)
+        return self._embedder
+
+    def share_embedder(self, make):
+        """The service's encoder, shared with a caller: the one it has, else ``make()`` (called
+        once, then the service's encoder too). Ray ingest passes a lazy encoder whose model loads
+        only at the first encode: the driver needs just the dimension to open the store."""
+        if self._embedder is None:
+            self._embedder = make()
         return self._embedder
 
     @property

@@ -16,7 +16,7 @@ from ..clock import from_us, iso, to_us
 from ..config import DEFAULT_CONFIDENCE
 from ..errors import InputError
 from ..ingest.validate import clean_id
-from ..models import EventType, event_detail
+from ..models import EventType, event_detail, verdict_key, without_undone
 
 
 def _feedback_keys(doc_id: str, query_id: str, actor: str) -> tuple[str, str, str]:
@@ -61,7 +61,7 @@ class FeedbackOps:
         event_id = os.urandom(12).hex()
         rows += [{"event_id": event_id, "doc_id": doc_id, "event_type": etype.value, "at": now, "delta": delta,
                   "query_id": query_id, "actor": actor, "detail": {"verdict": verdict, "event_id": event_id}}]
-        ripple = self.ripple_preview(doc_id) if verdict == "correct" else []
+        ripple = self.ripple_preview(doc_id, as_of=now) if verdict == "correct" else []
         rows += [{"doc_id": step["doc_id"], "event_type": EventType.RIPPLE.value, "at": now,
                   "delta": -step["penalty"], "query_id": query_id, "actor": actor,
                   "detail": {"source": doc_id, "hop": step["hop"], "via": step["via"], "verdict_event": event_id}}
@@ -127,21 +127,11 @@ class FeedbackOps:
         if doc_ids is not None:
             mask &= events["doc_id"].isin(list(doc_ids))
         mine = events[mask].sort_values("at_us", kind="stable")
-        undone, verdicts = set(), {}
-        for row in mine.itertuples(index=False):
-            detail = event_detail(row.detail)
-            if row.event_type == EventType.FEEDBACK_UNDO.value:
-                undone.add(detail.get("undoes"))
-            else:
-                event_id = detail.get("event_id") or f"{row.doc_id}@{row.at_us}"   # verdicts older than undo
-                verdicts.setdefault(row.doc_id, []).append(
-                    {"verdict": kinds[row.event_type], "event_id": event_id, "delta": float(row.delta or 0.0),
-                     "at_us": int(row.at_us)})
+        standing = without_undone(mine[mine["event_type"].isin(list(kinds))], mine)
         out = {}
-        for doc, items in verdicts.items():
-            live = [v for v in items if v["event_id"] not in undone]
-            if live:
-                out[doc] = live[-1]
+        for row in standing.itertuples(index=False):   # oldest first: the latest one stays
+            out[row.doc_id] = {"verdict": kinds[row.event_type], "event_id": verdict_key(row.detail, row.doc_id, row.at_us),
+                               "delta": float(row.delta or 0.0), "at_us": int(row.at_us)}
         return out
 
     def _undo_rows(self, doc_id: str, standing: dict[str, Any], now: datetime, query_id: str,
@@ -162,15 +152,20 @@ class FeedbackOps:
                              "detail": {"undoes_ripple_of": standing["event_id"], "source": doc_id}})
         return rows
 
-    def ripple_preview(self, doc_id: str) -> list[dict[str, Any]]:
-        """The documents a correction of ``doc_id`` would reach, with hop and penalty (the
-        service's ``EngineConfig.consolidation.ripple``, as the consolidation runs ripple)."""
-        graph = self.knowledge.get().graph
+    def ripple_preview(self, doc_id: str, *, as_of: datetime | None = None) -> list[dict[str, Any]]:
+        """The documents a correction of ``doc_id`` at ``as_of`` would reach, with hop and penalty:
+        the rule consolidation's ripple follows (the service's ``EngineConfig.consolidation.ripple``;
+        dependents that are not live then, superseded or ARCHIVED, are neither hit nor traversed:
+        :meth:`KnowledgeState.not_live`; ``as_of`` None: every scheduled successor counted)."""
+        state = self.knowledge.get()
+        graph = state.graph
         if doc_id not in graph.doc_ids:
             return []
         ripple = self.config.consolidation.ripple
+        exclude = state.not_live(None if as_of is None else to_us(as_of)) - {doc_id}
         return [{"doc_id": s.doc_id, "hop": s.hop, "penalty": s.penalty, "via": s.via}
-                for s in graph.ripple_plan(doc_id, ripple.penalty, ripple.hop_decay, ripple.max_hops)]
+                for s in graph.ripple_plan(doc_id, ripple.penalty, ripple.hop_decay, ripple.max_hops,
+                                           exclude=exclude)]
 
     def trust_of(self, doc_ids: Sequence[str], *, as_of: datetime) -> dict[str, float]:
         """Trust at ``as_of`` of each document: the value every result's ``trust`` shows

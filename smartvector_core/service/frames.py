@@ -13,6 +13,7 @@ import pandas as pd
 
 from ..clock import from_us, to_us
 from ..clock import iso as to_iso
+from ..consolidation.contradictions import OPEN_STATUSES
 from ..errors import InputError
 from ..memory.chains import chain_members
 from ..models import EdgeType
@@ -82,7 +83,7 @@ class FramesOps:
         accept or an access event included). Callers get a shallow copy (copy-on-write)."""
         self._settle()
         key = (self.knowledge.versions(), to_us(as_of))
-        memo = getattr(self, "_freshness_memo", None)
+        memo = self._freshness_memo
         if memo is not None and memo[0] == key:
             return memo[1].copy(deep=False)
         report = self._freshness_report(as_of)
@@ -129,7 +130,7 @@ class FramesOps:
         edges = self.edges_frame()
         if not len(edges):
             return edges
-        mask = (edges["edge_type"] == EdgeType.CONTRADICTS.value) & (edges["status"].isin(["", "open"]))
+        mask = (edges["edge_type"] == EdgeType.CONTRADICTS.value) & (edges["status"].isin(list(OPEN_STATUSES)))
         return edges[mask].reset_index(drop=True)
 
     def query_log(self) -> pd.DataFrame:

@@ -4,6 +4,9 @@ Inside arrays the temporal layer works on int8 codes, not strings, so that every
 few numpy operations. Times are int64 microseconds since the epoch, UTC (``clock.to_us``).
 A missing ``valid_from`` is :data:`NO_START` (the smallest int64), a missing ``valid_until``
 is :data:`NO_END` (the largest int64), so "no bound" compares the right way without masks.
+A moment that is simply absent (no review yet, no ``created_at``) inside arrays that are
+subtracted from is :data:`NO_TIME` (-2**62: before any real date, yet ``as_of - NO_TIME`` does
+not overflow int64). Any date before 1970 is a real (negative) time, never a sentinel.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from ..models import DocumentKind, ValidityState
 
 NO_START: int = int(np.iinfo(np.int64).min)
 NO_END: int = int(np.iinfo(np.int64).max)
+NO_TIME: int = -(2 ** 62)
 
 KIND_CODES: Mapping[DocumentKind, int] = MappingProxyType({
     DocumentKind.STATIC: 0, DocumentKind.VERSIONED: 1, DocumentKind.EVENT: 2,

@@ -12,10 +12,21 @@ import pandas as pd
 
 from ..clock import US_PER_DAY, ensure_utc, to_us
 from ..config.temporal import DEFAULT_TEMPORAL, FreshnessConfig
-from ..models import event_detail, verdict_key
-from .codes import NO_END, NO_START, encode_kinds, state_names
+from ..models import without_undone
+from .codes import (
+    KIND_EVENT,
+    KIND_VERSIONED,
+    NO_END,
+    NO_START,
+    NO_TIME,
+    STATE_EXPIRED,
+    STATE_NOT_YET_VALID,
+    STATE_TEMPORAL,
+    encode_kinds,
+    state_names,
+)
 from .decay import decay_scores, profile_arrays
-from .validity import remaining_window_hours, validity_states
+from .validity import is_live, remaining_window_hours, validity_states
 
 GRADES = ("A", "B", "C", "D", "F")   # best to worst: how urgently to review, least to most
 _GRADES = np.array(GRADES)
@@ -103,12 +114,7 @@ def last_confirmations(events: pd.DataFrame, as_of_us: int,
     if events is None or not len(events):
         return {}
     ev = events[(events["at_us"].to_numpy() <= int(as_of_us))]
-    undone = {event_detail(d).get("undoes") for d in ev.loc[ev["event_type"] == "FEEDBACK_UNDO", "detail"]}
-    ok = ev[ev["event_type"].isin(event_types)]
-    if undone and len(ok):
-        ids = np.array([verdict_key(d, doc, t) for d, doc, t in
-                        zip(ok["detail"], ok["doc_id"], ok["at_us"], strict=True)], dtype=object)
-        ok = ok[~np.isin(ids, list(undone))]
+    ok = without_undone(ev[ev["event_type"].isin(event_types)], ev)
     if not len(ok):
         return {}
     latest = ok.groupby("doc_id")["at_us"].max()
@@ -199,7 +205,7 @@ def freshness_report(docs: pd.DataFrame, as_of: datetime,
     out["hours_left"] = r.hours
     out["action"] = r.actions
     out["in_force"] = g.in_force
-    out["live"] = g.in_force & (x.lifecycle != "ARCHIVED")
+    out["live"] = g.in_force & is_live(x.superseded_us <= as_of_us, x.lifecycle)
     out["graded_by"] = g.basis
     out["reviewed_at"] = _stamps(np.where(is_review, g.review_start, _MISSING), _MISSING)
     out["review_interval_days"] = np.where(is_review, g.interval, np.nan)
@@ -211,7 +217,7 @@ def freshness_report(docs: pd.DataFrame, as_of: datetime,
     return out
 
 
-_MISSING = np.int64(-(2 ** 62))   # "no such time" inside this module's int64 µs arrays
+_MISSING = np.int64(NO_TIME)   # "no such time" inside this module's int64 µs arrays
 
 
 @dataclass(frozen=True)
@@ -219,7 +225,7 @@ class _Inputs:
     """The report's input columns as arrays: times as int64 µs (``created`` 0, ``start``
     NO_START, ``end`` and ``superseded_us`` NO_END, the others :data:`_MISSING` where absent)."""
 
-    kinds: np.ndarray          # int8 codes: 0 STATIC, 1 VERSIONED, 2 EVENT
+    kinds: np.ndarray          # int8 kind codes (temporal.codes)
     doc_types: np.ndarray
     created: np.ndarray
     known_created: np.ndarray  # created, _MISSING where created_at is absent
@@ -286,7 +292,7 @@ def _retrieval_view(x: _Inputs, as_of_us: int, config: FreshnessConfig) -> _Retr
     half_life, _, floors = profile_arrays(x.doc_types, x.kinds)   # one factorisation of the doc types
     decay = decay_scores(x.created, as_of_us, half_life, floors, x.dated)
     states = validity_states(x.kinds, x.start, x.end, as_of_us)
-    actions = np.where(np.isin(states, (2, 3)), "DROP", pairing_action(decay, config))
+    actions = np.where(np.isin(states, (STATE_EXPIRED, STATE_NOT_YET_VALID)), "DROP", pairing_action(decay, config))
     return _Retrieval(half_life=half_life, floors=floors, decay=decay, states=states, names=state_names(states),
                       hours=remaining_window_hours(x.end, as_of_us), actions=actions)
 
@@ -299,12 +305,12 @@ def _grading(x: _Inputs, r: _Retrieval, as_of_us: int, config: FreshnessConfig) 
     decay_start = np.where(x.dated, np.minimum(np.maximum(x.created, x.confirmed), as_of_us), x.created)
     type_codes, types = pd.factorize(pd.Series(x.doc_types, dtype=object), use_na_sentinel=False)
     interval = config.review_intervals(np.asarray(types, dtype=object))[type_codes]   # once per doc type
-    in_force = ~(x.superseded_us <= as_of_us) & ~(r.states == 2)
-    basis = np.where(~in_force, BY_ARCHIVE, np.where(x.kinds == 1, BY_REVIEW, np.where(
-        (x.kinds == 2) & (x.end != NO_END), BY_WINDOW, BY_DECAY)))
+    in_force = ~(x.superseded_us <= as_of_us) & ~(r.states == STATE_EXPIRED)
+    basis = np.where(~in_force, BY_ARCHIVE, np.where(x.kinds == KIND_VERSIONED, BY_REVIEW, np.where(
+        (x.kinds == KIND_EVENT) & (x.end != NO_END), BY_WINDOW, BY_DECAY)))
     review_days = np.maximum(as_of_us - review_start, 0) / US_PER_DAY
     review_score = 0.5 ** (review_days / interval)
-    window_score = np.where((r.states == 1) & (r.hours <= config.closing_soon_hours), 0.75, 1.0)
+    window_score = np.where((r.states == STATE_TEMPORAL) & (r.hours <= config.closing_soon_hours), 0.75, 1.0)
     held = (r.floors > 0) & x.dated
     decay_now = decay_scores(decay_start, as_of_us, r.half_life, r.floors, x.dated)
     decay_score = np.where(held, np.maximum(decay_now, config.grade_thresholds[-1]), decay_now)
@@ -382,7 +388,7 @@ def _advice_texts(x: _Inputs, r: _Retrieval, g: _Grading, due_us: np.ndarray, as
                         dtype=object)
 
     grade, not_yet = g.grades, r.names == "NOT_YET_VALID"
-    event = x.kinds == 2
+    event = x.kinds == KIND_EVENT
     superseded, successor = x.superseded_us <= as_of_us, x.superseded_us != NO_END
     review_by = np.where(np.isfinite(r.half_life), g.decay_start + np.nan_to_num(r.half_life * US_PER_DAY),
                          NO_END).astype(np.int64)

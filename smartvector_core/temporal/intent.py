@@ -16,7 +16,7 @@ query tells you how much recency should matter").
   force at the moment of judgement, which the gates keep;
 - a **recency weight** from signal words (blog: "current" 0.70, "recently" 0.55, baseline 0.20).
 
-Hard and soft time (ours; issue 14): a range written with explicit dates ("from 2021 to 2023",
+Hard and soft time (ours): a range written with explicit dates ("from 2021 to 2023",
 "in Q1 2025", "since 2022", "March 2024") is a **hard** filter. A range relative to ``as_of``
 ("this week", "today", "last month", "the past 30 days") is a **soft** preference: people say
 "this week" of something that happened 15 days ago, so it must not reject; retrieval gives
@@ -127,7 +127,7 @@ _VERSION_RES = [
     re.compile(r"\b(?:[Ii]n|[Ff]or|[Oo]n|[Ww]ith|[Uu]sing|[Oo]f|[Uu]nder|[Tt]he)\s+[A-Z][\w.+#-]*\s+"
                r"(?P<v>\d+\.\d+)(?![\w.]*\d)"),
 ]
-# "between 2.2 and 2.3": what changed is told by the later release (ours, issue 14); wins over the above
+# "between 2.2 and 2.3": what changed is told by the later release (ours); wins over the above
 _VERSION_BETWEEN = re.compile(r"\bbetween\s+(?:[A-Z][\w.+#-]*\s+)?v?\d+(?:\.\d+)+\s+and\s+"
                               r"(?:[A-Z][\w.+#-]*\s+)?v?(?P<v>\d+(?:\.\d+)+)(?![\w.]*\d)", re.I)
 _RANK_NOUN = r"(?:\w+\s+)?(?:version|release|edition|revision|draft)s?\b"

@@ -4,7 +4,7 @@ Kind", and "On my platform I automated the tagging entirely").
 Rules are keyword heuristics, ordered, first match wins; each returns a short human reason
 ("inferred VERSIONED: supersedes policy_v1") that the dashboard shows beside the label.
 
-Logs (ours, issue 14 item 2): release notes, changelog entries, meeting minutes and incident
+Logs (ours): release notes, changelog entries, meeting minutes and incident
 reports are records of their own moment. The notes of 3.5.5 do not replace those of 3.5.3, so
 such a record is an EVENT (what happened, when), never a version of one document, even when it
 carries a ``version`` label or shares its title with the other entries of its log.
@@ -33,7 +33,7 @@ _EVENT_DOC_TYPES = frozenset({"breaking_news", "news"})
 _STATIC_DOC_TYPES = frozenset({"mathematics", "reference"})
 _VERSIONED_DOC_TYPES = frozenset({"policy", "legal"})
 
-# --- logs: records of their own moment (ours, issue 14 item 2) ------------------------------
+# --- logs: records of their own moment (ours) ------------------------------------------
 _LOG_NAMES = {"release_notes": "release notes", "changelog": "a changelog entry", "meeting_minutes": "meeting minutes",
               "incident_report": "an incident report"}
 #: the log doc types this module infers (each has a decay profile in ``config.DECAY_PROFILES``)

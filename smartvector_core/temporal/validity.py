@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..config.temporal import DEFAULT_TEMPORAL, ValidityConfig
+from ..models import Lifecycle
 from .codes import (
     KIND_EVENT,
     NO_END,
@@ -20,6 +21,15 @@ from .codes import (
 )
 
 _US_PER_HOUR = 3_600 * 1_000_000
+
+
+def is_live(superseded: np.ndarray, lifecycle: np.ndarray) -> np.ndarray:
+    """Per document: *live* at a moment: not ``superseded`` then (a newer version of its chain
+    has taken effect, ``superseded_at <= as_of``: :mod:`smartvector_core.memory.chains`) and its
+    ``lifecycle`` is not ARCHIVED. The documents consolidation judges contradictions and
+    dependencies between, the ones a ripple reaches (consolidation's and a correction's), and
+    the freshness report's ``live`` (which also needs the document not expired)."""
+    return ~np.asarray(superseded, dtype=bool) & (np.asarray(lifecycle, dtype=object) != Lifecycle.ARCHIVED.value)
 
 
 def validity_states(kind_codes: np.ndarray, valid_from_us: np.ndarray, valid_until_us: np.ndarray,

@@ -25,7 +25,7 @@ from smartvector_core.consolidation.supersession import (
     same_title_versions,
 )
 from smartvector_core.memory import EventAggregates, Move
-from smartvector_core.memory.chains import NO_END
+from smartvector_core.memory.chains import NO_END, NO_START
 from smartvector_core.models import EdgeType, EventType, Lifecycle
 
 DAY = US_PER_DAY
@@ -148,7 +148,7 @@ def test_near_duplicates_supersede_the_older_one():
 
 
 def test_apply_supersession_uses_the_one_chain_definition():
-    docs = Documents.of(["a", "b", "c", "d"], created_us=[10, 20, 30, 40], valid_from_us=[-1, 25, -1, -1],
+    docs = Documents.of(["a", "b", "c", "d"], created_us=[10, 20, 30, 40], valid_from_us=[NO_START, 25, NO_START, NO_START],
                         superseded_us=[NO_END, NO_END, 99, NO_END])
     sup = apply_supersession(docs, np.array([1, 2]), np.array([0, 1]), now_us=28)
     assert sup.superseded_us.tolist() == [25, 30, NO_END, NO_END]   # b's valid_from, then c's created

@@ -142,6 +142,27 @@ def test_edit_ripples_to_dependents_once(fake_app):
     assert fake_app.consolidate(now=NOW + DAY, full=True)["rippled"] == 0
 
 
+def test_a_ripple_skips_archived_dependents_in_consolidation_and_in_a_correction(fake_app):
+    """One rule for both paths (``temporal.validity.is_live``): the old version of a dependent,
+    archived by its successor, is neither hit by an edit of what it relies on nor by a correction."""
+    fake_app.ingest_records([
+        doc("spec", "The export format is CSV with a header row."),
+        doc("importer_v1", "The importer reads CSV export files.", kind="VERSIONED", depends_on=["spec"],
+            created_at=(NOW - 60 * DAY).isoformat()),
+        doc("importer_v2", "The importer reads every export file.", kind="VERSIONED", depends_on=["spec"],
+            supersedes=["importer_v1"]),
+    ], now=NOW)
+    assert lifecycle(fake_app, "importer_v1") == "ARCHIVED"
+    assert [s["doc_id"] for s in fake_app.ripple_preview("spec", as_of=NOW)] == ["importer_v2"]
+    corrected = fake_app.feedback("spec", "correct", now=NOW + DAY)
+    assert [s["doc_id"] for s in corrected["rippled"]] == ["importer_v2"]
+    fake_app.ingest_records([doc("spec", "The export format is JSON lines with one record per line.")],
+                            now=NOW + 2 * DAY)
+    events = fake_app.events_frame()
+    edited = events[(events["event_type"] == "RIPPLE") & events["detail"].str.contains('"reason": "edited"')]
+    assert edited["doc_id"].tolist() == ["importer_v2"]
+
+
 # --- contradictions -----------------------------------------------------------------------------
 def test_30_vs_14_day_contradiction_is_queued_less_trusted_lowered_neither_archived(real_app):
     real_app.ingest_records([

@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 import networkx as nx
 import numpy as np
+import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from smartvector_core.clock import to_us
 from smartvector_core.memory.chains import (
     NO_END,
+    NO_START,
     chain_ids,
     chain_labels,
     chain_members,
@@ -48,8 +53,47 @@ def test_superseded_at_is_the_earliest_effective_time_of_a_direct_successor():
         superseded_at(eff, [1], [])
 
 
-def test_effective_time_is_valid_from_else_created():
-    assert effective_us(np.array([-1, 50]), np.array([7, 9])).tolist() == [7, 50]
+def test_effective_time_is_valid_from_else_created_and_a_date_before_1970_counts():
+    moon_landing = to_us(datetime(1969, 7, 20, tzinfo=UTC))   # negative microseconds
+    created = np.array([7, 9, 11])
+    assert effective_us(np.array([NO_START, 50, moon_landing]), created).tolist() == [7, 50, moon_landing]
+
+
+def test_every_reader_of_a_version_start_takes_it_from_effective_us(tmp_path):
+    """The chain index and consolidation read a pre-1970 ``valid_from`` as the start, as the query's
+    period gate does (``rerank.in_range``): one rule, whichever path reads the document."""
+    import pyarrow as pa
+
+    from smartvector_core.consolidation.documents import Documents
+    from smartvector_core.knowledge import DocIndex
+    from smartvector_core.memory import KnowledgeGraph
+    from smartvector_core.retrieval.rerank import in_range
+    from smartvector_core.temporal.codes import KIND_VERSIONED
+
+    created = to_us(datetime(2020, 1, 1, tzinfo=UTC))
+    start = to_us(datetime(1965, 3, 1, tzinfo=UTC))
+    stamp = pa.timestamp("us", tz="UTC")
+    table = pa.table({"doc_id": ["charter", "memo"], "created_at": pa.array([created, created], stamp),
+                      "valid_from": pa.array([start, None], stamp)})
+    index = DocIndex.build(table, pd.DataFrame(columns=["src", "dst", "edge_type", "origin"]),
+                           KnowledgeGraph.from_edges(None, []))
+    assert index.effective_us.tolist() == [start, created]
+
+    class Rows:   # the fields of a Candidates that in_range reads
+        valid_from_us = np.array([start, NO_START])
+        created_us = np.array([created, created])
+        valid_until_us = np.array([NO_END, NO_END])
+        kind = np.array([KIND_VERSIONED, KIND_VERSIONED])
+        doc_type = np.array(["policy", "policy"], dtype=object)
+        content_start = content_end = None   # no periods named in the text
+
+        def __len__(self):
+            return 2
+
+    sixties = (to_us(datetime(1966, 1, 1, tzinfo=UTC)), to_us(datetime(1967, 1, 1, tzinfo=UTC)))
+    assert in_range(Rows(), sixties, np.array([NO_END, NO_END])).tolist() == [True, False]
+    assert Documents.of(["charter", "memo"], created_us=[created, created],
+                        valid_from_us=[start, NO_START]).effective_us.tolist() == [start, created]
 
 
 def test_normalise_title():

@@ -9,6 +9,7 @@ import contextlib
 import hashlib
 import io
 import json
+import shutil
 from pathlib import Path
 
 import pyarrow as pa
@@ -213,6 +214,15 @@ def test_hostile_pdf(seeded, tmp_path_factory, case, among_good):
     check(seeded, tmp_path_factory.mktemp("p"), name, data, among_good, "pdf")
 
 
-def test_report_inputs_held():
-    """Prints the figures of docs/RELIABILITY.md (run with -s)."""
+def test_the_check_fails_on_an_input_that_is_not_refused(seeded, tmp_path):
+    """The hostile tests above are not vacuous: the same ``check`` given a good file (ingested,
+    exit 0, the store changed) fails, and the refused inputs it counted are each one case. With
+    -s, prints the figures of docs/RELIABILITY.md."""
+    store = tmp_path / "store"
+    shutil.copytree(seeded, store)
+    held = dict(HELD)
+    good = b"---\ntitle: Fine\n---\nA fine note about retries.\n"
+    with pytest.raises(AssertionError):
+        check(store, tmp_path, "fine.md", good, 0, "markdown")
+    assert held == HELD                        # a case is counted only when it was refused
     print(f"hostile inputs held, by format: {HELD} (total {sum(HELD.values())})")

@@ -1,4 +1,4 @@
-"""The abstention rule at its boundaries, hand-worked (issue 20 item 3; end-to-end guard:
+"""The abstention rule at its boundaries, hand-worked (end-to-end guard:
 tests/test_operator_guards.py::test_cli_abstains_on_a_question_about_nothing_and_answers_one_about_a_document).
 
 abstain  <=>  best cosine < 0.20 (``AbstentionConfig.cosine``), or best cosine < 0.40

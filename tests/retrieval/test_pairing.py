@@ -98,3 +98,14 @@ def test_the_service_hands_its_config_to_every_query(store_dir, monkeypatch):
     sv.query("rate limit note", as_of=AS_OF, log=False)
     assert seen == [config]
     assert SmartVector(load_settings(str(store_dir), env={}), embedder=HashingEmbedder()).config is DEFAULT_ENGINE
+
+
+def test_the_paired_result_says_with_whom_and_the_gain():
+    cands = _candidates()
+    profile = PROFILES["temporal"]
+    resp = answer(cands, QueryRequest("rate limit note", AS_OF, profile, k=10), profile, _state(cands))
+    results = {r.id: r for r in resp.results}
+    paired = [reason for reason in results["news_old"].reasons if "pair with" in reason]
+    assert len(paired) == 1 and paired[0].startswith("weak alone (decay ")
+    assert "pair with news_fresh (gain +" in paired[0]
+    assert not any("pair with" in reason for reason in results["news_fresh"].reasons)

@@ -5,12 +5,18 @@ and chains per document; ``--group-by document`` returns one per document."""
 from __future__ import annotations
 
 import json
+from dataclasses import fields
 
 import numpy as np
 import pytest
 
 from smartvector_core.errors import InputError
-from smartvector_core.retrieval.candidates import first_per_document, relevant_passages, select_passages
+from smartvector_core.retrieval.candidates import (
+    Candidates,
+    first_per_document,
+    relevant_passages,
+    select_passages,
+)
 from smartvector_core.retrieval.pipeline import QueryRequest
 from smartvector_core.retrieval.profiles import DEFAULT
 
@@ -127,3 +133,20 @@ def test_cli_group_by(cli, tmp_path):
     with pytest.raises(SystemExit) as usage:                        # argparse: exit status 2
         cli("query", QUESTION, "--group-by", "paragraph")
     assert usage.value.code == 2
+
+
+def test_an_empty_search_gives_zero_rows_in_every_column():
+    for cands in (Candidates.empty(), Candidates.from_search(None, lexical={})):
+        assert len(cands) == 0
+        for f in fields(cands):
+            value = getattr(cands, f.name)
+            assert value is None or len(value) == 0, f.name
+        assert Candidates.from_search(None).lexical is None
+        assert len(cands.lexical_signal()) == 0
+
+
+def test_no_passages_no_relevance_flags():
+    out = relevant_passages(np.zeros(0, dtype=object), np.zeros(0))
+    assert out.dtype == bool and out.shape == (0,)
+    assert relevant_passages(np.array(["a", "a", "b"], dtype=object), np.array([0.8, 0.3, 0.5])).tolist() == [
+        True, False, True]

@@ -96,3 +96,13 @@ def test_without_the_lexical_signal_the_glossary_wins(policy_app, question, name
     no_lexical = replace(get_profile("default"), lexical_weight=0.0)
     resp = answer(cands, QueryRequest(question, NOW, no_lexical, 5), no_lexical, cache.knowledge)
     assert resp.results[0].id.startswith("glossary")
+
+
+# --- what counts as a name: two letters do, one capital does not
+def test_two_letter_names_are_names():
+    assert subject_terms("Is the EU data policy in force?") == ["EU"]
+    assert subject_terms("How does AI Gateway retry?") == ["AI Gateway"]
+
+
+def test_a_single_capital_letter_is_not_a_name():
+    assert subject_terms("Does I count?") == []

@@ -62,3 +62,11 @@ def test_expired_and_not_yet_valid_are_exact(rows):
     assert np.array_equal(states == 2, end <= 0)
     assert np.all((states == 1) <= (kinds == 2))
     assert np.all(validity_multiplier(states)[states == 2] == 0.0)
+
+
+def test_live_means_not_superseded_then_and_not_archived():
+    from smartvector_core.temporal.validity import is_live
+
+    superseded = np.array([False, True, False, False])
+    lifecycle = np.array(["ACTIVE", "ACTIVE", "ARCHIVED", None], dtype=object)
+    assert is_live(superseded, lifecycle).tolist() == [True, False, False, True]

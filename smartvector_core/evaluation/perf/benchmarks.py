@@ -131,8 +131,7 @@ def bench_query(n: int, embedder, *, repeats: int, recall_queries: int = 0) -> d
 
 def bench_query_real(embedder, *, rounds: int = 3, sets: tuple[str, ...] = REAL_SETS,
                      cache: Path | None = None, limit: int | None = None, vector_index: bool = False) -> dict:
-    """The end-to-end query on real text against embed + the raw LanceDB search, as issue 18's
-    harness times it: every question of the real sets at its own ``as_of``, ``default``, k = 5,
+    """The end-to-end query on real text against embed + the raw LanceDB search: every question of the real sets at its own ``as_of``, ``default``, k = 5,
     no logging, the two timings alternated in order. The raw search is the one of
     :func:`bench_query` (top 60, the existence prefilter, every column the reranker reads).
     Both result forms are timed: passages (``group_by="chunk"``, the default) and one result
@@ -222,7 +221,7 @@ def bench_ingest(embedder, n_chunks: int, torch_model=None) -> dict:
     """Ingest throughput (validate, chunk, classify, embed, write) over plain encoding.
 
     ``ingest_vs_encode_ratio`` is over plain ``SentenceTransformer.encode`` (PyTorch) of the same
-    texts, as issue 7 defines it; ``ingest_vs_backend_encode_ratio`` is over our own encoder's
+    texts (the target's definition); ``ingest_vs_backend_encode_ratio`` is over our own encoder's
     ``encode`` alone (ONNX Runtime by default), i.e. what the pipeline costs beyond encoding.
     Each encoder is timed before and after the ingest and the two times averaged."""
 

@@ -1,5 +1,5 @@
-"""``python -m smartvector_core perf``: every figure of issue 7 in one run, judged against its
-target, and the docs/PERF.md table (issue 7, docs/PERF.md).
+"""``python -m smartvector_core perf``: every speed figure in one run, judged against its
+target, and the docs/PERF.md table.
 
 Keys (targets in ``TARGETS``): ``rerank_1000_ms``; ``query_p50_ms`` / ``raw_p50_ms`` /
 ``query_overhead_ratio`` per store size (and ``plain_p50_ms`` / ``plain_overhead_ratio``: over embed + the
@@ -124,7 +124,7 @@ def emit_figures(out: dict, path: Path | None = None) -> None:
 
 
 def check_targets(out: dict) -> dict[str, bool | None]:
-    """Each target of issue 7 against the figures (None where a figure is missing)."""
+    """Each speed target (``TARGETS``) against the figures (None where a figure is missing)."""
     values = {
         "rerank_1000_ms": out.get("rerank_1000_ms"),
         "query_p50_ms_large": out.get("query_large", {}).get("query_p50_ms"),

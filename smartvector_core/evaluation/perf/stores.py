@@ -190,13 +190,13 @@ REAL_ROOT = Path(__file__).resolve().parents[3] / "data" / "real"
 def real_store(embedder, *, sets: tuple[str, ...] = REAL_SETS, root: Path = REAL_ROOT,
                cache: Path | None = None, limit: int | None = None,
                vector_index: bool = False) -> tuple[Path, list[dict]]:
-    """A store of real text (issue 18): the corpora of ``sets`` (data/real/, engineer F's
+    """A store of real text: the corpora of ``sets`` (data/real/, engineer F's
     evaluation sets: long versioned documentation pages and changelog entries) ingested and
     consolidated as the CLI does, once, and their questions (each with its own ``as_of``);
     ``limit``: only the first ``limit`` documents and questions of each set (tests);
     ``vector_index``: with the IVF_HNSW_SQ vector index a store of 10k chunks or more gets
-    (``Store.ensure_indexes``), built here whatever the size: the harness of issue 18 timed
-    real-text stores of 14k and 22k chunks, which have one.
+    (``Store.ensure_indexes``), built here whatever the size (the real-text stores of docs/PERF.md, 14k and 22k chunks,
+    have one).
 
     Cached under ``$SMARTVECTOR_CACHE_DIR/perf-real-<fingerprint>`` (default
     ``~/.cache/smartvector``); the fingerprint covers the corpus files, the limit, the encoder

@@ -1,6 +1,6 @@
-"""A result that relies on a replaced version is flagged, in the profile that demotes it and only
-there (found by the mutation check, issue 20: the note was also written, with a ×1.0 demotion,
-by profiles without that demotion, and no test noticed)."""
+"""The reranker's demotions (``retrieval/rerank.py``), through the service: a result that relies
+on a replaced version is flagged, in the profile that demotes it and only there (the note is the
+demotion's explanation, never written with a ×1.0 demotion)."""
 
 from __future__ import annotations
 

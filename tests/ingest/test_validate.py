@@ -1,6 +1,5 @@
-"""A record's id: a non-empty string or an integer; a boolean, float, list or object is one clear
-error naming the field (found by the mutation check, issue 20: ``true`` as an id was accepted by
-a one-token mutant and no test noticed)."""
+"""Record validation (``ingest/validate.py``). A record's id: a non-empty string or an integer; a
+boolean (``true`` too), float, list or object is one clear error naming the field."""
 
 from __future__ import annotations
 

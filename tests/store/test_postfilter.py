@@ -12,7 +12,7 @@ from smartvector_core import store as store_module
 from smartvector_core.clock import parse_time
 from smartvector_core.retrieval.search import search_overfetch
 
-from .conftest import NOW
+from ..conftest import NOW
 
 TOPICS = ["rate limit policy for the public api", "refund window for annual plans",
           "on-call rotation and escalation", "database backup retention", "password rotation rules"]

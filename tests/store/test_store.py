@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 
 from smartvector_core.clock import parse_time
 
-from .conftest import NOW
+from ..conftest import NOW
 
 HOSTILE = ["x' OR '1'='1", "a\\' OR 1=1 --", "'); DROP TABLE chunks; --", 'quote"double', "ünïcødé ✓", "back\\slash"]
 
