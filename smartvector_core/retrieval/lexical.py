@@ -76,8 +76,9 @@ def subject_terms(question: str) -> list[str]:
 
 def uncased_terms(question: str) -> list[str]:
     """The content words of a question written without case, in order: every word lower-case
-    (its first one too: "What is the state of the team?" has case and names nothing), except months, weekdays and quarters (a date's "March" is no evidence of
-    case); [] for a question that has case. A content word has 3+ letters or digits, is not in
+    (its first one too: "What is the state of the team?" has case and names nothing), except
+    months, weekdays and quarters (a date's "March" is no evidence of case); [] for a question
+    that has case. A content word has 3+ letters or digits, is not in
     :data:`words.CONTENT_STOP_WORDS` or :data:`words.STARTER_WORDS`, and is not a plain number
     or a date word. "when did dublin last win the all ireland as of March 2021" -> dublin, last,
     win, ireland."""
