@@ -19,6 +19,8 @@ class SearchConfig:
     ``candidate_pool``: vector hits per query, at least (``candidate_pool_per_k`` · k when larger);
     ``lexical_pool``: the question's best full-text hits added to the pool (chunks);
     ``max_names``: names of the question searched (one full-text query each);
+    ``max_terms``: content words of a question without case searched as names (its words carry
+    no case, so more of them are searched: their BM25 weights pick the rare ones);
     ``name_matches``: a name's matches read store-wide at once (more: searched within the pool,
     and the name remembered as common); ``full_text_cache``: full-text results (a name's, a
     question's) one query cache keeps; ``postfilter_min_share``: below this share of existing
@@ -29,6 +31,7 @@ class SearchConfig:
     candidate_pool_per_k: int = 12
     lexical_pool: int = 30
     max_names: int = 4
+    max_terms: int = 8
     name_matches: int = 1_000
     full_text_cache: int = 512
     postfilter_min_share: float = 0.5

@@ -11,13 +11,19 @@ required: a LanceDB ``MatchQuery`` with the AND operator). When every candidate 
 subject (versions and siblings of one service) the names half is flat and decides nothing.
 Name terms are read from the question's surface only (:func:`subject_terms`); documents are
 never matched by hand: LanceDB's index (stemmed, stop words removed) does the matching.
+
+A question written without case ("when did dublin last win the all ireland") tells no names by
+its capitals, so each of its content words stands as a name of its own (:func:`uncased_terms`);
+their weights (each word's best BM25, so its IDF) let the rare ones (``dublin``) decide, and the
+common ones, which every candidate holds, stay flat. Without this, a Dublin question answered by
+the Galway document of the same wording got no lexical help.
 """
 
 from __future__ import annotations
 
 import re
 
-from ..words import STARTER_WORDS
+from ..words import CONTENT_STOP_WORDS, STARTER_WORDS
 
 NAME_SHARE = 0.75       # ours: the names half of the lexical signal (the rest: the question's BM25)
 
@@ -39,7 +45,8 @@ def subject_terms(question: str) -> list[str]:
       its own; plain numbers (years, counts) are not names;
     - runs of capitalised words (``Checkout Service``), except a question or request word that
       only starts the sentence ("What", "Which", "Show"), and months, weekdays and quarters
-      (dates are the time intent's business).
+      (dates are the time intent's business);
+    - in a question without case (:func:`uncased_terms`), its content words, each on its own.
     """
     text = question if isinstance(question, str) else ""
     groups = [m.group(1).strip() for m in _QUOTED.finditer(text)]
@@ -62,7 +69,25 @@ def subject_terms(question: str) -> list[str]:
         last_end = m.end()
     if run:
         groups.append(" ".join(run))
+    if not groups:
+        groups = uncased_terms(text)
     return list(dict.fromkeys(g for g in groups if g))
+
+
+def uncased_terms(question: str) -> list[str]:
+    """The content words of a question written without case, in order: every word lower-case
+    (its first one too: "What is the state of the team?" has case and names nothing), except
+    months, weekdays and quarters (a date's "March" is no evidence of case); [] for a question
+    that has case. A content word has 3+ letters or digits, is not in
+    :data:`words.CONTENT_STOP_WORDS` or :data:`words.STARTER_WORDS`, and is not a plain number
+    or a date word. "when did dublin last win the all ireland as of March 2021" -> dublin, last,
+    win, ireland."""
+    tokens = [m.group().rstrip(".") for m in _TOKEN.finditer(question)]
+    if any(t[:1].isupper() and not _DATE_WORD.fullmatch(t) for t in tokens):
+        return []
+    return [t for t in (t.lower() for t in tokens)
+            if len(t) >= 3 and t not in CONTENT_STOP_WORDS and t not in STARTER_WORDS
+            and not t.isdigit() and not _DATE_WORD.fullmatch(t) and re.fullmatch(r"[a-z0-9]+", t)]
 
 
 def lexical_signal(bm25: dict[str, float], names: list[tuple[set[str], float]],

@@ -20,7 +20,7 @@ from ..config.query import DEFAULT_SEARCH, SearchConfig
 from ..store import cosine_distance, first_existing, overfetched, vector_matrix
 from .candidates import CHUNK_COLUMNS, SEARCH_COLUMNS, Candidates
 from .full_text import READS, FullText, IndexedFullText, LanceFullText, TextSearch
-from .lexical import lexical_signal, subject_terms
+from .lexical import lexical_signal, subject_terms, uncased_terms
 from .query_cache import QueryCache
 from .text_index import TextIndex
 
@@ -84,10 +84,12 @@ def full_text_index(store, chunks: TextIndex | None, known: dict | None = None,
 
 def _start(index: FullText, text: str | None, as_of, columns, config: SearchConfig) -> TextSearch | None:
     """The question's full-text searches, started (None without text): the question and its first
-    ``config.max_names`` names (:func:`.lexical.subject_terms`)."""
+    ``config.max_names`` names (:func:`.lexical.subject_terms`), or in a question without case its
+    first ``config.max_terms`` content words (:func:`.lexical.uncased_terms`)."""
     if text is None:
         return None
-    return index.search(text, subject_terms(text)[:config.max_names], as_of, columns)
+    cap = config.max_terms if uncased_terms(text) else config.max_names
+    return index.search(text, subject_terms(text)[:cap], as_of, columns)
 
 
 def indexed_vector_hits(store, index: TextIndex | None, vector: np.ndarray, as_of, limit: int,
