@@ -51,6 +51,7 @@ class CachedEmbedder:
         self._row: dict[bytes, int] = {}
         self._matrix = np.zeros((0, self.dim), dtype=np.float32)   # capacity >= rows
         self._rows = 0
+        self.encoded = 0            # texts this wrapper had to encode (not found on disk)
         self._read_tail()
 
     def _read_tail(self) -> None:
@@ -88,6 +89,7 @@ class CachedEmbedder:
             for d, t in zip(digests, texts, strict=True):
                 first.setdefault(d, t)
             fresh = np.asarray(self.inner.encode([first[d] for d in missing], **kwargs), dtype=np.float32)
+            self.encoded += len(missing)
             self._append(missing, fresh)
         return self._matrix[[self._row[d] for d in digests]].copy()
 

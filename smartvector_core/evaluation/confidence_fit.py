@@ -43,6 +43,7 @@ import numpy as np
 
 from ..clock import iso, parse_time
 from ..config import DEFAULT_ENGINE
+from ..embedding_cache import CachedEmbedder
 from ..errors import InputError
 from ..retrieval import confidence_model as cm
 from ..retrieval.calibration import KNOTS_FILE, calibrate, certainty
@@ -148,38 +149,10 @@ def _subset_by_group(corpus, queries, doc_group, query_group, rng):
     return own + _sample(others, len(own), rng), queries
 
 
-class CachedEmbedder:
-    """An embedder whose vectors are kept on disk by SHA-1 of the text (``folder/vectors.npz``)."""
-
-    def __init__(self, inner, folder: Path | None) -> None:
-        self.inner, self.name, self.encoder_id, self.dim = inner, inner.name, inner.encoder_id, inner.dim
-        self.path = None if folder is None else Path(folder) / f"vectors-{inner.encoder_id.replace('/', '_')}.npz"
-        self.memo: dict[str, np.ndarray] = {}
-        if self.path is not None and self.path.exists():
-            with np.load(self.path) as data:
-                self.memo = dict(zip(data["keys"].tolist(), data["vectors"], strict=True))
-        self.encoded = 0
-
-    def encode(self, texts: Sequence[str], **kwargs) -> np.ndarray:
-        texts = list(texts)
-        keys = [hashlib.sha1(t.encode("utf-8")).hexdigest() for t in texts]
-        missing = list(dict.fromkeys(k for k in keys if k not in self.memo))
-        if missing:
-            first = {k: t for k, t in zip(keys, texts, strict=True)}
-            for k, v in zip(missing, self.inner.encode([first[k] for k in missing], **kwargs), strict=True):
-                self.memo[k] = np.asarray(v, dtype=np.float32)
-            self.encoded += len(missing)
-        if not texts:
-            return np.zeros((0, self.dim), dtype=np.float32)
-        return np.stack([self.memo[k] for k in keys])
-
-    def save(self) -> None:
-        if self.path is not None and self.memo:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            keys = sorted(self.memo)
-            tmp = self.path.with_suffix(".tmp.npz")
-            np.savez(tmp, keys=np.array(keys), vectors=np.stack([self.memo[k] for k in keys]))
-            tmp.replace(self.path)
+def cached_embedder(inner, folder: Path | None):
+    """``inner`` with its vectors kept on disk in ``folder`` (:mod:`..embedding_cache`); ``None``:
+    no cache."""
+    return inner if folder is None else CachedEmbedder(inner, folder)
 
 
 def collect(corpus: list[dict], queries: list[dict], embedder, *, profiles: Sequence[str] = FIT_PROFILES,
@@ -242,8 +215,6 @@ def collect_all(*, repo: Path, realdata: Path, realtimeqa: Path | None, out: Pat
             corpus, queries = parts
             t0 = time.perf_counter()
             rows = collect(corpus, queries, embedder, k=k)
-            if hasattr(embedder, "save"):
-                embedder.save()
             np.savez(out / f"{plan.name}-{role}.npz", **rows)
             summary[f"{plan.name}-{role}"] = {"documents": len(corpus), "questions": len(queries),
                                               "rows": int(len(rows["right"])), "seconds": round(time.perf_counter() - t0, 1)}
@@ -388,10 +359,10 @@ def fit_prior_command(*, embedder, repo: Path, realdata: Path, realtimeqa: Path 
     previous = json.loads((before or KNOTS_FILE).read_text(encoding="utf-8")) if (before or KNOTS_FILE).exists() else None
     summary = None
     if collect_rows:
-        cached = CachedEmbedder(embedder, cache)
+        cached = cached_embedder(embedder, cache)
         summary = collect_all(repo=repo, realdata=realdata, realtimeqa=realtimeqa, out=rows_dir, embedder=cached,
                               seed=seed, k=k, log=log)
-        log(f"embedded {cached.encoded} new texts")
+        log(f"embedded {getattr(cached, 'encoded', 'all')} new texts")
     rows = load_rows(rows_dir)
     if not rows:
         raise InputError(f"{rows_dir}: no collected rows", field="--rows")
@@ -408,7 +379,7 @@ def fit_prior_command(*, embedder, repo: Path, realdata: Path, realtimeqa: Path 
     check = None
     if write:
         write_prior(fitted, meta)
-        check = live_check(fitted, embedder=CachedEmbedder(embedder, cache), repo=repo, realdata=realdata,
+        check = live_check(fitted, embedder=cached_embedder(embedder, cache), repo=repo, realdata=realdata,
                            realtimeqa=realtimeqa, seed=seed, k=k)
         log(f"live check: {check}")
     table = report_table(rows, fitted, previous, profiles=FIT_PROFILES)
