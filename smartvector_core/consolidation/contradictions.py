@@ -74,6 +74,15 @@ def plan_contradictions(docs: Documents, hits: list[tuple[int, int, object]], ch
     return edges, events
 
 
+def contradiction_twin(row: dict) -> str:
+    """The event id that the penalty of the same CONTRADICTS edge would carry on its other side.
+    Which side is less trusted can change between two runs that read the store at different
+    moments; one edge penalises one side at most, so a run that finds either id stored writes
+    none (exactly-once audit beside a concurrent run)."""
+    detail = event_detail(row["detail"])
+    return stable_id("contradiction", str(detail.get("edge_id", "")), str(detail.get("other", "")))
+
+
 def penalised_sides(src: int, dst: int, trust: np.ndarray) -> list[tuple[int, int]]:
     """(penalised row, other row) of a contradiction: the less trusted side only, none when the
     two are within ``TRUST_MARGIN`` of each other (DESIGN.md "Trust model")."""

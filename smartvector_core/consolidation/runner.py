@@ -12,7 +12,7 @@ store is tagged ``pre-consolidate`` (one rolling tag) before each run.
 
 **Exactly once beside other writers**: runs plan without the store's write lock, so two may
 plan the same work. Each idempotent write is checked and made under the lock: events are
-appended only if their id is absent (:func:`_append_new`), and a document's lifecycle moves are
+appended only if their id is absent (:func:`append_new_events`), and a document's lifecycle moves are
 written only if the store still holds the state they start from (:func:`write_moves`): the
 second of two runs (or of a run and an ingest's run) finds the moves made and writes none.
 """
@@ -35,7 +35,7 @@ from ..memory import aggregate_events, live_trust, wake_on_access
 from ..memory.chains import NO_END, chain_ids
 from ..models import EdgeType, EventType, Lifecycle, event_detail
 from ..temporal.validity import is_live
-from .contradictions import plan_contradictions, plan_settlements
+from .contradictions import contradiction_twin, plan_contradictions, plan_settlements
 from .dependencies import plan_dependencies
 from .documents import Documents, _us
 from .lifecycle import count_moves, move_events, plan_moves
@@ -227,7 +227,7 @@ def _write_plan(store, run: _Run) -> list[dict]:
     """Edges, then events (crash points between them); returns the event rows written."""
     store.upsert_edges([e.row(run.now) for e in run.new_edges] + run.settled_rows)
     store.crash_point("consolidate:after:edges")   # test hook (tests/reliability/test_crash_points.py)
-    written = _append_new(store, [e.row(run.now) for e in run.new_events])
+    written = append_new_events(store, [e.row(run.now) for e in run.new_events])
     store.crash_point("consolidate:after:events")
     return written
 
@@ -256,7 +256,7 @@ def write_moves(store, events: pd.DataFrame, moves, *, now: datetime, actor: str
         ids = [m.doc_id for m in moves]
         latest = _latest_moves(events_frame(store.events(ids)), ids) if ids else {}
         rows = [e.row(now, actor=actor, query_id=query_id) for e in move_events(moves, latest, now)]
-        _append_new(store, rows)
+        append_new_events(store, rows)
         store.crash_point("lifecycle:after:events")   # test hook: LIFECYCLE events written, fields not yet
         updates: dict[str, dict] = {d: {"doc_id": d, "superseded_at": t} for d, t in superseded.items()}
         for m in moves:
@@ -316,13 +316,19 @@ def _stored_events(store) -> pd.DataFrame:
     return events_frame(store.events())
 
 
-def _append_new(store, rows: list[dict]) -> list[dict]:
+def append_new_events(store, rows: list[dict]) -> list[dict]:
     """Append the rows whose event id is not stored yet; returns them."""
     if not rows:
         return []
+    twins = {r["event_id"]: contradiction_twin(r) for r in rows if r["event_type"] == EventType.CONTRADICTION.value}
     with store.write_lock():   # the check and the append as one step (a concurrent run plans the same ids)
-        have = store.existing_event_ids([r["event_id"] for r in rows])
-        rows = [r for r in rows if r["event_id"] not in have]
+        have = store.existing_event_ids([r["event_id"] for r in rows] + list(twins.values()))
+        kept = []
+        for r in rows:
+            if r["event_id"] not in have and twins.get(r["event_id"]) not in have:
+                kept.append(r)
+                have.add(r["event_id"])
+        rows = kept
         if rows:
             store.append_events(rows)
     return rows

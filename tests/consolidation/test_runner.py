@@ -428,3 +428,24 @@ def test_top_neighbours_is_the_exact_top_m_best_first():
     assert list(cols[rows == 0][:2]) == [3, 7]
     r_all, c_all, _ = top_neighbours(queries[:2], base[:5], 10)   # m above the base size: every row
     assert len(r_all) == 10 and sorted(c_all[r_all == 1]) == [0, 1, 2, 3, 4]
+
+
+def test_a_contradiction_penalised_on_either_side_is_written_once(fake_app):
+    """Two runs that read the store at different moments may find one CONTRADICTS edge's less
+    trusted side differently; the second run's penalty (other side, other event id) is not written."""
+    from smartvector_core.consolidation.contradictions import contradiction_twin
+    from smartvector_core.consolidation.records import Event, stable_id
+    from smartvector_core.consolidation.runner import append_new_events
+    from smartvector_core.models import EventType
+
+    def penalty(me: str, other: str) -> dict:
+        detail = {"edge_id": "edge-1", "other": other, "evidence": "rate", "kind": "quantity"}
+        return Event(stable_id("contradiction", "edge-1", me), me, EventType.CONTRADICTION, detail, delta=-0.1).row(NOW)
+
+    first, second = penalty("a", "b"), penalty("b", "a")
+    assert contradiction_twin(second) == first["event_id"] != second["event_id"]
+    assert [r["event_id"] for r in append_new_events(fake_app.store, [first])] == [first["event_id"]]
+    assert append_new_events(fake_app.store, [second]) == []          # the twin is stored: nothing written
+    assert append_new_events(fake_app.store, [first]) == []           # the same id: nothing written
+    stored = [e for e in fake_app.store.events().to_pylist() if e["event_type"] == "CONTRADICTION"]
+    assert [e["doc_id"] for e in stored] == ["a"]
