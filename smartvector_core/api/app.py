@@ -196,15 +196,22 @@ def create_app(service: SmartVector | None = None, *, flush_interval_s: float = 
 
     @api.post("/feedback", response_model=FeedbackOut, summary="An operator's verdict on a document version")
     def feedback(body: FeedbackIn, x_operator_token: str | None = Header(None)) -> Response:
+        def verdict(sv, actor: str) -> dict:
+            if body.verdict == "undo":
+                return sv.feedback_undo(body.id, now=clock.now(), query_id=body.query_id, actor=actor)
+            return sv.feedback(body.id, body.verdict, now=clock.now(), query_id=body.query_id, actor=actor)
+        return _operator_write(x_operator_token, verdict)
+
+    def _operator_write(token: str | None, write) -> Response:
+        """One operator write: the token checked, the actor taken from the credential, the
+        buffered answers flushed first (a write lands after every answer it may refer to), and
+        403 / 404 / 422 for a bad token, an unknown document or bad input."""
         try:
             with engine.locked() as sv:
-                sv.check_operator(x_operator_token)
-                actor = actor_of(x_operator_token if sv.settings.operator_token else None)
-                sv.flush()          # the verdict lands after every answer it may refer to
-                if body.verdict == "undo":
-                    out = sv.feedback_undo(body.id, now=clock.now(), query_id=body.query_id, actor=actor)
-                else:
-                    out = sv.feedback(body.id, body.verdict, now=clock.now(), query_id=body.query_id, actor=actor)
+                sv.check_operator(token)
+                actor = actor_of(token if sv.settings.operator_token else None)
+                sv.flush()
+                out = write(sv, actor)
         except OperatorTokenError as exc:
             raise HTTPException(status_code=403, detail=str(exc)) from None
         except InputError as exc:
@@ -214,20 +221,9 @@ def create_app(service: SmartVector | None = None, *, flush_interval_s: float = 
         return _json(out)
 
     def _lifecycle_write(body: ArchiveIn, token: str | None, unarchive: bool) -> Response:
-        try:
-            with engine.locked() as sv:
-                sv.check_operator(token)
-                actor = actor_of(token if sv.settings.operator_token else None)   # who: the credential
-                sv.flush()
-                out = (sv.unarchive(body.id, now=clock.now(), actor=actor) if unarchive else
-                       sv.archive(body.id, now=clock.now(), reason=body.reason, actor=actor))
-        except OperatorTokenError as exc:
-            raise HTTPException(status_code=403, detail=str(exc)) from None
-        except InputError as exc:
-            if "no document" in str(exc):
-                raise HTTPException(status_code=404, detail=str(exc)) from None
-            raise _unprocessable(exc) from None
-        return _json(out)
+        return _operator_write(token, lambda sv, actor: (
+            sv.unarchive(body.id, now=clock.now(), actor=actor) if unarchive
+            else sv.archive(body.id, now=clock.now(), reason=body.reason, actor=actor)))
 
     @api.post("/archive", response_model=ArchiveOut, summary="Take a document version out of answers "
                                                              "(an appended event; nothing deleted)")
