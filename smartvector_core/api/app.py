@@ -194,6 +194,48 @@ def create_app(service: SmartVector | None = None, *, flush_interval_s: float = 
         except InputError as exc:
             raise _unprocessable(exc) from None
 
+    _operator_routes(api, engine)
+
+    @api.get("/documents/{doc_id:path}", response_model=DocumentOut,
+             summary="A document's trust, lifecycle, version chain and dependents (ids may hold '/')")
+    def document(doc_id: str, as_of: datetime | None = Query(None)) -> Response:
+        moment = _as_of(as_of)
+        try:
+            if not is_encodable(doc_id):
+                raise InputError("holds a lone surrogate", field="id")
+            doc_id = clean_id(doc_id, field="id", max_chars=1_000)
+        except InputError as exc:
+            raise _unprocessable(exc) from None
+        try:
+            with engine.locked() as sv:
+                chain = sv.version_chain(doc_id)
+                trust = sv.trust_of([doc_id], as_of=moment).get(doc_id)
+                dependents = sv.ripple_preview(doc_id)
+        except InputError as exc:
+            raise HTTPException(status_code=404, detail=str(exc)) from None
+        row = next(r for r in chain if r["id"] == doc_id)
+        return _json({"id": doc_id, "as_of": clock.iso(moment), "trust": trust, "lifecycle": row["lifecycle"],
+                      "kind": row["kind"], "title": row.get("title"), "version": row.get("version"),
+                      "version_chain": chain, "dependents": dependents})
+
+    @api.get("/health", response_model=HealthOut)
+    def health() -> JSONResponse:
+        with engine.locked() as sv:
+            stats = {"documents": sv.store.documents().num_rows, "chunks": sv.store.count_chunks()}
+        return JSONResponse({"status": "ok", **stats, "pending_log_rows": engine.pending()})
+
+    @api.get("/stats", summary="What the store holds (the `stats --json` object)")
+    def stats() -> Response:
+        with engine.locked() as sv:
+            return _json(sv.stats())
+
+    return api
+
+
+def _operator_routes(api: FastAPI, engine: Engine) -> None:
+    """The operator's writes (feedback, archive, unarchive): each needs the operator token and
+    records the credential's actor."""
+
     @api.post("/feedback", response_model=FeedbackOut, summary="An operator's verdict on a document version")
     def feedback(body: FeedbackIn, x_operator_token: str | None = Header(None)) -> Response:
         def verdict(sv, actor: str) -> dict:
@@ -233,41 +275,6 @@ def create_app(service: SmartVector | None = None, *, flush_interval_s: float = 
     @api.post("/unarchive", response_model=ArchiveOut, summary="Bring an archived version back into answers")
     def unarchive(body: ArchiveIn, x_operator_token: str | None = Header(None)) -> Response:
         return _lifecycle_write(body, x_operator_token, unarchive=True)
-
-    @api.get("/documents/{doc_id:path}", response_model=DocumentOut,
-             summary="A document's trust, lifecycle, version chain and dependents (ids may hold '/')")
-    def document(doc_id: str, as_of: datetime | None = Query(None)) -> Response:
-        moment = _as_of(as_of)
-        try:
-            if not is_encodable(doc_id):
-                raise InputError("holds a lone surrogate", field="id")
-            doc_id = clean_id(doc_id, field="id", max_chars=1_000)
-        except InputError as exc:
-            raise _unprocessable(exc) from None
-        try:
-            with engine.locked() as sv:
-                chain = sv.version_chain(doc_id)
-                trust = sv.trust_of([doc_id], as_of=moment).get(doc_id)
-                dependents = sv.ripple_preview(doc_id)
-        except InputError as exc:
-            raise HTTPException(status_code=404, detail=str(exc)) from None
-        row = next(r for r in chain if r["id"] == doc_id)
-        return _json({"id": doc_id, "as_of": clock.iso(moment), "trust": trust, "lifecycle": row["lifecycle"],
-                      "kind": row["kind"], "title": row.get("title"), "version": row.get("version"),
-                      "version_chain": chain, "dependents": dependents})
-
-    @api.get("/health", response_model=HealthOut)
-    def health() -> JSONResponse:
-        with engine.locked() as sv:
-            stats = {"documents": sv.store.documents().num_rows, "chunks": sv.store.count_chunks()}
-        return JSONResponse({"status": "ok", **stats, "pending_log_rows": engine.pending()})
-
-    @api.get("/stats", summary="What the store holds (the `stats --json` object)")
-    def stats() -> Response:
-        with engine.locked() as sv:
-            return _json(sv.stats())
-
-    return api
 
 
 def serve(service: SmartVector, *, host: str = "127.0.0.1", port: int = 8600) -> None:
