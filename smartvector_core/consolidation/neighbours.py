@@ -197,6 +197,9 @@ class ConsolidationPlan:
     centroids: np.ndarray    # (n, dim) float32, unit-norm
     config: ConsolidationConfig
     index: NeighbourIndex | None = None   # inverted lists above exact_limit (neighbour_index)
+    # (ids, titles) -> chunk rows whose text may cite one of them (a superset), or None: search the
+    # texts (:class:`.incremental.ConsolidationCache` keeps an index of them)
+    citation_rows: object = None
 
 
 def neighbour_index(plan: ConsolidationPlan) -> NeighbourIndex:
@@ -430,7 +433,9 @@ def _citation_hits(plan: ConsolidationPlan, rows: np.ndarray) -> set[tuple]:
         scan(int(row), True)
     others = rows[~on_query_side]
     if len(others) and (new_ids or new_titles):
-        if len(new_ids) + len(new_titles) > 500:  # many new keys: scan every text
+        if plan.citation_rows is not None:
+            candidates = set(np.intersect1d(plan.citation_rows(new_ids, new_titles), others).tolist())
+        elif len(new_ids) + len(new_titles) > 500:  # many new keys: scan every text
             candidates = set(others.tolist())
         else:
             joined = "\x00".join(texts[others])

@@ -1,0 +1,105 @@
+"""Benchmark of a one-document edit: ingest + its consolidation into a store of n chunks.
+
+Copies a built synthetic store (``perf``'s 100k builder: ``chunk_rows`` + ``embedding_like_vectors``,
+indexes built) to a temporary directory, opens one service over it (a warm process: one query
+and one edit first), then ingests ``--edits`` one-document writes (4 paragraphs of
+``bench_consolidate``-style text, every other one a new version of the one before by title),
+each with the consolidation the service runs after an ingest. Prints one JSON object: wall p50 /
+p90 of the whole edit, of the ingest part and of the consolidation part, the consolidation's
+phase timings (p50), the load average at start and end, and, with ``--profile``, the top of a
+cProfile of one more edit.
+
+    python scripts/bench_edit.py --store /tmp/speed/store100k.base [--edits 20] [--profile]
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import io
+import json
+import os
+import pstats
+import shutil
+import sys
+import tempfile
+import time
+from datetime import timedelta
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+os.environ.setdefault("LANCEDB_LOG", "error")
+
+import numpy as np  # noqa: E402
+
+from smartvector_core.embedding import get_embedder  # noqa: E402
+from smartvector_core.evaluation.perf.stores import QUESTIONS, fixed_now, open_app  # noqa: E402
+
+SENTENCES = ["Refunds are accepted within {n} days.", "Api calls are limited to {n} requests per minute.",
+             "Backups are kept for {n} weeks.", "Invoices are processed within {n} hours.",
+             "Trial accounts expire after {n} days.", "Seats are capped at {n} seats."]
+
+
+def record(i: int, rng: np.random.Generator) -> dict:
+    """Edit ``i``: a 4-paragraph document; odd edits are a new version (same title) of edit i-1."""
+    title = f"Edit policy {i // 2}"
+    paras = [SENTENCES[(i + k) % len(SENTENCES)].format(n=int(rng.integers(1, 90))) + " The owner of the plan "
+             "reviews it every quarter with the billing team." for k in range(4)]
+    if i % 3 == 0:
+        paras.append(f"See edit_{max(0, i - 1)} for details.")
+    return {"id": f"edit_{i}", "title": title, "text": "\n\n".join(paras), "doc_type": "policy",
+            "kind": "VERSIONED", "source": "docs",
+            "created_at": (fixed_now() - timedelta(days=30) + timedelta(hours=i)).isoformat()}
+
+
+def pct(xs, p) -> float:
+    return round(float(np.percentile(xs, p)), 3) if xs else 0.0
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--store", required=True, help="a built store directory (copied, never written)")
+    ap.add_argument("--edits", type=int, default=20)
+    ap.add_argument("--profile", action="store_true")
+    args = ap.parse_args()
+    load_start = os.getloadavg()
+    with tempfile.TemporaryDirectory(dir=os.environ.get("BENCH_TMP")) as tmp:
+        path = Path(tmp) / "store"
+        shutil.copytree(args.store, path)
+        app = open_app(str(path), get_embedder())
+        now = fixed_now() - timedelta(days=1)
+        rng = np.random.default_rng(5)
+        app.query(QUESTIONS[0], as_of=fixed_now(), log=False)
+        t0 = time.perf_counter()
+        app.ingest_records([record(0, rng)], now=now)    # warm: the first edit of the process
+        warm_s = time.perf_counter() - t0
+        total, ingest, consol, phases = [], [], [], {}
+        for i in range(1, args.edits + 1):
+            t0 = time.perf_counter()
+            report = app.ingest_records([record(i, rng)], now=now)
+            total.append(time.perf_counter() - t0)
+            c = report.consolidation or {}
+            consol.append(c.get("seconds", 0.0))
+            ingest.append(total[-1] - consol[-1])
+            for k, v in (c.get("timings") or {}).items():
+                phases.setdefault(k, []).append(v)
+        out = {"chunks": app.store.count_chunks(), "edits": args.edits, "first_edit_s": round(warm_s, 3),
+               "edit_p50_s": pct(total, 50), "edit_p90_s": pct(total, 90), "edit_min_s": round(min(total), 3),
+               "edit_max_s": round(max(total), 3),
+               "ingest_p50_s": pct(ingest, 50), "consolidate_p50_s": pct(consol, 50),
+               "phases_p50_s": {k: pct(v, 50) for k, v in phases.items()},
+               "last_consolidation": {k: v for k, v in (report.consolidation or {}).items() if k != "timings"},
+               "load_start": [round(x, 2) for x in load_start], "load_end": [round(x, 2) for x in os.getloadavg()]}
+        print(json.dumps(out))
+        if args.profile:
+            prof = cProfile.Profile()
+            prof.enable()
+            app.ingest_records([record(args.edits + 1, rng)], now=now)
+            prof.disable()
+            s = io.StringIO()
+            pstats.Stats(prof, stream=s).sort_stats("cumulative").print_stats(45)
+            print(s.getvalue()[:12000])
+
+
+if __name__ == "__main__":
+    main()
