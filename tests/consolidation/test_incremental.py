@@ -62,11 +62,15 @@ def _writes(corpus: list[dict]) -> list[list[dict]]:
     ]
 
 
-@pytest.fixture
-def twin_stores(tmp_path):
+@pytest.fixture(params=["indexed", "unindexed"])
+def twin_stores(tmp_path, request):
+    """With the scalar indexes a large store has, LanceDB updates ``lifecycle`` and
+    ``superseded_at`` in place (rows keep their row ids); without, it rewrites the rows."""
     base = hashing_app(tmp_path / "base")
     corpus = bench_corpus(240)
     base.ingest_records(corpus, now=NOW)
+    if request.param == "indexed":
+        assert "chunk_id" in base.store.ensure_indexes(vector_min_rows=100)["created"]
     del base
     shutil.copytree(tmp_path / "base", tmp_path / "cached")
     shutil.copytree(tmp_path / "base", tmp_path / "read")
