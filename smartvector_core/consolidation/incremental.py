@@ -110,9 +110,13 @@ class ConsolidationCache:
     """The inputs of a run over one store, caught up per write (see the module docstring).
     Thread-safe: :meth:`inputs` catches up under a lock."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, chunks: bool = True) -> None:
+        """``chunks=False``: the documents only (:meth:`documents`: no texts, vectors, sums or
+        citation index are held)."""
         self._lock = threading.Lock()
         self._dim = 0
+        self._chunks = chunks
+        self._columns = _READ_COLUMNS if chunks else [c for c in _READ_COLUMNS if c not in ("text", "vector")]
         self._reset()
 
     def _reset(self) -> None:
@@ -145,21 +149,37 @@ class ConsolidationCache:
     def inputs(self, store) -> RunInputs:
         """The run's inputs as of the store now."""
         with self._lock:
-            if self._dim != store.dim:
-                self._dim = store.dim
-                self._reset()
-            if not self._caught_up(store):
-                self._reset()
-                self.reads += 1
-                self._apply(store.chunk_rows(_READ_COLUMNS))
+            self._catch_up(store)
             return self._run_inputs()
+
+    def documents(self, store) -> pa.Table:
+        """:meth:`Store.documents` as of the store now (the same rows, columns and order)."""
+        with self._lock:
+            self._catch_up(store)
+            if not len(self.doc_first):
+                return store.documents()
+            live = self._live_docs()
+            return self.columns.take(pa.array(self.doc_first[live]))
+
+    def _catch_up(self, store) -> None:
+        if self._dim != store.dim:
+            self._dim = store.dim
+            self._reset()
+        if not self._caught_up(store):
+            self._reset()
+            self.reads += 1
+            self._apply(store.chunk_rows(self._columns))
+
+    def _live_docs(self) -> np.ndarray:
+        live = np.flatnonzero(self.doc_alive)
+        return live[np.argsort(self.order[self.doc_first[live]], kind="stable")]
 
     def _caught_up(self, store) -> bool:
         if self.columns is None:
             return False
         live = int(self.alive.sum())
         most = int(CATCH_UP_SHARE * max(live, 1)) + 1
-        rows = store.chunk_rows_after(self._top, _READ_COLUMNS, limit=most + 1)
+        rows = store.chunk_rows_after(self._top, self._columns, limit=most + 1)
         if rows.num_rows > most:
             return False
         if rows.num_rows:
@@ -214,7 +234,8 @@ class ConsolidationCache:
             return
         chunk_id = np.asarray(rows.column("chunk_id").to_pylist(), dtype=object)
         doc_id = np.asarray(rows.column("doc_id").to_pylist(), dtype=object)
-        text = np.asarray(rows.column("text").fill_null("").to_pylist(), dtype=object)
+        text = (np.asarray(rows.column("text").fill_null("").to_pylist(), dtype=object) if self._chunks
+                else np.full(m, "", dtype=object))
         current = rows.column("current").fill_null(False).to_numpy(zero_copy_only=False).astype(bool)
         touched = set(doc_id.tolist())
         dead = [self.slot_of[c] for c in chunk_id.tolist() if c in self.slot_of]
@@ -233,14 +254,16 @@ class ConsolidationCache:
         self.ordinal = np.r_[self.ordinal, rows.column("ordinal").fill_null(0).to_numpy(zero_copy_only=False)]
         self.current = np.r_[self.current, current]
         self.columns = pa.concat_tables([self.columns, rows.select(_SLOT_COLUMNS).cast(self.columns.schema)])
-        self.vectors.append(vector_matrix(rows.column("vector")))
+        if self._chunks:
+            self.vectors.append(vector_matrix(rows.column("vector")))
         for k, (c, d) in enumerate(zip(chunk_id.tolist(), doc_id.tolist(), strict=True)):
             slot = start + k
             self.slot_of[c] = slot
             self.doc_slots.setdefault(d, []).append(slot)
-            if current[k]:
+            if current[k] and self._chunks:
                 self._index_text(slot, text[k])
-        self._resort(start, dead)
+        if self._chunks:
+            self._resort(start, dead)
         self._touch(touched)
 
     def _index_text(self, slot: int, text: str) -> None:
@@ -275,25 +298,27 @@ class ConsolidationCache:
                 continue
             # Store.documents: the lowest ordinal, the earlier scan position among equals
             first = slots[np.lexsort((self.order[slots], self.ordinal[slots]))[0]]
-            by_id = slots[np.argsort(self.chunk_id[slots], kind="stable")]
+            by_id = slots[np.argsort(self.chunk_id[slots], kind="stable")] if self._chunks else slots[:0]
             firsts.append(first)
             sums_rows.append(by_id)
             sums_doc.append(np.full(len(by_id), len(names)))
             names.append(d)
         if not names:
             return
-        n0 = 0 if self.docs is None else len(self.docs)
+        n0 = len(self.doc_first)
         firsts = np.asarray(firsts, np.int64)
-        new_docs = Documents.from_table(self.columns.take(pa.array(firsts)))
-        self.docs = new_docs if self.docs is None else _docs_concat([self.docs, new_docs])
         self.doc_first = np.r_[self.doc_first, firsts]
         self.doc_alive = np.r_[self.doc_alive, np.ones(len(names), bool)]
+        for k, d in enumerate(names):
+            self.doc_slot_of[d] = n0 + k
+        if not self._chunks:
+            return
+        new_docs = Documents.from_table(self.columns.take(pa.array(firsts)))
+        self.docs = new_docs if self.docs is None else _docs_concat([self.docs, new_docs])
         sums = np.zeros((len(names), self._dim), np.float32)
         rows = np.concatenate(sums_rows)
         np.add.at(sums, np.concatenate(sums_doc), self.vectors.view()[rows])   # chunk_id order, as the run's
         self.doc_sums.append(sums)
-        for k, d in enumerate(names):
-            self.doc_slot_of[d] = n0 + k
 
     # ------------------------------------------------------------------------------ the run's view
     def _run_inputs(self) -> RunInputs:
@@ -302,8 +327,7 @@ class ConsolidationCache:
             return RunInputs(empty, Documents.of([]), np.zeros(0, object), np.zeros(0, object),
                              np.zeros((0, self._dim), np.float32), np.zeros((0, self._dim), np.float32),
                              lambda ids, titles: np.zeros(0, np.int64))
-        live = np.flatnonzero(self.doc_alive)
-        live = live[np.argsort(self.order[self.doc_first[live]], kind="stable")]
+        live = self._live_docs()
         slots = self.sorted_slots
         row_of = np.full(len(self.row_id), -1, np.int64)
         row_of[slots] = np.arange(len(slots))

@@ -434,7 +434,10 @@ def _citation_hits(plan: ConsolidationPlan, rows: np.ndarray) -> set[tuple]:
     others = rows[~on_query_side]
     if len(others) and (new_ids or new_titles):
         if plan.citation_rows is not None:
-            candidates = set(np.intersect1d(plan.citation_rows(new_ids, new_titles), others).tolist())
+            found = np.asarray(plan.citation_rows(new_ids, new_titles), np.int64)
+            among = np.zeros(len(texts), bool)
+            among[others] = True
+            candidates = set(found[among[found]].tolist())
         elif len(new_ids) + len(new_titles) > 500:  # many new keys: scan every text
             candidates = set(others.tolist())
         else:

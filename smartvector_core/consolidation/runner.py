@@ -219,7 +219,7 @@ def _dependencies_phase(run: _Run, report: ConsolidationReport, findings: Findin
     if len(live_edges) and fresh:   # the fresh sources first: a few of all edges
         mine = live_edges[live_edges["src"].isin(fresh)]
         declared = int(((mine["edge_type"] == EdgeType.DEPENDS_ON.value) & (mine["origin"] == "declared")
-                        & mine["dst"].isin(docs.position)).sum())
+                        & mine["dst"].astype(object).isin(set(docs.ids))).sum())
     report.dependencies = report.inferred_depends_on + declared
 
 

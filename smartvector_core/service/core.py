@@ -99,9 +99,9 @@ class ServiceCore:
         """The knowledge state a query reads. In batch mode (``batching``) every query of the
         batch reads one snapshot taken at its first query: the batch is consistent and
         reproducible, and no query pays the per-table version checks; ``flush`` ends it."""
-        with self._log_lock:   # never half-way through a background write of our own
-            if not self.batching:
-                return self.knowledge.get()
+        if not self.batching:   # a write of our own appends to the state under the cache's lock
+            return self.knowledge.get()
+        with self._log_lock:
             if self._batch_state is None:
                 self._batch_state = self.knowledge.get()
             return self._batch_state

@@ -101,8 +101,9 @@ def test_cached_runs_write_what_store_reading_runs_write(twin_stores):
 def test_cache_inputs_equal_the_stores_reads(twin_stores):
     """The cached documents and current chunks are the store's, in its order, after writes."""
     cached, _, corpus = twin_stores
-    cache = ConsolidationCache()
+    cache, documents = ConsolidationCache(), ConsolidationCache(chunks=False)
     cache.inputs(cached.store)
+    documents.documents(cached.store)
     for write in _writes(corpus)[:4]:
         cached.ingest_records(write, now=LATER, consolidate=False)
         cached.consolidate(now=LATER)
@@ -110,8 +111,10 @@ def test_cache_inputs_equal_the_stores_reads(twin_stores):
         docs = cached.store.documents()
         assert inputs.doc_table.column("doc_id").to_pylist() == docs.column("doc_id").to_pylist()
         assert inputs.doc_table.column("lifecycle").to_pylist() == docs.column("lifecycle").to_pylist()
+        # the knowledge state's copy (repr: an unknown authority is NaN, which equals nothing)
+        assert repr(documents.documents(cached.store).to_pylist()) == repr(docs.to_pylist())
         chunks, vectors = cached.store.current_chunks(("chunk_id", "doc_id", "text"))
         assert inputs.chunk_doc_ids.tolist() == chunks.column("doc_id").to_pylist()
         assert inputs.texts.tolist() == chunks.column("text").to_pylist()
         assert (inputs.vectors == vectors).all()
-    assert cache.reads == 1
+    assert cache.reads == documents.reads == 1
