@@ -4,12 +4,14 @@ Copies a built synthetic store (``perf``'s 100k builder: ``chunk_rows`` + ``embe
 indexes built) to a temporary directory, opens one service over it (a warm process: one query
 and one edit first), then ingests ``--edits`` one-document writes (4 paragraphs of
 ``bench_consolidate``-style text, every other one a new version of the one before by title),
-each with the consolidation the service runs after an ingest. Prints one JSON object: wall p50 /
-p90 of the whole edit, of the ingest part and of the consolidation part, the consolidation's
-phase timings (p50), the load average at start and end, and, with ``--profile``, the top of a
-cProfile of one more edit.
+each with the consolidation the service runs after an ingest (on its warm
+:class:`~smartvector_core.consolidation.incremental.ConsolidationCache`); with ``--baseline``
+every other edit instead consolidates by reading the store (the same writes, same process, same
+load). Prints one JSON object: per arm, wall p50 / p90 of the whole edit, of the ingest part and
+of the consolidation part, the consolidation's phase timings (p50); the load average at start
+and end; with ``--profile``, the top of a cProfile of one more (cached) edit.
 
-    python scripts/bench_edit.py --store /tmp/speed/store100k.base [--edits 20] [--profile]
+    python scripts/bench_edit.py --store /tmp/speed/store100k.base [--edits 20] [--baseline] [--profile]
 """
 
 from __future__ import annotations
@@ -61,6 +63,8 @@ def main() -> None:
     ap.add_argument("--store", required=True, help="a built store directory (copied, never written)")
     ap.add_argument("--edits", type=int, default=20)
     ap.add_argument("--profile", action="store_true")
+    ap.add_argument("--baseline", action="store_true",
+                    help="every other edit consolidates by reading the store (the run before the cache), same process")
     args = ap.parse_args()
     load_start = os.getloadavg()
     with tempfile.TemporaryDirectory(dir=os.environ.get("BENCH_TMP")) as tmp:
@@ -73,23 +77,31 @@ def main() -> None:
         t0 = time.perf_counter()
         app.ingest_records([record(0, rng)], now=now)    # warm: the first edit of the process
         warm_s = time.perf_counter() - t0
-        total, ingest, consol, phases = [], [], [], {}
+        arms = {"cached": ([], [], [], {}), "store": ([], [], [], {})}
         for i in range(1, args.edits + 1):
+            arm = "store" if args.baseline and i % 2 == 0 else "cached"
+            total, ingest, consol, phases = arms[arm]
             t0 = time.perf_counter()
-            report = app.ingest_records([record(i, rng)], now=now)
+            if arm == "cached":   # what ingest_records does: its consolidation on the warm cache
+                report = app.ingest_records([record(i, rng)], now=now)
+            else:                 # the baseline: the same write, its consolidation reading the store
+                report = app.ingest_records([record(i, rng)], now=now, consolidate=False)
+                report.consolidation = app.consolidate(now=now)
             total.append(time.perf_counter() - t0)
             c = report.consolidation or {}
             consol.append(c.get("seconds", 0.0))
             ingest.append(total[-1] - consol[-1])
             for k, v in (c.get("timings") or {}).items():
                 phases.setdefault(k, []).append(v)
-        out = {"chunks": app.store.count_chunks(), "edits": args.edits, "first_edit_s": round(warm_s, 3),
-               "edit_p50_s": pct(total, 50), "edit_p90_s": pct(total, 90), "edit_min_s": round(min(total), 3),
-               "edit_max_s": round(max(total), 3),
-               "ingest_p50_s": pct(ingest, 50), "consolidate_p50_s": pct(consol, 50),
-               "phases_p50_s": {k: pct(v, 50) for k, v in phases.items()},
-               "last_consolidation": {k: v for k, v in (report.consolidation or {}).items() if k != "timings"},
-               "load_start": [round(x, 2) for x in load_start], "load_end": [round(x, 2) for x in os.getloadavg()]}
+        out = {"chunks": app.store.count_chunks(), "edits": args.edits, "first_edit_s": round(warm_s, 3)}
+        for arm, (total, ingest, consol, phases) in arms.items():
+            if total:
+                out[arm] = {"edits": len(total), "edit_p50_s": pct(total, 50), "edit_p90_s": pct(total, 90),
+                            "edit_min_s": round(min(total), 3), "edit_max_s": round(max(total), 3),
+                            "ingest_p50_s": pct(ingest, 50), "consolidate_p50_s": pct(consol, 50),
+                            "phases_p50_s": {k: pct(v, 50) for k, v in phases.items()}}
+        out.update({"last_consolidation": {k: v for k, v in (report.consolidation or {}).items() if k != "timings"},
+                    "load_start": [round(x, 2) for x in load_start], "load_end": [round(x, 2) for x in os.getloadavg()]})
         print(json.dumps(out))
         if args.profile:
             prof = cProfile.Profile()

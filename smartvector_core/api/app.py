@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import threading
 from collections.abc import Iterator
 from contextlib import asynccontextmanager, contextmanager
 from datetime import datetime
@@ -38,11 +37,11 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 
 from .. import clock
-from .rwlock import ReadWriteLock
 from ..errors import InputError, OperatorTokenError
 from ..ingest.parse import huge_number
 from ..ingest.validate import clean_id, is_encodable
 from ..service import SmartVector
+from .rwlock import ReadWriteLock
 from .schemas import (
     ArchiveIn,
     ArchiveOut,
