@@ -7,7 +7,8 @@ and one edit first), then ingests ``--edits`` one-document writes (4 paragraphs 
 each with the consolidation the service runs after an ingest (on its warm
 :class:`~smartvector_core.consolidation.incremental.ConsolidationCache`); with ``--baseline``
 every other edit instead consolidates by reading the store (the same writes, same process, same
-load). Prints one JSON object: per arm, wall p50 / p90 of the whole edit, of the ingest part and
+load). Prints one JSON object: per arm, wall p50 / p90 of the whole edit (and its CPU
+time, this process's threads: steadier on a shared machine), of the ingest part and
 of the consolidation part, the consolidation's phase timings (p50); the load average at start
 and end; with ``--profile``, the top of a cProfile of one more (cached) edit.
 
@@ -78,16 +79,18 @@ def main() -> None:
         app.ingest_records([record(0, rng)], now=now)    # warm: the first edit of the process
         warm_s = time.perf_counter() - t0
         arms = {"cached": ([], [], [], {}), "store": ([], [], [], {})}
+        cpu: dict[str, list[float]] = {"cached": [], "store": []}
         for i in range(1, args.edits + 1):
             arm = "store" if args.baseline and i % 2 == 0 else "cached"
             total, ingest, consol, phases = arms[arm]
-            t0 = time.perf_counter()
+            t0, c0 = time.perf_counter(), time.process_time()
             if arm == "cached":   # what ingest_records does: its consolidation on the warm cache
                 report = app.ingest_records([record(i, rng)], now=now)
             else:                 # the baseline: the same write, its consolidation reading the store
                 report = app.ingest_records([record(i, rng)], now=now, consolidate=False)
                 report.consolidation = app.consolidate(now=now)
             total.append(time.perf_counter() - t0)
+            cpu[arm].append(time.process_time() - c0)
             c = report.consolidation or {}
             consol.append(c.get("seconds", 0.0))
             ingest.append(total[-1] - consol[-1])
@@ -97,6 +100,7 @@ def main() -> None:
         for arm, (total, ingest, consol, phases) in arms.items():
             if total:
                 out[arm] = {"edits": len(total), "edit_p50_s": pct(total, 50), "edit_p90_s": pct(total, 90),
+                            "edit_cpu_p50_s": pct(cpu[arm], 50),
                             "edit_min_s": round(min(total), 3), "edit_max_s": round(max(total), 3),
                             "ingest_p50_s": pct(ingest, 50), "consolidate_p50_s": pct(consol, 50),
                             "phases_p50_s": {k: pct(v, 50) for k, v in phases.items()}}

@@ -34,15 +34,17 @@ from __future__ import annotations
 
 import threading
 from array import array
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
+from itertools import chain
 
 import numpy as np
+import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..store_schema import DOC_COLUMNS, vector_matrix
 from .documents import Documents
-from .neighbours import _ID_TOKEN, _WORDS
+from .neighbours import _ID_TOKEN, _WORDS, citable_id
 
 CATCH_UP_SHARE = 0.5   # ours, as TextIndex's: past this share of new rows the table is read afresh
 _SLOT_COLUMNS = list(dict.fromkeys([*DOC_COLUMNS, "ordinal", "chunk_id"]))
@@ -66,6 +68,8 @@ class RunInputs:
     vectors: np.ndarray
     centroid_sums: np.ndarray
     citation_rows: object
+    id_like: list = field(default_factory=list)       # the ids a text can cite (``citable_id``)
+    title_words: list = field(default_factory=list)   # each distinct title's words
 
 
 def _id_tokens(text: str) -> set[str]:
@@ -143,6 +147,8 @@ class ConsolidationCache:
         self.doc_alive = np.zeros(0, bool)
         self.doc_sums = _Grown(self._dim)
         self.doc_slot_of: dict[str, int] = {}
+        self.id_like: set[str] = set()                      # live document ids a text can cite
+        self.title_words: dict[tuple[str, ...], int] = {}   # live documents per title's words
         self.reads = 0                              # fresh reads of the table (tests)
 
     # ------------------------------------------------------------------------------ catch up
@@ -290,34 +296,40 @@ class ConsolidationCache:
         old = [self.doc_slot_of.pop(d) for d in doc_ids if d in self.doc_slot_of]
         if old:
             self.doc_alive[old] = False
-        firsts, sums_rows, sums_doc, names = [], [], [], []
-        for d in sorted(doc_ids):
-            slots = np.asarray(self.doc_slots.get(d, []), np.int64)
-            slots = slots[self.alive[slots] & self.current[slots]]
-            if not len(slots):
-                continue
-            # Store.documents: the lowest ordinal, the earlier scan position among equals
-            first = slots[np.lexsort((self.order[slots], self.ordinal[slots]))[0]]
-            by_id = slots[np.argsort(self.chunk_id[slots], kind="stable")] if self._chunks else slots[:0]
-            firsts.append(first)
-            sums_rows.append(by_id)
-            sums_doc.append(np.full(len(by_id), len(names)))
-            names.append(d)
-        if not names:
+            if self._chunks:
+                self.id_like.difference_update(doc_ids)
+                for title in self.docs.titles[old].tolist():
+                    words = tuple(title.split())
+                    self.title_words[words] -= 1
+                    if not self.title_words[words]:
+                        del self.title_words[words]
+        lists = [self.doc_slots[d] for d in doc_ids if d in self.doc_slots]
+        slots = np.fromiter(chain.from_iterable(lists), np.int64) if lists else np.zeros(0, np.int64)
+        slots = slots[self.alive[slots] & self.current[slots]]
+        if not len(slots):
             return
+        codes, names = pd.factorize(self.doc_id[slots], sort=True)
+        # Store.documents: per document its lowest ordinal, the earlier scan position among equals
+        by_first = np.lexsort((self.order[slots], self.ordinal[slots], codes))
+        lead = np.r_[True, codes[by_first][1:] != codes[by_first][:-1]]
+        firsts = slots[by_first[lead]]                  # per document, in the order of ``names``
         n0 = len(self.doc_first)
-        firsts = np.asarray(firsts, np.int64)
         self.doc_first = np.r_[self.doc_first, firsts]
         self.doc_alive = np.r_[self.doc_alive, np.ones(len(names), bool)]
-        for k, d in enumerate(names):
-            self.doc_slot_of[d] = n0 + k
+        self.doc_slot_of.update(zip(names.tolist(), range(n0, n0 + len(names)), strict=True))
         if not self._chunks:
             return
         new_docs = Documents.from_table(self.columns.take(pa.array(firsts)))
         self.docs = new_docs if self.docs is None else _docs_concat([self.docs, new_docs])
+        self.id_like.update(d for d in names.tolist() if citable_id(d))
+        for title in new_docs.titles.tolist():
+            words = tuple(title.split())
+            self.title_words[words] = self.title_words.get(words, 0) + 1
+        rank = np.zeros(len(self.row_id), np.int64)      # place in chunk_id order (the run's order)
+        rank[self.sorted_slots] = np.arange(len(self.sorted_slots))
+        by_id = np.lexsort((rank[slots], codes))
         sums = np.zeros((len(names), self._dim), np.float32)
-        rows = np.concatenate(sums_rows)
-        np.add.at(sums, np.concatenate(sums_doc), self.vectors.view()[rows])   # chunk_id order, as the run's
+        np.add.at(sums, codes[by_id], self.vectors.view()[slots[by_id]])   # chunk_id order, as the run's
         self.doc_sums.append(sums)
 
     # ------------------------------------------------------------------------------ the run's view
@@ -353,4 +365,5 @@ class ConsolidationCache:
         return RunInputs(
             doc_table=self.columns.take(pa.array(self.doc_first[live])), docs=_docs_take(self.docs, live),
             chunk_doc_ids=self.doc_id[slots], texts=self.text[slots], vectors=self.vectors.view()[slots],
-            centroid_sums=self.doc_sums.view()[live], citation_rows=citation_rows)
+            centroid_sums=self.doc_sums.view()[live], citation_rows=citation_rows,
+            id_like=sorted(self.id_like), title_words=list(self.title_words))

@@ -326,7 +326,9 @@ def _findings(store, docs: Documents, query_side: np.ndarray, old_chain: np.ndar
         snapshot=doc_types.isin(config.snapshot_doc_types).to_numpy() | docs.log,
         log=docs.log, old_chain=old_chain, query_side=query_side,
         chunk_doc=chunk_doc, texts=texts, vectors=vectors, centroids=centroids, config=config,
-        citation_rows=inputs.citation_rows if inputs is not None else None)
+        citation_rows=inputs.citation_rows if inputs is not None else None,
+        citation_keys=(dict(zip(inputs.id_like, position.get_indexer(inputs.id_like).tolist(), strict=True)),
+                       inputs.title_words) if inputs is not None else None)
     return plan, (finder or local_finder)(plan)
 
 
