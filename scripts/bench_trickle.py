@@ -9,7 +9,8 @@ runs ``--clients`` client threads posting ``/query`` (the perf questions, ``defa
 pause) for ``--steady`` seconds, then for as long as another process ingests ``--writes``
 one-chunk documents, one a second (no consolidation). Prints one JSON object: requests, errors,
 p50 and p99 per phase, the writes' count / p50 / max seconds, and the load average at start and
-end. Every loop is bounded; traffic goes to 127.0.0.1 only.
+end. ``--repo``: another checkout's server and writer (e.g. main, the baseline). Every loop is
+bounded; traffic goes to 127.0.0.1 only.
 """
 
 from __future__ import annotations
@@ -59,6 +60,7 @@ def main() -> None:
     ap.add_argument("--clients", type=int, default=4)
     ap.add_argument("--steady", type=float, default=20)
     ap.add_argument("--writes", type=int, default=60)
+    ap.add_argument("--repo", default=str(REPO), help="the checkout whose server and writer run (a baseline: main)")
     args = ap.parse_args()
     env = dict(os.environ, OMP_NUM_THREADS="1")
     load_start = os.getloadavg()
@@ -67,7 +69,7 @@ def main() -> None:
         shutil.copytree(args.store, store)
         port = free_port()
         server = subprocess.Popen([sys.executable, "-m", "smartvector_core", "--store", store, "serve", "--port", str(port)],
-                                  cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                                  cwd=args.repo, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
         def post(text: str) -> dict:
             req = urllib.request.Request(f"http://127.0.0.1:{port}/query", headers={"Content-Type": "application/json"},
@@ -105,8 +107,8 @@ def main() -> None:
                 t.start()
             time.sleep(args.steady)
             phase["name"] = "trickle"
-            writer = subprocess.Popen([sys.executable, "-c", WRITER.format(repo=str(REPO), store=store, writes=args.writes)],
-                                      cwd=REPO, env=env, stdout=subprocess.PIPE, text=True)
+            writer = subprocess.Popen([sys.executable, "-c", WRITER.format(repo=args.repo, store=store, writes=args.writes)],
+                                      cwd=args.repo, env=env, stdout=subprocess.PIPE, text=True)
             out, _ = writer.communicate(timeout=60 + 10 * args.writes)
             stop.set()
             for t in threads:
@@ -114,7 +116,7 @@ def main() -> None:
 
             def ms(xs, p):
                 return round(float(np.percentile(xs, p)) * 1000, 1) if xs else None
-            print(json.dumps({"clients": args.clients, "writes (count, p50 s, max s)": out.strip(),
+            print(json.dumps({"repo": args.repo, "clients": args.clients, "writes (count, p50 s, max s)": out.strip(),
                               **{f"{k}_requests": len(v) for k, v in lat.items()},
                               **{f"{k}_errors": v for k, v in errors.items()},
                               **{f"{k}_p50_ms": ms(v, 50) for k, v in lat.items()},
