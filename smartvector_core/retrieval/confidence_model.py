@@ -45,6 +45,8 @@ from ..errors import InputError
 FEATURES = (
     "cosine",          # raw cosine of the passage
     "cosine_gap",      # raw cosine − the pool's best raw cosine (≤ 0)
+    "cosine_z",        # raw cosine standardised within the pool: (cos − pool mean) / pool std
+    "cosine_margin",   # raw cosine − best raw cosine of a kept result of another document / chain, clipped
     "score",           # the profile's score
     "margin",          # score − best score of a result of another document / chain, clipped
     "first",           # 1 for rank 1
@@ -67,7 +69,7 @@ FEATURES = (
     "recency_asked",   # the question asks for the latest ("latest", "this week", "who won")
     "log_age",         # log(1 + age in days) at the moment of judgement
 )
-MODEL_VERSION = 1             # the feature set and the model's form (bumped when either changes)
+MODEL_VERSION = 2             # the feature set and the model's form (bumped when either changes)
 MARGIN_CLIP = 0.3             # ours: margins beyond ±0.3 say nothing more (clear win / clear loss)
 AGREEMENT_TOP = 10            # ours: the best kept results whose agreement is measured
 FACTORS_SHOWN = 3             # the factors a result card lists
@@ -78,6 +80,8 @@ _YEAR = re.compile(r"\b(1[5-9]\d\d|20\d\d)\b")
 FACTOR_WORDS: dict[str, tuple[str, str]] = {
     "cosine": ("the passage is very similar to the question", "the passage is only loosely similar to the question"),
     "cosine_gap": ("it is the closest passage to the question", "other passages are closer to the question"),
+    "cosine_z": ("it stands out from the other candidates", "it does not stand out from the other candidates"),
+    "cosine_margin": ("no passage of another source is as close", "a passage of another source is as close or closer"),
     "score": ("it scores high on every signal", "its overall score is low"),
     "margin": ("no other answer comes close", "a close second answer disagrees"),
     "first": ("it is the top answer", "it is not the top answer"),
@@ -232,12 +236,23 @@ def evidence(asked: QuestionWords, *, top: np.ndarray, kept: np.ndarray, raw_cos
     it exactly or as a prefix of its dotted parts: "2.2" is "2.2.1"). A word the question shares
     with more than ``generic_share`` of the pool is not specific support (the rule of
     :func:`calibration.lexical_support`)."""
+    from .calibration import disagreeing_margins
+
     n = len(top)
     cos = np.asarray(raw_cosine, dtype=np.float64)
     out = np.zeros((n, len(FEATURES)), dtype=np.float64)
     col = {name: j for j, name in enumerate(FEATURES)}
     out[:, col["cosine"]] = cos[top]
     out[:, col["cosine_gap"]] = cos[top] - (cos.max() if len(cos) else 0.0)
+    spread = cos.std() if len(cos) > 1 else 0.0
+    out[:, col["cosine_z"]] = (cos[top] - cos.mean()) / spread if spread > 1e-9 else 0.0
+    if len(kept):
+        rivals = disagreeing_margins(cos[kept], groups_kept)
+        where_kept = np.full(len(cos), -1, dtype=np.intp)
+        where_kept[kept] = np.arange(len(kept))
+        pos = where_kept[top]
+        rival = np.where(pos >= 0, rivals[np.maximum(pos, 0)], np.nan)
+        out[:, col["cosine_margin"]] = np.clip(np.nan_to_num(rival, nan=MARGIN_CLIP), -MARGIN_CLIP, MARGIN_CLIP)
     out[:, col["score"]] = np.nan_to_num(np.asarray(score, dtype=np.float64)[top])
     out[:, col["margin"]] = np.clip(np.nan_to_num(margins, nan=MARGIN_CLIP), -MARGIN_CLIP, MARGIN_CLIP)
     out[:, col["first"]] = np.arange(n) == 0
@@ -320,7 +335,7 @@ def factors(model: ConfidenceModel, x: np.ndarray, names: tuple[str, ...] = FEAT
 # The direction each feature may move the confidence (+1 up, -1 down, 0 either): the fit is
 # constrained to it, so more evidence never lowers the confidence (a monotone model)
 DIRECTION: dict[str, int] = {
-    "cosine": 1, "cosine_gap": 1, "score": 1, "margin": 1, "first": 1, "support": 1, "names_missing": -1,
+    "cosine": 1, "cosine_gap": 1, "cosine_z": 1, "cosine_margin": 1, "score": 1, "margin": 1, "first": 1, "support": 1, "names_missing": -1,
     "period_in_text": 1, "temporal": 1, "content_time": 1, "range_ignored": -1, "trust": 1, "current": 1,
     "conflict": -1, "agreement": 1, "version_missed": -1, "range_unmatched": -1,
 }
