@@ -237,6 +237,11 @@ def load_rows(folder: Path) -> dict[tuple[str, str], dict[str, np.ndarray]]:
     return found
 
 
+# Levels, not ranks, margins or matches: a raw cosine's scale is the embedding's and the corpus'
+# (in changelogs and flask-docs the wrong top-1 has the *higher* cosine), a score's is the
+# profile's scoring (which changes with every scoring change), an age is the corpus' own. Held at 0
+# in the fit: left-one-corpus-out they lowered AUROC on the unseen corpus (docs/CONFIDENCE.md).
+LEVELS = frozenset({"cosine", "cosine_gap", "score", "log_age"})
 TOP1_SHARE = 0.5    # ours: a corpus' rank-1 rows carry half its weight in the model, its other ranks the rest
 
 
@@ -269,7 +274,7 @@ def fit_prior(rows: dict[tuple[str, str], dict[str, np.ndarray]], *, profiles: S
         if not xs:
             continue
         x, y, w, f = (np.concatenate(a) for a in (xs, ys, ws, firsts))
-        model = cm.fit_model(x, y, w, c=c, fixed=single_corpus_features(xs))
+        model = cm.fit_model(x, y, w, c=c, fixed=single_corpus_features(xs) | LEVELS)
         top = f > 0
         vx, vy = (verdicts or {}).get(name, ((), ()))
         cert = np.r_[model.certainty(x[top]), np.asarray(vx, dtype=np.float64)]
