@@ -4,7 +4,7 @@ Each corpus is benchmarked live (:func:`runner.prepared_bench`: ingest, consolid
 question asked through :meth:`SmartVector.query` at its own ``as_of``), and every result of
 every gated profile gives one row: its evidence (:data:`confidence_model.FEATURES`), whether it
 is a right answer (its id is relevant), its rank, and whether the answer abstained. Questions are
-sampled per corpus with a fixed seed so that a fit runs in minutes on a small CPU
+sampled per corpus and part with a fixed seed so that a fit runs in minutes on a small CPU
 (:data:`CORPORA`); every corpus has a **fit** part and a **report** part that never overlap:
 
 =================  ===========================================  ==========================================
@@ -14,16 +14,18 @@ corpus             fit                                          report
 ``changelogs``     ``data/real/changelogs`` ``split: tune``      ``split: test``
 ``flask-docs``     ``data/real/flask-docs`` ``split: tune``      ``split: test``
 ``timeqa``         TimeQA train, a seeded half of its pages     the other half (a page's paragraphs and
-                                                                questions stay on one side)
+                   (150 questions)                              questions stay on one side; 60)
 ``situatedqa``     SituatedQA train                             SituatedQA dev
-``realtimeqa``     RealTimeQA 2022: weeks drawn from alternate  weeks drawn from the others, all their
-                   weeks, all their questions                   questions (articles cut to 800 characters)
+``realtimeqa``     RealTimeQA 2022: 6 weeks drawn from          3 weeks drawn from the others, all their
+                   alternate weeks, all their questions         questions (articles cut to 800 characters)
 =================  ===========================================  ==========================================
 
 The fit (:func:`fit_prior`) weighs each corpus equally (its rows share one unit of weight), fits
 :func:`confidence_model.fit_model` per profile and the isotonic map on its certainties
 (:func:`confidence_model.centred_isotonic`), and writes ``retrieval/calibration.json`` with what
-it was fitted on and the scoring version. Embeddings are kept in an on-disk cache (``--cache``):
+it was fitted on and the scoring version. :func:`loco_table` reports each corpus under a prior
+fitted without it (leave one corpus out). The collected rows stay on disk per corpus and part
+(``--rows``), so a refit of a model variant reads them in seconds (``--reuse-rows``). Embeddings are kept in an on-disk cache (``--cache``):
 a re-fit after a scoring change re-embeds nothing.
 """
 
@@ -382,7 +384,8 @@ def fit_prior_command(*, embedder, repo: Path, realdata: Path, realtimeqa: Path 
     """``calibration --fit-prior``: collect the rows of every corpus (unless ``collect_rows`` is
     off: the rows already in ``rows_dir``), fit the prior, write it (``write``), and report the
     top-1 table of every corpus' report part: naive, and each profile before (``before``: the
-    earlier prior's file, default the one being replaced) and after."""
+    earlier prior's file, default the one being replaced), after, and left one corpus out
+    (:func:`loco_table`)."""
     from ..retrieval.profiles import PROFILES
 
     t0 = time.perf_counter()

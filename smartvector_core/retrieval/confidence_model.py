@@ -2,9 +2,10 @@
 
 A result's evidence is a row of named features (:data:`FEATURES`, :func:`evidence`), all read
 from what the query already computed: the raw cosine and its gap to the pool's best, the
-profile's score, the margin over the best disagreeing result, rank, lexical and name support,
-whether the question names a time and whether the passage's time fits, validity, trust, conflict
-and agreement among the pool's best results. The model that turns them into a probability::
+profile's score, the margins over the best result of another document or chain (on the score, on
+the raw cosine, on the content-time match), rank, lexical and name support, whether the question
+names a time and whether the passage's time fits, validity, trust, conflict and agreement among
+the pool's best results. The model that turns them into a probability::
 
     z_j        = (f_j − mean_j) / scale_j                     (standardised on the fit data)
     certainty  = σ(b + Σ_j w_j · z_j)                         (L2-regularised logistic regression,
