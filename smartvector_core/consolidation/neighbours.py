@@ -407,7 +407,9 @@ def _citation_hits(plan: ConsolidationPlan, rows: np.ndarray) -> set[tuple]:
     """Citations in the chunk texts ``rows`` that name another document's id or title.
     Query-side texts are scanned for every id and title; the other texts only for the ids and
     titles of query-side documents (what is new to them), and only those texts that contain a
-    probe substring of one (one C-speed search over the joined texts per new key)."""
+    probe substring of one (one C-speed search over the joined texts per new key), or, where the
+    plan has ``citation_rows`` (a warm :class:`.incremental.ConsolidationCache`), the texts its
+    index names (each holding the id as a token, or every word of the title)."""
     ids, titles, query_side, chunk_doc, texts = plan.ids, plan.titles, plan.query_side, plan.chunk_doc, plan.texts
     min_words = plan.config.min_title_words
     if plan.citation_keys is not None:   # kept by the caller: (citable id -> row, each title's words)
