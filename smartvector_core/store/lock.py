@@ -19,17 +19,50 @@ sync well within ``ttl_s``.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import socket
+import tempfile
 import threading
 import time
-from typing import Any
+from pathlib import Path
+from typing import Any, Protocol
 
-from .clock import unix_seconds
-from .errors import StoreError
+from filelock import FileLock
+
+from ..clock import unix_seconds
+from ..errors import StoreError
 
 LOCK_KEY = "_smartvector/write.lock"
+LOCAL_LOCK_TIMEOUT_S = 120   # a local writer waits this long for the file lock
+
+
+class WriteLock(Protocol):
+    """The store's write lock: an OS file lock (``filelock.FileLock``) on a local store, or
+    :class:`S3WriteLock` on an ``s3://`` one; a context manager that serialises writers."""
+
+    def acquire(self, *args: Any, **kwargs: Any) -> Any: ...
+    def release(self, *args: Any, **kwargs: Any) -> Any: ...
+    def __enter__(self) -> Any: ...
+    def __exit__(self, *exc: Any) -> Any: ...
+
+
+def open_write_lock(uri: str, storage_options: dict[str, str] | None) -> WriteLock:
+    """The write lock of the store at ``uri``: one writer across machines (a lock object in the
+    bucket) for ``s3://``; else an OS file lock, in the store's directory for a local store and
+    in the temporary directory for another object store."""
+    if uri.startswith("s3://"):
+        return S3WriteLock(uri, storage_options or {})
+    return FileLock(str(_lock_path(uri)), timeout=LOCAL_LOCK_TIMEOUT_S)
+
+
+def _lock_path(uri: str) -> Path:
+    if "://" not in uri:
+        Path(uri).mkdir(parents=True, exist_ok=True)
+        return Path(uri) / ".write.lock"
+    digest = hashlib.sha1(uri.encode()).hexdigest()[:16]
+    return Path(tempfile.gettempdir()) / f"smartvector-{digest}.lock"
 
 
 def split_s3_uri(uri: str) -> tuple[str, str]:

@@ -1,7 +1,6 @@
 """The store's append-only tables, ``events`` (the audit) and ``queries`` (the query log):
-appends under the write lock with periodic compaction, reads of all rows or by key. A mixin of
-:class:`smartvector_core.store.Store` (``self._tables``, ``write_lock``, ``_retry``); imported by
-:mod:`.store` only, after it has set LanceDB's log level."""
+appends under the write lock with periodic compaction, reads of all rows or by key. A part of
+:class:`smartvector_core.store.Store`, over the shared :class:`.context.StoreContext`."""
 
 from __future__ import annotations
 
@@ -13,12 +12,18 @@ from typing import Any
 import pyarrow as pa
 from lancedb.expr import col
 
-from .store_schema import EVENTS_SCHEMA, QUERIES_SCHEMA
+from .context import StoreContext
+from .schema import EVENTS_SCHEMA, QUERIES_SCHEMA
 
 COMPACT_EVERY_WRITES = 50   # compact an append-only table every this many writes of one process
 
 
 class LogTables:
+    """The ``events`` and ``queries`` tables of one store."""
+
+    def __init__(self, ctx: StoreContext) -> None:
+        self.ctx = ctx
+
     # ----------------------------------------------------------------------------- events
     def append_events(self, rows: Iterable[dict[str, Any]]) -> int:
         rows = list(rows)
@@ -43,7 +48,7 @@ class LogTables:
         unique = list(dict.fromkeys(event_ids))
         for start in range(0, len(unique), 5000):
             part = unique[start:start + 5000]
-            rows = (self._tables["events"].search().where(col("event_id").isin(part))
+            rows = (self.ctx.tables["events"].search().where(col("event_id").isin(part))
                     .select(["event_id"]).limit(len(part) + 1).to_arrow())
             found.update(rows.column("event_id").to_pylist())
         return found
@@ -58,15 +63,15 @@ class LogTables:
         if not rows:
             return 0
         table = pa.Table.from_pylist(rows, schema=schema)
-        tbl = self._tables[name]
-        with self.write_lock():
-            self._retry(lambda: tbl.add(table))
+        tbl = self.ctx.tables[name]
+        with self.ctx.write_lock():
+            self.ctx.retry(lambda: tbl.add(table))
             self._compact_every(name)
         return len(rows)
 
     def _read_log(self, name: str, key: str, values: Sequence[str] | None) -> pa.Table:
         """Every row of the append-only table ``name``, or those whose ``key`` is in ``values``."""
-        tbl = self._tables[name]
+        tbl = self.ctx.tables[name]
         q = tbl.search()
         if values is not None:
             q = q.where(col(key).isin(list(values)))
@@ -76,9 +81,9 @@ class LogTables:
         """Compact an append-only table every ``COMPACT_EVERY_WRITES`` small writes of this process
         (feedback clicks and query logs would otherwise leave one tiny data file per write).
         Called under the write lock; old versions stay until ``maintain`` cleans them up."""
-        self._writes[name] = self._writes.get(name, 0) + 1
-        if self._writes[name] % COMPACT_EVERY_WRITES == 0:
-            self._tables[name].optimize()
+        self.ctx.writes[name] = self.ctx.writes.get(name, 0) + 1
+        if self.ctx.writes[name] % COMPACT_EVERY_WRITES == 0:
+            self.ctx.tables[name].optimize()
 
     def queries(self, query_ids: Sequence[str] | None = None) -> pa.Table:
         return self._read_log("queries", "query_id", query_ids)

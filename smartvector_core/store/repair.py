@@ -10,18 +10,21 @@ write that takes it; an operator's tag is reported as lost, by name.
 
 Locks: the write lock of a local store is an OS file lock (``flock``), released by the kernel
 when its holder dies, so its file is never a stale lock; :func:`repair` says whether it is free.
-An ``s3://`` store's lock object (:class:`~smartvector_core.store_lock.S3WriteLock`) whose lease
+An ``s3://`` store's lock object (:class:`~smartvector_core.store.lock.S3WriteLock`) whose lease
 has expired is deleted.
 
 :class:`~smartvector_core.store.Store` runs :func:`repair_tags` when it opens a local store
 (a directory listing of four tables: microseconds when nothing is broken) and keeps what it did
-in ``Store.repairs``; ``maintain --repair`` runs :func:`repair` and prints it.
+in ``Store.repairs``; ``maintain --repair`` runs :func:`repair` (``Store.repair``) and prints it.
 """
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
+
+from .context import StoreContext
+from .lock import S3WriteLock
 
 
 def _tag_dirs(uri: str, tables) -> list[tuple[str, Path]]:
@@ -57,13 +60,13 @@ def broken_tags(uri: str, tables) -> list[tuple[str, str, Path, str]]:
     return out
 
 
-def repair_tags(store) -> list[str]:
-    """Remove the broken tag files of ``store`` (under its write lock); what was done, one line each."""
-    if not broken_tags(store.uri, store._tables):
+def repair_tags(ctx: StoreContext) -> list[str]:
+    """Remove the broken tag files of the store ``ctx`` (under its write lock); what was done, one line each."""
+    if not broken_tags(ctx.uri, ctx.tables):
         return []
     done = []
-    with store.write_lock():
-        for table, label, file, why in broken_tags(store.uri, store._tables):   # again, under the lock
+    with ctx.write_lock():
+        for table, label, file, why in broken_tags(ctx.uri, ctx.tables):   # again, under the lock
             try:
                 file.unlink()
             except FileNotFoundError:
@@ -74,13 +77,12 @@ def repair_tags(store) -> list[str]:
     return done
 
 
-def repair(store) -> list[str]:
+def repair(ctx: StoreContext) -> list[str]:
     """Every repair: broken tag files, then the write lock (free, or an expired ``s3://`` lease removed)."""
-    done = repair_tags(store)
-    lock = store._lock
-    clear = getattr(lock, "clear_expired", None)
-    if clear is not None:
-        removed = clear()
+    done = repair_tags(ctx)
+    lock = ctx.lock
+    if isinstance(lock, S3WriteLock):
+        removed = lock.clear_expired()
         done.append(removed or "write lock: free or held by a live writer (lease not expired)")
     else:
         try:

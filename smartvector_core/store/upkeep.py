@@ -1,58 +1,96 @@
-"""The store's upkeep: table versions, tags and restore, compaction and cleanup, and the chunk
-table's indexes (scalar, vector, full-text). Mixins of :class:`smartvector_core.store.Store`
-(``self._tables``, ``write_lock``, ``_retry``, ``crash_point``); imported by :mod:`.store` only,
-after it has set LanceDB's log level."""
+"""The store's upkeep: table rows and versions, tags and restore, compaction and cleanup. A part
+of :class:`smartvector_core.store.Store`, over the shared :class:`.context.StoreContext`."""
 
 from __future__ import annotations
 
 import contextlib
-import time
+import os
+from collections.abc import Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
-from lancedb.index import FTS, Bitmap, BTree, IvfHnswSq
+import pyarrow as pa
 
-from .errors import InputError, StoreError
-from .store_index import ivf_hnsw_partitions
-from .store_repair import repair_tags
-from .store_schema import RESTORABLE_TABLES, check_tag_label, chunks_schema
-
-# Index policy (measured, see docs/PERF.md): under SCALAR_INDEX_MIN_ROWS a scan is as fast as
-# any index. Brute-force top-k grows linearly while IVF_HNSW_SQ stays near 10 ms: searches of the
-# chunk columns on 2 cores, brute force / indexed: 8.9 / 9.7 ms at 5k rows, 12.9 / 8.4 ms at 10k
-# (index built in 2.6 s, recall@20 0.997), 19.4 / 11.2 ms at 20k; so the vector index is built
-# from VECTOR_INDEX_MIN_ROWS.
-SCALAR_INDEX_MIN_ROWS = 5_000
-VECTOR_INDEX_MIN_ROWS = 10_000
-REINDEX_FRACTION = 0.10
-TEXT_INDEX = "text"          # the column of the full-text (BM25) index
-SCALAR_INDEXES = {"chunk_id": "btree", "doc_id": "btree", "content_hash": "btree", "created_at": "btree",
-                  "current": "bitmap", "kind": "bitmap", "doc_type": "bitmap", "lifecycle": "bitmap"}
+from ..errors import InputError, StoreError
+from .context import StoreContext, add_missing_columns
+from .repair import repair_tags
+from .schema import RESTORABLE_TABLES, check_tag_label, chunks_schema
 
 
-class Versions:
+class Upkeep:
+    """Rows and versions of the store's tables, tags, restore, compaction and cleanup."""
+
+    def __init__(self, ctx: StoreContext) -> None:
+        self.ctx = ctx
+        self._versions_seen: dict[tuple, tuple] = {}   # table names -> (their version files, versions)
+
+    # ------------------------------------------------------------------------ rows & versions
+    def count_rows(self, name: str, *, at: int | str | None = None) -> int:
+        """Rows of table ``name`` (chunks, edges, events, queries), all versions of a document
+        included; ``at``: in that table version or tag instead of the current one (read from a
+        handle of its own: this store's tables stay current)."""
+        if at is None:
+            return int(self.ctx.tables[name].count_rows())
+        table = self.ctx.db.open_table(name)
+        table.checkout(at)
+        return int(table.count_rows())
+
+    def all_rows(self, name: str) -> pa.Table:
+        """Every row of table ``name`` as stored (retired chunks, rejected edges included), for
+        comparing two stores or two moments of one; the engine reads through the methods below."""
+        return self.ctx.tables[name].to_arrow()
+
+    def version(self, name: str) -> int:
+        """The current version of table ``name`` (changes with every commit, ours or another process's)."""
+        return int(self.ctx.tables[name].version)
+
+    def versions(self, names: Sequence[str]) -> tuple[int, ...]:
+        """The current versions of tables ``names`` (:meth:`version` of each). On a local store
+        LanceDB is asked only when the tables' version files changed since it was last asked:
+        a directory listing costs ~7 µs a table, LanceDB's check ~0.3 ms (more while the question
+        is being encoded beside it), and every query asks. Every commit writes a new manifest
+        file, so a listing that has not changed means versions that have not changed."""
+        names = tuple(names)
+        listed = self._version_files(names)
+        known = self._versions_seen.get(names)
+        if listed is not None and known is not None and known[0] == listed:
+            return known[1]
+        versions = tuple(self.version(n) for n in names)
+        if listed is not None:   # listed before asking: a commit in between changes the next listing
+            self._versions_seen[names] = (listed, versions)
+        return versions
+
+    def _version_files(self, names: tuple[str, ...]) -> tuple[frozenset, ...] | None:
+        """The manifest file names of each table (None: not a local store, or not laid out as expected)."""
+        if "://" in self.ctx.uri:
+            return None
+        try:
+            return tuple(frozenset(os.listdir(os.path.join(self.ctx.uri, f"{n}.lance", "_versions"))) for n in names)
+        except OSError:
+            return None
+
     # -------------------------------------------------------------------- versions & upkeep
     def table_versions(self) -> dict[str, int]:
-        return {name: int(t.version) for name, t in self._tables.items()}
+        return {name: int(t.version) for name, t in self.ctx.tables.items()}
 
     def versions_of(self, name: str) -> list[int]:
         """The versions table ``name`` still keeps (``maintain`` drops old untagged ones), oldest first."""
-        return [int(v["version"]) for v in self._tables[name].list_versions()]
+        return [int(v["version"]) for v in self.ctx.tables[name].list_versions()]
 
     def fragments(self, name: str) -> int:
         """Data fragments of table ``name`` (small appends add one each until it is compacted)."""
-        return int(self._tables[name].stats()["fragment_stats"]["num_fragments"])
+        return int(self.ctx.tables[name].stats()["fragment_stats"]["num_fragments"])
 
     def tag(self, label: str) -> dict[str, int]:
         """Tag the current version of every table with ``label`` (kept by cleanup), all or
         nothing: a table that cannot be tagged (a full disk) is a :class:`StoreError`, its
-        broken tag file is removed (:func:`~smartvector_core.store_repair.repair_tags`) and the
+        broken tag file is removed (:func:`~smartvector_core.store.repair.repair_tags`) and the
         tags this call created on the other tables are deleted again."""
         label = check_tag_label(label)
         versions: dict[str, int] = {}
         created: list[Any] = []
-        with self.write_lock():
-            for name, t in self._tables.items():
+        with self.ctx.write_lock():
+            for name, t in self.ctx.tables.items():
                 try:
                     if label in t.tags.list():
                         t.tags.update(label, t.version)
@@ -61,17 +99,17 @@ class Versions:
                         created.append(t)
                     t.tags.list()   # read back: a full disk can leave the file empty without an error
                 except Exception as exc:
-                    repair_tags(self)
+                    repair_tags(self.ctx)
                     for done in created:   # removed already, or a broken file repair_tags took: fine
                         with contextlib.suppress(Exception):
                             done.tags.delete(label)
-                    raise StoreError(f"store {self.uri}: cannot tag table {name} {label!r} ({exc}); "
+                    raise StoreError(f"store {self.ctx.uri}: cannot tag table {name} {label!r} ({exc}); "
                                      "the tags this call created on other tables were deleted again") from exc
                 versions[name] = int(t.version)
         return versions
 
     def tags(self) -> dict[str, dict[str, Any]]:
-        return {name: t.tags.list() for name, t in self._tables.items()}
+        return {name: t.tags.list() for name, t in self.ctx.tables.items()}
 
     def restore(self, *, tag: str | None = None, versions: dict[str, int] | None = None) -> dict[str, int]:
         """Make an earlier version of the knowledge tables current again (a new version: history
@@ -87,27 +125,27 @@ class Versions:
         of the same restore converges.
         """
         restored = {}
-        with self.write_lock():
+        with self.ctx.write_lock():
             problem = self.restore_problem(tag=tag, versions=versions)
             if problem:
                 raise InputError(problem, field="--tag" if tag is not None else "--version")
             previous = self.table_versions()
             try:
                 for name in RESTORABLE_TABLES:
-                    t = self._tables[name]
+                    t = self.ctx.tables[name]
                     target: int | str | None = tag if tag is not None else (versions or {}).get(name)
                     if target is None:
                         continue
                     t.checkout(target)
                     t.restore()
                     restored[name] = int(t.version)
-                    self.crash_point(f"restore:after:{name}")
+                    self.ctx.crash_point(f"restore:after:{name}")
                 if "chunks" in restored:   # a version older than a column gets it back (one more commit)
-                    self._add_missing_columns(chunks_schema(self.dim))
-                    restored["chunks"] = int(self._tables["chunks"].version)
+                    add_missing_columns(self.ctx, chunks_schema(self.ctx.dim))
+                    restored["chunks"] = int(self.ctx.tables["chunks"].version)
             except Exception:
                 for name in restored:   # all or nothing: the tables already rolled back go forward again
-                    t = self._tables[name]
+                    t = self.ctx.tables[name]
                     t.checkout(previous[name])
                     t.restore()
                 raise
@@ -118,7 +156,7 @@ class Versions:
         if (tag is None) == (versions is None):
             return "give exactly one of a tag or versions"
         if tag is not None:
-            lacking = [name for name in RESTORABLE_TABLES if tag not in self._tables[name].tags.list()]
+            lacking = [name for name in RESTORABLE_TABLES if tag not in self.ctx.tables[name].tags.list()]
             return f"no tag {tag!r} on table(s) {', '.join(lacking)}" if lacking else None
         if not versions:
             return "no table version given"
@@ -143,8 +181,8 @@ class Versions:
         """
         if cleanup_older_than_days is not None and now is None:
             raise ValueError("optimize: a cleanup needs the moment it is measured from (now)")
-        with self.write_lock():
-            for t in self._tables.values():
+        with self.ctx.write_lock():
+            for t in self.ctx.tables.values():
                 t.optimize()  # compaction; the cleanup follows with a cut-off computed after it
                 if cleanup_older_than_days is None:
                     continue
@@ -166,67 +204,3 @@ def _ranges(numbers: list[int]) -> str:
         else:
             out.append(str(n))
     return ", ".join(out) or "none"
-
-
-class Indexes:
-    # ----------------------------------------------------------------------------- indexes
-    def chunk_indexes(self) -> dict[str, str]:
-        """Indexed columns of the chunks table and their index type."""
-        return {idx.columns[0]: str(idx.index_type) for idx in self._tables["chunks"].list_indices()}
-
-    def ensure_indexes(self, *, vector_min_rows: int | None = None) -> dict[str, Any]:
-        """Index the chunks table once it is large enough; cheap when there is nothing to do.
-
-        - from ``SCALAR_INDEX_MIN_ROWS`` rows: BTree on ids, hashes and times, Bitmap on the
-          low-cardinality filter columns (the prefilter of every search reads ``current`` and
-          ``created_at``; ``merge_insert`` joins on ``chunk_id``);
-        - from ``VECTOR_INDEX_MIN_ROWS`` rows: an IVF_HNSW_SQ cosine index on ``vector``
-          (FACTS.md: IVF_PQ with defaults found ~10% of the true top-20);
-        - when more than ``REINDEX_FRACTION`` of the rows are not yet in the vector index (or
-          a scalar one), ``optimize()`` compacts and merges the new rows into the indexes.
-        ``vector_min_rows`` lowers the vector index's threshold (and the scalar ones' with it: a
-        store that large would have them). Returns what was done (``created``, ``optimized``, seconds).
-        """
-        tbl = self._tables["chunks"]
-        rows = tbl.count_rows()
-        done: dict[str, Any] = {"rows": rows, "created": [], "optimized": False}
-        if self.ensure_text_index():
-            done["created"].append(TEXT_INDEX)
-        if rows < min(SCALAR_INDEX_MIN_ROWS, vector_min_rows or SCALAR_INDEX_MIN_ROWS):
-            return done
-        t0 = time.perf_counter()
-        have = self.chunk_indexes()
-        with self.write_lock():
-            for column, kind in SCALAR_INDEXES.items():
-                if column not in have:
-                    tbl.create_index(column, config=Bitmap() if kind == "bitmap" else BTree())
-                    done["created"].append(column)
-            if "vector" not in have and rows >= (vector_min_rows or VECTOR_INDEX_MIN_ROWS):
-                tbl.create_index("vector", config=IvfHnswSq(distance_type="cosine",
-                                                            num_partitions=ivf_hnsw_partitions(rows)))
-                done["created"].append("vector")
-            elif have:
-                stale = max((s.num_unindexed_rows for s in
-                             (tbl.index_stats(f"{c}_idx") for c in have) if s is not None), default=0)
-                if stale > REINDEX_FRACTION * rows:
-                    tbl.optimize()
-                    done["optimized"] = True
-        done["seconds"] = round(time.perf_counter() - t0, 3)
-        return done
-
-    def ensure_text_index(self) -> bool:
-        """Build LanceDB's native full-text (BM25) index on chunk ``text`` when it is missing,
-        or rebuild it when more than ``REINDEX_FRACTION`` of the rows are unindexed (stemmed,
-        English stop words removed: ``lancedb.index.FTS`` defaults). Called on every ingest
-        (through :meth:`ensure_indexes`); cheap when there is nothing to do. True if built."""
-        tbl = self._tables["chunks"]
-        rows = tbl.count_rows()
-        if rows == 0:
-            return False
-        if TEXT_INDEX in self.chunk_indexes():
-            stats = tbl.index_stats(f"{TEXT_INDEX}_idx")
-            if stats is None or stats.num_unindexed_rows <= REINDEX_FRACTION * rows:
-                return False
-        with self.write_lock():
-            self._retry(lambda: tbl.create_index(TEXT_INDEX, config=FTS(), replace=True))
-        return True

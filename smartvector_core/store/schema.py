@@ -10,7 +10,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute  # noqa: F401  (pa.compute)
 
-from .errors import InputError
+from ..errors import InputError
 
 SCHEMA_VERSION = "1"
 ENCODER_KEY = b"smartvector.encoder"   # vector field metadata: the encoder that made the vectors
