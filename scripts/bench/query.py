@@ -4,8 +4,8 @@ real-text store without and with a vector index (``perf.bench_query_real``), and
 stores of 10k and 100k chunks (``perf.bench_query``), each against embed + the raw LanceDB
 search of the same run. Methods: the docstrings of ``smartvector_core/evaluation/perf``.
 
-    python scripts/bench_query.py [--rounds 3] [--json docs/perf/query.json]
-    python scripts/render_perf_sections.py      # PERF.md's sections from docs/perf/*.json
+    python scripts/bench/query.py [--rounds 3] [--json docs/perf/query.json]
+    python scripts/bench/render_perf_sections.py      # PERF.md's sections from docs/perf/*.json
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import os
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("LANCEDB_LOG", "error")
 

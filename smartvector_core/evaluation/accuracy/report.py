@@ -18,9 +18,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from ..errors import InputError
-from ..ingest import read_records
-from ..service import read_queries
+from ...errors import InputError
+from ...ingest import read_records
+from ...service import read_queries
 from .paper_bench import PAPER_FIGURES, fit_calibration, run_paper_bench
 from .runner import ALL_PROFILES, DEFAULT_PROFILES, MODES, data_now, normalise_queries, run_bench
 

@@ -4,7 +4,7 @@ Everything from ``perf.KEEP_BELOW`` on is replaced (``perf`` itself rewrites onl
 above it). Each section states its method, the machine and its load, and the spread over the
 repeated runs; a file that is missing leaves its section out.
 
-    python scripts/render_perf_sections.py
+    python scripts/bench/render_perf_sections.py
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import json
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 FIGURES = ROOT / "docs" / "perf"
 
@@ -69,7 +69,7 @@ def query_section() -> list[str]:
         return []
     real, lines = q["real"], []
     lines += ["## Query overhead on real text (issue 18, item 1)", "",
-              f"One process (`scripts/bench_query.py`; {q['cores']} cores, load {q['load_avg_1m_at_start']} → {q['load_avg_1m_at_end']}, "
+              f"One process (`scripts/bench/query.py`; {q['cores']} cores, load {q['load_avg_1m_at_start']} → {q['load_avg_1m_at_end']}, "
               f"encoder threads {q['embed_threads']}): `perf.bench_query_real` on the real-text store "
               f"({real['real_chunks']:,} chunks of the data/real/ sets {', '.join(real['real_sets'])}: Flask "
               "documentation pages in 22 versions and 355 changelog entries, ingested and consolidated once, "
@@ -102,7 +102,7 @@ def million_section() -> list[str]:
         return []
     b, q = m["build"], m.get("query", {})
     lines = ["## A million chunks (issue 18, item 2)", "",
-             f"`scripts/bench_million.py --rows {b['rows']:,}` on this machine ({m['cores']} cores; 1-minute "
+             f"`scripts/bench/million.py --rows {b['rows']:,}` on this machine ({m['cores']} cores; 1-minute "
              f"load {m['load_avg_1m_at_start']} at the start of the query half, {b.get('load_avg_during_build')} "
              "at the end of the build).", "",
              "Method: the vectors are **perturbed real embeddings**, not encodings of a million texts: "
@@ -146,7 +146,7 @@ def consolidate_section() -> list[str]:
     if not rows:
         return []
     lines = ["## Consolidation at 100k chunks (issue 18, item 2)", "",
-             "`scripts/bench_consolidate.py --sizes 10000,100000 [--embedder real] --json` (engineer C's "
+             "`scripts/bench/consolidate.py --sizes 10000,100000 [--embedder real] --json` (engineer C's "
              "generator: policy-like texts with numbers and units, ~4 versions per title, 10% citations), "
              "the first full consolidation of a freshly ingested store, then an incremental run after "
              "adding 1% more documents. Embeddings: `hashing` (bag of words, the script's default) or "
@@ -173,7 +173,7 @@ def encoders_section() -> list[str]:
     if not e:
         return []
     lines = ["## int8 encoder against fp32 (issue 18, item 3)", "",
-             f"`scripts/bench_encoders.py` in one run ({e['cores']} cores, load {e['load_avg_1m_at_start']} → "
+             f"`scripts/bench/encoders.py` in one run ({e['cores']} cores, load {e['load_avg_1m_at_start']} → "
              f"{e['load_avg_1m_at_end']}; encoder threads: {e.get('threads')}). The int8 model is ONNX "
              "Runtime's `quantize_dynamic` of the fp32 export (per-channel int8 MatMul weights).", ""]
     a, s = e.get("agreement"), e.get("speed")
@@ -209,14 +209,14 @@ def encoders_section() -> list[str]:
 
 
 def ray_section() -> list[str]:
-    """Every run of ``scaleout.bench`` kept in ray_ingest_runs.jsonl (one JSON object a line, as
+    """Every run of ``evaluation.perf.ray_bench`` kept in ray_ingest_runs.jsonl (one JSON object a line, as
     the bench writes it, plus ``engine``: ``actors`` or ``ray-data`` for the engine before issue
     18's rewrite, and an optional ``note``)."""
     runs = _json("ray_ingest_runs.jsonl")
     if not runs:
         return []
     lines = ["## Ray ingest against local ingest (issue 18, item 4)", "",
-             "`python -m smartvector_core.scaleout.bench --chunks N --workers 2 [--model hashing] [--ray-first]`: "
+             "`python -m smartvector_core.evaluation.perf.ray_bench --chunks N --workers 2 [--model hashing] [--ray-first]`: "
              "the same generated documents (4 unique paragraphs each, every chunk text unique) into two fresh "
              "stores in one process with the same `now`, local engine (encoder on both cores) and Ray engine "
              "(local cluster of 2 CPUs: one encoder actor per CPU, one thread each, the driver's writes), no "

@@ -1,6 +1,6 @@
 """How fast a store's refit learns a corpus unlike the prior's: ECE against the number of verdicts.
 
-    python scripts/confidence_verdict_curve.py [--rows .calibration/rows] [--corpus timeqa]
+    python scripts/tune/confidence_verdict_curve.py [--rows .calibration/rows] [--corpus timeqa]
                                                [--profile default] [--repeats 20]
 
 Reads the rows collected by ``python -m smartvector_core calibration --fit-prior`` (no benchmark
@@ -21,7 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
-from smartvector_core.evaluation.confidence_fit import fit_prior, load_rows
+from smartvector_core.evaluation.accuracy.confidence_fit import fit_prior, load_rows
 from smartvector_core.retrieval import confidence_model as cm
 from smartvector_core.retrieval.calibration import auroc, expected_calibration_error, refit_knots
 

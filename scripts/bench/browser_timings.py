@@ -1,6 +1,6 @@
 """Time the dashboard in a real browser (Chromium through Playwright) and take its screenshots.
 
-    .venv/bin/python scripts/browser_timings.py --store DIR [--model hashing] [--repeat 7]
+    .venv/bin/python scripts/bench/browser_timings.py --store DIR [--model hashing] [--repeat 7]
         [--screenshots docs/screenshots] [--json]
 
 Serves ``app.py`` on 127.0.0.1 against ``--store`` and, in Chromium at 1440×900, measures the
@@ -11,7 +11,7 @@ Beside the wall times it reports the work of a round trip, which does not depend
 the machine is: the page run's CPU time on the server (its caption) plus the renderer main
 thread's busy time in Chromium (CDP ``Performance.getMetrics`` ``TaskDuration``).
 With ``--screenshots`` it saves one PNG per page there (the README's pictures).
-Build a large store first with ``scripts/page_timings.py --chunks 100000 --store DIR``.
+Build a large store first with ``scripts/bench/page_timings.py --chunks 100000 --store DIR``.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ import sys
 import time
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
 
 from tests.servers import CHROMIUM, CHROMIUM_FLAGS, streamlit_app  # noqa: E402

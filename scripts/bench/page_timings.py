@@ -1,6 +1,6 @@
 """Render every dashboard page with AppTest against a store of ~10,000 chunks; print the times.
 
-    .venv/bin/python scripts/page_timings.py [--chunks 10000] [--store DIR] [--json]
+    .venv/bin/python scripts/bench/page_timings.py [--chunks 10000] [--store DIR] [--json]
 
 Builds (once; reused when ``--store`` already holds data) a synthetic store with the hashing
 embedder: documents of two paragraphs (two chunks each), version chains of up to four
@@ -23,7 +23,7 @@ import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
 os.environ.setdefault("LANCEDB_LOG", "error")
 

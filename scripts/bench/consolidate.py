@@ -7,7 +7,7 @@ incremental run after adding 1% more documents. Prints one JSON line per size an
 exponent log(t2/t1)/log(n2/n1), of wall time and of CPU time (the process's own: less sensitive
 to other work on a shared 2-core machine; BLAS threads count towards it).
 
-    python scripts/bench_consolidate.py [--sizes 1000,10000] [--embedder hashing|real] [--exact-limit N] [--json]
+    python scripts/bench/consolidate.py [--sizes 1000,10000] [--embedder hashing|real] [--exact-limit N] [--json]
 
 The neighbour search is exact up to ``ConsolidationConfig.exact_limit`` chunks and uses inverted
 lists above (``neighbour_search`` in the JSON line); ``--exact-limit 0`` uses the lists at every
@@ -33,7 +33,7 @@ from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 os.environ.setdefault("LANCEDB_LOG", "error")
 
 import numpy as np  # noqa: E402

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from smartvector_core.embedding import HashingEmbedder
-from smartvector_core.scaleout.bench import same_contents
+from smartvector_core.evaluation.perf.ray_bench import same_contents
 from smartvector_core.service import SmartVector
 from smartvector_core.settings import load_settings
 

@@ -19,7 +19,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ..errors import InputError
+from ...errors import InputError
 
 #: RRF's k constant (Cormack et al. 2009 found k = 60 works well; ranx, Elastic and others use it).
 RRF_K = 60

@@ -21,7 +21,7 @@ Reproduce (network to the package index needed only for the download)::
              flask==2.3.0 flask==3.0.0; do
         pip download --no-deps --no-binary :all: "$p" -d /tmp/sdists
     done
-    python scripts/build_real_sets.py /tmp/sdists --out data/real
+    python scripts/data/build_real_sets.py /tmp/sdists --out data/real
 
 The output is deterministic (records sorted, no clock read), so a rebuild gives identical files.
 """

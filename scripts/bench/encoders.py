@@ -13,7 +13,7 @@
 The int8 variant becomes the default only if ingest is >= 1.6x fp32, and top-1 is within 1 point
 on the paper suite and on each real set (``verdict``).
 
-    python scripts/bench_encoders.py [--parts agreement,speed,quality] [--repeats 3] [--json OUT]
+    python scripts/bench/encoders.py [--parts agreement,speed,quality] [--repeats 3] [--json OUT]
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("LANCEDB_LOG", "error")
 
@@ -105,7 +105,7 @@ def _cli_bench(args: list[str], backend: str) -> dict:
 
 
 def quality(profiles: str = "naive,default") -> dict:
-    from bench_real import split_queries
+    from real import split_queries
 
     out: dict = {}
     with tempfile.TemporaryDirectory() as folder:
@@ -163,7 +163,7 @@ def main() -> None:
             out["speed"] = speed(encoders, records, texts, args.repeats)
         print(json.dumps(out), flush=True)
     if "quality" in parts:
-        sys.path.insert(0, str(ROOT / "scripts"))
+        sys.path.insert(0, str(ROOT / "scripts" / "bench"))
         out["quality"] = quality()
     out["verdict"] = verdict(out)
     perf.emit_figures(out, args.json)

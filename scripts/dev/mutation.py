@@ -26,17 +26,17 @@ float ``x`` -> ``x+1``, ``True``/``False``) and the names ``min``/``max``, ``min
 and ``assert`` statements, f-strings, lines marked ``# pragma: no mutate``.
 
 Score = killed / (mutants - equivalent - error - skipped), where the equivalent mutants are listed, each with the
-reason it cannot change behaviour, in ``scripts/mutation_equivalent.txt`` (one
+reason it cannot change behaviour, in ``scripts/dev/mutation_equivalent.txt`` (one
 ``path | stripped source line | operator`` per line). A mutant is *killed* when a selected test
 fails, errors or times out; *survived* when all pass; *not covered* when no test runs its line
 (counted as survived); *error* when pytest could not run them (our fault, not the tests');
 *skipped* when ``--max-minutes`` (default 28) ran out before it started: the mutants run in the
 drawn random order, so a run cut short is still a random sample.
 
-Usage: ``make mutation`` or ``python scripts/mutation.py`` (full run: under 30 min on the two
+Usage: ``make mutation`` or ``python scripts/dev/mutation.py`` (full run: under 30 min on the two
 idle cores);
-``python scripts/mutation.py --sample 20 --tests tests/retrieval tests/ingest`` (a quick check);
-``python scripts/mutation.py --list`` (count the sites).
+``python scripts/dev/mutation.py --sample 20 --tests tests/retrieval tests/ingest`` (a quick check);
+``python scripts/dev/mutation.py --list`` (count the sites).
 """
 
 from __future__ import annotations
@@ -59,10 +59,10 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 PACKAGE = "smartvector_core"
 CORE = ("temporal", "retrieval", "memory", "consolidation", "ingest")
-EQUIVALENT_FILE = REPO / "scripts" / "mutation_equivalent.txt"
+EQUIVALENT_FILE = REPO / "scripts" / "dev" / "mutation_equivalent.txt"
 
 COMPARE = {ast.Lt: ("<", "<="), ast.LtE: ("<=", "<"), ast.Gt: (">", ">="), ast.GtE: (">=", ">"),
            ast.Eq: ("==", "!="), ast.NotEq: ("!=", "=="), ast.Is: ("is", "is not"),

@@ -31,9 +31,9 @@ from dataclasses import replace
 from itertools import product
 from typing import Any
 
-from ..config import SignalWeights
-from ..errors import InputError
-from ..retrieval.profiles import DEFAULT, SMARTVECTOR, Profile
+from ...config import SignalWeights
+from ...errors import InputError
+from ...retrieval.profiles import DEFAULT, SMARTVECTOR, Profile
 from .runner import PreparedBench
 
 SIGNALS = ("semantic", "temporal", "confidence", "relational")

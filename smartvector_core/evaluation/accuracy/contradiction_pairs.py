@@ -16,8 +16,8 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..errors import InputError
-from ..facts import classify_pair
+from ...errors import InputError
+from ...facts import classify_pair
 
 DEFAULT_PAIRS = Path(__file__).resolve().parents[2] / "data" / "eval" / "contradiction_pairs.jsonl"
 _FIELDS = {"a": str, "b": str, "same_subject": bool, "contradicts": bool}

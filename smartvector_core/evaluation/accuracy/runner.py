@@ -62,14 +62,14 @@ from typing import Any
 
 import numpy as np
 
-from ..clock import parse_time, to_us
-from ..errors import InputError
-from ..retrieval.candidates import PASSAGES_PER_DOCUMENT, Candidates, select_passages
-from ..retrieval.pipeline import QueryRequest, answer
-from ..retrieval.profiles import PROFILES, Profile, get_profile
-from ..retrieval.search import retrieve
-from ..service import SmartVector
-from ..settings import load_settings
+from ...clock import parse_time, to_us
+from ...errors import InputError
+from ...retrieval.candidates import PASSAGES_PER_DOCUMENT, Candidates, select_passages
+from ...retrieval.pipeline import QueryRequest, answer
+from ...retrieval.profiles import PROFILES, Profile, get_profile
+from ...retrieval.search import retrieve
+from ...service import SmartVector
+from ...settings import load_settings
 from .baselines import (
     LANGCHAIN_DECAY_RATE,
     LLAMAINDEX_TIME_DECAY,

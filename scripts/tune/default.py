@@ -1,6 +1,6 @@
 """Tune the ``default`` profile on the paper suite's TUNE split (never the held-out split).
 
-Usage: python scripts/tune_default.py [--misses]
+Usage: python scripts/tune/default.py [--misses]
 Prints the tune-split metrics of a grid of weight variants of ``default`` and, with --misses,
 the queries the current preset gets wrong.
 """
@@ -13,8 +13,8 @@ from dataclasses import replace
 
 from smartvector_core.config import SignalWeights
 from smartvector_core.embedding import get_embedder
-from smartvector_core.evaluation.paper_suite import generate_paper_suite
-from smartvector_core.evaluation.runner import prepared_bench
+from smartvector_core.evaluation.accuracy.paper_suite import generate_paper_suite
+from smartvector_core.evaluation.accuracy.runner import prepared_bench
 from smartvector_core.retrieval.profiles import DEFAULT
 
 

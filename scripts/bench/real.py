@@ -27,7 +27,7 @@ encoder id and text digest (``SMARTVECTOR_EMBED_CACHE_DIR``, default
 it was and makes a second run cheap. ``SMARTVECTOR_REALDATA`` overrides where the shared sets lie
 (default ``../shared/realdata``; for a checkout elsewhere, e.g. an exported earlier commit).
 
-    nice -n 10 python scripts/bench_real.py --sample 200 --out /tmp/bench-real/before
+    nice -n 10 python scripts/bench/real.py --sample 200 --out /tmp/bench-real/before
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 REALDATA = Path(os.environ.get("SMARTVECTOR_REALDATA", ROOT.parent / "shared" / "realdata"))
 SNAPSHOT = Path("/work/.mirror/realtimeqa+realtimeqa_public/repo")
 SHARED_SETS = ("timeqa-train", "situatedqa-train", "situatedqa-dev")

@@ -1,6 +1,6 @@
-"""Local vs Ray consolidation time: ``python scripts/bench_ray_consolidate.py [N]``.
+"""Local vs Ray consolidation time: ``python scripts/bench/ray_consolidate.py [N]``.
 
-Ingests N synthetic policy-like documents (``bench_consolidate.corpus``: numbers with units,
+Ingests N synthetic policy-like documents (``scripts/bench/consolidate.py`` ``corpus``: numbers with units,
 versions sharing a title, citations; about one chunk each) with the hashing embedder into two
 fresh stores without consolidating, then times the first (all-new) consolidation with the local
 engine and with the Ray engine on ``ray.init(num_cpus=2)`` (start-up timed apart; ``--warm``: the workers are started and
@@ -17,10 +17,10 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 os.environ.setdefault("LANCEDB_LOG", "error")
 
-from bench_consolidate import NOW, corpus  # noqa: E402
+from consolidate import NOW, corpus  # noqa: E402
 
 from smartvector_core.embedding import HashingEmbedder  # noqa: E402
 from smartvector_core.scaleout.ray_ingest import REPO_ROOT  # noqa: E402

@@ -1,6 +1,6 @@
 """Load test of the HTTP query API against the in-process query, on one store, in one run.
 
-    .venv/bin/python scripts/bench_api.py [--chunks 100000] [--clients 8] [--seconds 60] [--json]
+    .venv/bin/python scripts/bench/api.py [--chunks 100000] [--clients 8] [--seconds 60] [--json]
 
 Builds a store of ``--chunks`` synthetic chunks (embedding-like vectors, the same builder as
 ``perf``), builds its indexes, then:
@@ -30,7 +30,7 @@ from pathlib import Path
 
 import numpy as np
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
 
 from smartvector_core.embedding import get_embedder  # noqa: E402

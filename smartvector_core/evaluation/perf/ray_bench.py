@@ -18,7 +18,7 @@ out and its vectors back (:func:`actor_probe`): the terms of the model in docs/S
 ``--model hashing`` uses the hashing embedder: what remains is the engines' own cost (chunking,
 orchestration, row building, writes) without the encoder.
 
-    python -m smartvector_core.scaleout.bench --chunks 100000 --workers 2 [--model hashing] [--json OUT]
+    python -m smartvector_core.evaluation.perf.ray_bench --chunks 100000 --workers 2 [--model hashing] [--json OUT]
 """
 
 from __future__ import annotations
@@ -34,14 +34,14 @@ import pyarrow as pa
 
 
 def _app(directory: str, model: str, embedder):
-    from ..service import SmartVector
-    from ..settings import load_settings
+    from ...service import SmartVector
+    from ...settings import load_settings
 
     return SmartVector(load_settings(directory, env={"SMARTVECTOR_MODEL": model}), embedder=embedder)
 
 
 def _local_embedder(model: str, threads: int):
-    from ..embedding import OnnxEmbedder, get_embedder
+    from ...embedding import OnnxEmbedder, get_embedder
 
     return get_embedder(model) if model.startswith("hashing") else OnnxEmbedder(model, threads=threads)
 
@@ -99,7 +99,7 @@ def actor_probe(model: str, batch: int, texts: list[str], rounds: int = 5) -> di
     ``rounds``)."""
     import ray
 
-    from .ray_ingest import EncoderPool
+    from ...scaleout.ray_ingest import EncoderPool
 
     t0 = time.perf_counter()
     started = EncoderPool(model, 1, batch=batch)
@@ -131,9 +131,9 @@ def main() -> None:
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
 
-    from ..evaluation import perf
-    from ..ingest import validate_records
-    from .ray_ingest import LazyEmbedder, ensure_ray, ingest_documents_ray
+    from ...ingest import validate_records
+    from ...scaleout.ray_ingest import LazyEmbedder, ensure_ray, ingest_documents_ray
+    from .. import perf
 
     os.environ.setdefault("LANCEDB_LOG", "error")
     records = perf.synthetic_records(args.chunks, per_doc=4, prefix="ray")

@@ -62,8 +62,8 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from ..clock import iso
-from ..errors import InputError
+from ...clock import iso
+from ...errors import InputError
 from .paper_facts import (
     ACTIVE_QUESTIONS,
     EVENT_REASONS,

@@ -20,8 +20,8 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import InputError
-from ..retrieval.calibration import (  # noqa: F401  (one home)
+from ...errors import InputError
+from ...retrieval.calibration import (  # noqa: F401  (one home)
     auroc,
     brier_decomposition,
     confidence_report,

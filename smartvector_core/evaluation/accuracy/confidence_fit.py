@@ -41,12 +41,12 @@ from typing import Any
 
 import numpy as np
 
-from ..clock import iso, parse_time
-from ..config import DEFAULT_ENGINE
-from ..embedding_cache import CachedEmbedder
-from ..errors import InputError
-from ..retrieval import confidence_model as cm
-from ..retrieval.calibration import KNOTS_FILE, calibrate, certainty
+from ...clock import iso, parse_time
+from ...config import DEFAULT_ENGINE
+from ...embedding_cache import CachedEmbedder
+from ...errors import InputError
+from ...retrieval import confidence_model as cm
+from ...retrieval.calibration import KNOTS_FILE, calibrate, certainty
 from .metrics import confidence_report
 from .paper_suite import generate_paper_suite
 from .runner import prepared_bench
@@ -340,7 +340,7 @@ def report_table(rows: dict[tuple[str, str], dict[str, np.ndarray]], fitted: dic
 
 def write_prior(fitted: dict[str, dict[str, Any]], meta: dict[str, Any], path: Path = KNOTS_FILE) -> None:
     path.write_text(json.dumps({"meta": meta, "profiles": fitted}, indent=1), encoding="utf-8")
-    from ..retrieval import calibration
+    from ...retrieval import calibration
 
     calibration._shipped.cache_clear()
     cm.clear_cache()
@@ -353,7 +353,7 @@ def fit_prior_command(*, embedder, repo: Path, realdata: Path, realtimeqa: Path 
     off: the rows already in ``rows_dir``), fit the prior, write it (``write``), and report the
     top-1 table of every corpus' report part: naive, and each profile before (``before``: the
     earlier prior's file, default the one being replaced) and after."""
-    from ..retrieval.profiles import PROFILES
+    from ...retrieval.profiles import PROFILES
 
     t0 = time.perf_counter()
     previous = json.loads((before or KNOTS_FILE).read_text(encoding="utf-8")) if (before or KNOTS_FILE).exists() else None

@@ -21,7 +21,7 @@ Method (say it with every figure):
   force), same prefilter; the share of the exact top-20 found. Peak RSS is read (VmHWM) after
   the timed queries and before the brute-force searches, which read every vector once.
 
-    python scripts/bench_million.py --rows 1000000 --dir /tmp/million [--rounds 2] [--recall 30] [--json OUT]
+    python scripts/bench/million.py --rows 1000000 --dir /tmp/million [--rounds 2] [--recall 30] [--json OUT]
 
 The store is kept in ``--dir`` (rebuilt with ``--rebuild``), so the query half can be re-run alone.
 """
@@ -36,7 +36,7 @@ import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("LANCEDB_LOG", "error")
 

@@ -21,11 +21,11 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import InputError
-from ..retrieval import confidence_model as cm
-from ..retrieval.calibration import KNOTS_FILE, expected_calibration_error
-from ..service import SmartVector
-from ..settings import load_settings
+from ...errors import InputError
+from ...retrieval import confidence_model as cm
+from ...retrieval.calibration import KNOTS_FILE, expected_calibration_error
+from ...service import SmartVector
+from ...settings import load_settings
 from .ablation import DEFAULT_SWEEP_STEP, run_ablations, weight_sweep
 from .paper_suite import CONTRADICTION_RATES, DEFAULT_SEED, generate_paper_suite
 from .runner import ALL_PROFILES, TimedEmbedder, check_profiles, prepared_bench, score_profiles

@@ -12,7 +12,7 @@ the newest article of the story; older ones are near-duplicates (naive cosine ca
 Result (tune splits, top-1): news quiz 0.354 at gain 0 -> 0.531 (1.5, 3.5) -> 0.743 (4, 6) -> 0.752 (6, 8, stale@1
 0.115 against 0.088); changelogs 0.96 and flask-docs 0.77 at every point (their pools hold no news).
 
-Usage: python scripts/tune_recency.py
+Usage: python scripts/tune/recency.py
 """
 
 from __future__ import annotations
@@ -24,10 +24,10 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from smartvector_core.embedding import get_embedder
-from smartvector_core.evaluation.runner import prepared_bench
+from smartvector_core.evaluation.accuracy.runner import prepared_bench
 from smartvector_core.retrieval.profiles import DEFAULT
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 NAMES = ["Harbour City", "Northbridge", "Eastfield", "Westmoor", "Riverside", "Oakvale", "Stonebridge", "Lakeshore",
          "Millbrook", "Ashford", "Kingsport", "Fairhaven", "Redcliff", "Greenhill", "Brookside", "Silverton"]
 PEOPLE = ["Ana Ruiz", "Tom Becker", "Li Wei", "Sara Okafor", "Jon Lund", "Mia Rossi", "Omar Haddad", "Eva Novak",
