@@ -42,7 +42,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..store_schema import DOC_COLUMNS, vector_matrix
+from ..store.schema import DOC_COLUMNS, vector_matrix
 from .documents import Documents
 from .neighbours import _ID_TOKEN, _WORDS, citable_id
 
