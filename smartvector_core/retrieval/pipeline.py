@@ -24,7 +24,7 @@ from ..config import DEFAULT_ENGINE, EngineConfig
 from ..errors import InputError
 from ..knowledge import KnowledgeState
 from ..models import QueryResponse
-from ..temporal import parse_intent
+from ..temporal import declared_version, parse_intent
 from .candidates import PASSAGES_PER_DOCUMENT, Candidates
 from .confidence import abstention
 from .confidence_model import question_words, version_of
@@ -105,6 +105,8 @@ def answer(cands: Candidates, request: QueryRequest, profile: Profile, knowledge
     as_of_us = to_us(request.as_of)
     config = request.config
     intent = parse_intent(request.text, request.as_of, config.temporal.intent) if profile.use_intent else None
+    if intent is not None:   # "2025-Q1" declared as a version by a candidate is that version, not a quarter
+        intent = declared_version(intent, set(cands.version.tolist()))
     t_us = as_of_us   # the moment of judgement: a date the question names moves it, a future one too
     if intent is not None and intent.judged_at is not None:
         t_us = to_us(intent.judged_at)
