@@ -45,10 +45,12 @@ from .scoring import (
     SignalSet,
     current_decay,
     current_signal,
+    fusion_signal,
     pool_time_sensitivity,
     recency_and_decay,
     recency_factor,
     relative_similarity,
+    roundup_titles,
     semantic_signal,
     temporal_layer_score,
     temporal_signal,
@@ -208,7 +210,7 @@ def rerank(cands: Candidates, profile: Profile, *, t_us: int, intent: QueryInten
     if profile.scorer == "default":
         version_named = intent is not None and bool(intent.version)
         score, adjusted = _adjust(pool, profile, codes, score, bypass if version_named else None, k,
-                                  scoring.version_not_named_factor)
+                                  scoring.version_not_named_factor, scoring.news_half_life_days)
         notes = _with_notes(notes, adjusted)
 
     action = np.full(n, "SOLO", dtype=object)
@@ -289,12 +291,16 @@ def one_per_chain(pool: Pool, codes: np.ndarray, score: np.ndarray) -> np.ndarra
 
 
 def _adjust(pool: Pool, profile: Profile, codes: np.ndarray, score: np.ndarray, version_hit: np.ndarray | None,
-            k: int, version_factor: float) -> tuple[np.ndarray, dict[int, list[str]]]:
+            k: int, version_factor: float, news_half_life_days: float
+            ) -> tuple[np.ndarray, dict[int, list[str]]]:
     """The ``default`` profile's demotions, returned as (new scores, the notes that explain them
     in the result's reasons): candidates not carrying a version the question names
     (× ``version_factor``, ``ScoringConfig.version_not_named_factor``);
     candidates that rely on a superseded version (the ripple, at query time); the lower-trust
-    side of a contradiction."""
+    side of a contradiction; a news roundup (a news-like doc type, half-life <=
+    ``news_half_life_days``, whose title lists several stories: :func:`scoring.roundup_titles`),
+    × ``profile.roundup_demotion``, so that the story's own article, about as similar, ranks
+    above the roundup that tells it in a few lines (a roundup alone still answers)."""
     notes: dict[int, list[str]] = {}
     kept = codes == KEEP
     if version_hit is not None and (version_hit & kept).any():
@@ -309,6 +315,12 @@ def _adjust(pool: Pool, profile: Profile, codes: np.ndarray, score: np.ndarray, 
     if profile.contradiction_demotion < 1.0:
         score, demoted = _demote_contradicted(pool, codes, score, k, profile.contradiction_demotion)
         notes = _with_notes(notes, demoted)
+    if profile.roundup_demotion < 1.0:
+        roundup = kept & (pool.half_life <= news_half_life_days) & roundup_titles(pool.cands.title)
+        score = np.where(roundup, score * profile.roundup_demotion, score)
+        for i in np.flatnonzero(roundup):
+            notes.setdefault(int(i), []).append(
+                f"a roundup of several stories (its title lists them): score x{profile.roundup_demotion}")
     return score, notes
 
 
@@ -428,6 +440,7 @@ def _score(pool: Pool, profile: Profile, intent, scoring, temporal=DEFAULT_TEMPO
         weights["trust"] = profile.trust_weight + weights.pop("confidence")
         values["lexical"] = cands.lexical_signal()
         weights["lexical"] = profile.lexical_weight
+        _add_fusion(values, weights, cands, profile)
         soft = intent.soft_range_us if (intent is not None and profile.use_intent) else None
         if soft is not None:
             values["temporal"] = _soft_window(pool, soft, recent)
@@ -469,6 +482,15 @@ def _recency_factor(pool: Pool, profile: Profile, intent, soft, scoring, cfg=DEF
     return recency_factor(question, tau, gain=profile.recency_pool_gain, cap=max(profile.recency_cap, question))
 
 
+def _add_fusion(values: dict, weights: dict, cands, profile: Profile) -> None:
+    """The ``fusion`` signal (:func:`scoring.fusion_signal`: RRF of the pool's cosine ranking and
+    the question's full-text ranking) joins ``values`` and ``weights`` with the profile's weight,
+    when the full-text search ran."""
+    if profile.fusion_weight > 0 and cands.text_rank is not None:
+        values["fusion"] = fusion_signal(cands.raw_cosine, cands.text_ranks())
+        weights["fusion"] = profile.fusion_weight
+
+
 def _add_content_time(values: dict, weights: dict, cands, profile: Profile, intent,
                       temporal: TemporalConfig = DEFAULT_TEMPORAL) -> None:
     """The ``content_time`` signal (:mod:`.content_match`) joins ``values`` and ``weights``, with
@@ -492,6 +514,7 @@ def _in_period(cands, profile, intent=None, temporal: TemporalConfig = DEFAULT_T
         return SignalSet(values={"semantic": sem}, weights={"semantic": np.ones(n)}, score=sem)
     values = {"semantic": sem, "lexical": cands.lexical_signal()}
     weights = {"semantic": profile.weights.semantic, "lexical": profile.lexical_weight}
+    _add_fusion(values, weights, cands, profile)
     _add_content_time(values, weights, cands, profile, intent, temporal)
     total = sum(weights.values())
     return weighted_sum(values, {name: w / total for name, w in weights.items()})

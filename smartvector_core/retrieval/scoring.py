@@ -40,6 +40,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from ..clock import US_PER_DAY
 from ..config.scoring import (  # noqa: F401  (the scoring constants, re-exported)
@@ -50,6 +52,7 @@ from ..config.scoring import (  # noqa: F401  (the scoring constants, re-exporte
     NEWS_HALF_LIFE_DAYS,
     POOL_TOP_DOCUMENTS,
     RELEVANCE_GATE,
+    RRF_K,
     SEMANTIC_PENALTY,
     ScoringConfig,
 )
@@ -82,6 +85,47 @@ class SignalSet:
 def semantic_signal(raw_cosine: np.ndarray) -> np.ndarray:
     """S_sim = clip(cos, 0, 1)."""
     return np.clip(raw_cosine, 0.0, 1.0)
+
+
+def fusion_signal(raw_cosine: np.ndarray, text_rank: np.ndarray, k: float = RRF_K) -> np.ndarray:
+    """Reciprocal-rank fusion of the pool's two rankings (Cormack et al., SIGIR 2009), scaled
+    into [0, 1] by its largest value::
+
+        S_fusion = (1 / (k + r_vec) + [r_text > 0] / (k + r_text)) / (2 / (k + 1))
+
+    ``r_vec``: the passage's rank by raw cosine in the pool (1 = most similar; ties by row);
+    ``r_text``: its rank among the question's full-text hits (1 = best BM25; 0: not a hit, which
+    adds nothing). The passage first in both gets 1; first by cosine and no text hit 0.5. The
+    same fusion as the ``hybrid`` baseline (k = 60), on the pool the profile scores.
+    """
+    cos = np.asarray(raw_cosine, dtype=np.float64)
+    rank_vec = np.empty(len(cos), dtype=np.float64)
+    rank_vec[np.argsort(-cos, kind="stable")] = np.arange(1, len(cos) + 1)
+    text = np.asarray(text_rank, dtype=np.float64)
+    fused = 1.0 / (k + rank_vec) + np.where(text > 0, 1.0 / (k + np.maximum(text, 1.0)), 0.0)
+    return fused * (k + 1) / 2.0
+
+
+#: a title's item separators: ", ", "; ", ": ", ". " and " and " (RE2, for pyarrow.compute)
+_TITLE_ITEM_SEPARATOR = r",\s|;\s|:\s|\.\s|\sand\s"
+ROUNDUP_TITLE_ITEMS = 3   # ours: a title listing this many items or more is a roundup's
+
+
+def roundup_titles(titles: np.ndarray, min_items: int = ROUNDUP_TITLE_ITEMS) -> np.ndarray:
+    """Which titles are a roundup's (ours): a title that lists ``min_items`` items or more,
+    separated by ", ", "; ", ": ", ". " or " and " ("Yellowstone floods, Fed meeting: 5 things to
+    know Wednesday"; "Justice Stephen Breyer, NATO and R. Kelly. It's Wednesday's news."). A
+    roundup tells several stories of its day in a few lines each; a question about one of
+    them is better answered by that story's own article, which it matches about as well (its
+    few lines share the question's words). Counted with ``pyarrow.compute`` over all titles
+    at once; a title without separators ("Yellowstone still closed as flooding recedes") is
+    one item.
+    """
+    if not len(titles):
+        return np.zeros(0, dtype=bool)
+    arr = pa.array([t if isinstance(t, str) else "" for t in titles], type=pa.string())
+    separators = pc.count_substring_regex(arr, _TITLE_ITEM_SEPARATOR).to_numpy(zero_copy_only=False)
+    return separators + 1 >= min_items
 
 
 def relative_similarity(raw_cosine: np.ndarray) -> np.ndarray:
