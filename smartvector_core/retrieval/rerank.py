@@ -13,6 +13,7 @@ chains when it asks for the oldest or newest version, and the rows that get a no
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -81,9 +82,15 @@ class Ranked:
     severity: np.ndarray | None = None       # numeric change against the previous version (0..1)
     range_ignored: bool = False              # the named period held no relevant candidate
     named_period: tuple[int, int] | None = None   # the period the question names (content time)
+    archived: Mapping[str, str] = field(default_factory=dict)   # doc id -> why an operator archived it
 
     def rejected(self) -> np.ndarray:
         return np.flatnonzero(self.reject_code != KEEP)
+
+    @property
+    def archived_any(self) -> bool:
+        """Whether a candidate was rejected as ARCHIVED."""
+        return bool((self.reject_code == _CODE_INDEX[RejectionCode.ARCHIVED]).any())
 
 
 @dataclass(frozen=True)
@@ -147,9 +154,14 @@ def _with_notes(notes: dict[int, list[str]], more: dict[int, list[str]]) -> dict
 
 
 def rerank(cands: Candidates, profile: Profile, *, t_us: int, intent: QueryIntent | None,
-           knowledge, k: int, scoring=DEFAULT_SCORING, temporal: TemporalConfig = DEFAULT_TEMPORAL) -> Ranked:
+           knowledge, k: int, scoring=DEFAULT_SCORING, temporal: TemporalConfig = DEFAULT_TEMPORAL,
+           archived: Mapping[str, str] | None = None) -> Ranked:
     """Gates, signals, profile score, chains, pairing over ``cands`` at ``t_us``; ``scoring`` and
-    ``temporal``: the query's configuration (``EngineConfig.scoring`` / ``.temporal``)."""
+    ``temporal``: the query's configuration (``EngineConfig.scoring`` / ``.temporal``).
+
+    ``archived``: the documents an operator archived by the moment asked (doc id -> the reason
+    shown), rejected as ARCHIVED under every profile, before any other gate: a person took them
+    out of answers."""
     n = len(cands)
     half_life, type_weight, floors = profile_arrays(cands.doc_type, cands.kind)
     states = validity_states(cands.kind, cands.valid_from_us, cands.valid_until_us, t_us)
@@ -179,6 +191,9 @@ def rerank(cands: Candidates, profile: Profile, *, t_us: int, intent: QueryInten
                               doc_code=cands.doc_code))
 
     codes = np.full(n, KEEP, dtype=np.int16)
+    archived = dict(archived or {})
+    if archived:
+        codes = reject(codes, np.isin(cands.doc_id, np.array(list(archived), dtype=object)), RejectionCode.ARCHIVED)
     notes: dict[int, list[str]] = {}
     soft = intent.soft_range_us if (intent is not None and profile.use_intent) else None
     recent = ended_in_window(cands, states, soft)
@@ -226,7 +241,8 @@ def rerank(cands: Candidates, profile: Profile, *, t_us: int, intent: QueryInten
     return Ranked(order=order, score=final, signals=signals, states=states, decay=decay,
                   trust=pool.trust, reject_code=codes, chain=pool.chain, partner=partner, action=action,
                   notes=notes, severity=severity, range_ignored=range_ignored,
-                  named_period=intent.named_period_us if (intent is not None and profile.use_intent) else None)
+                  named_period=intent.named_period_us if (intent is not None and profile.use_intent) else None,
+                  archived=archived)
 
 
 def _gate(pool: Pool, codes: np.ndarray, rng, bypass: np.ndarray, profile: Profile, scoring) -> np.ndarray:
