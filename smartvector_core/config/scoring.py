@@ -17,8 +17,6 @@ SEMANTIC_PENALTY = 0.3                  # blog: "normalized_score < min_threshol
 RELEVANCE_GATE = 0.15                   # ours: raw cosine under this is not about the question
 NEWS_HALF_LIFE_DAYS = 30.0              # ours: doc types decaying at least this fast are news-like
 NEWS_CURRENT_DAYS = 7.0                 # ours: news of the question's last week is all current (retrieval.scoring.current_decay)
-#: RRF's k constant (Cormack et al., SIGIR 2009, found k = 60 works well; ranx, Elastic and others use it)
-RRF_K = 60
 POOL_TOP_DOCUMENTS = 10                 # ours: the documents that say what a pool is about
 VERSION_NOT_NAMED_FACTOR = 0.8          # ours: score factor for candidates not carrying a version the question names
 

@@ -19,9 +19,10 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ..config.scoring import RRF_K  # noqa: F401  (re-exported: the hybrid baseline's k)
 from ..errors import InputError
 
+#: RRF's k constant (Cormack et al. 2009 found k = 60 works well; ranx, Elastic and others use it).
+RRF_K = 60
 #: LangChain TimeWeightedVectorStoreRetriever default ``decay_rate``.
 LANGCHAIN_DECAY_RATE = 0.01
 #: LlamaIndex TimeWeightedPostprocessor default ``time_decay``.

@@ -66,7 +66,6 @@ class Candidates:
     superseded_us: np.ndarray
     authority: np.ndarray     # float64, NaN where the record gave none
     lexical: np.ndarray | None = None   # BM25 of the passage / best BM25 of the query, in [0, 1]
-    text_rank: np.ndarray | None = None  # the passage's rank among the question's full-text hits (1 = best; 0 = none)
     # the periods each passage's text names (store_schema.content_spans): Arrow list arrays
     content_start: pa.Array | None = None
     content_end: pa.Array | None = None
@@ -94,48 +93,39 @@ class Candidates:
         """The lexical (BM25) signal per passage; zeros when no full-text search was run."""
         return np.zeros(len(self)) if self.lexical is None else self.lexical
 
-    def text_ranks(self) -> np.ndarray:
-        """The passage's rank among the question's full-text hits (1 = best BM25), 0 where it is
-        none of them or no full-text search was run."""
-        return np.zeros(len(self), dtype=np.int64) if self.text_rank is None else self.text_rank
-
     @classmethod
     def empty(cls) -> Candidates:
         return cls.from_search(None)
 
     @classmethod
-    def from_search(cls, hits: pa.Table | None, lexical: dict[str, float] | None = None,
-                    text_rank: dict[str, int] | None = None) -> Candidates:
+    def from_search(cls, hits: pa.Table | None, lexical: dict[str, float] | None = None) -> Candidates:
         """Search hits (chunks, with ``_distance`` and every ``SEARCH_COLUMNS``) -> one row per
         chunk, most similar first (ties: search order).
 
         Cosine similarity = 1 − cosine distance. ``lexical`` maps chunk ids to their lexical
-        signal (:func:`.lexical.lexical_signal`), ``text_rank`` to their rank among the question's
-        full-text hits; chunks absent from them get 0.
+        signal (:func:`.lexical.lexical_signal`); chunks absent from it get 0.
         """
         if hits is None or hits.num_rows == 0:
             z = np.zeros(0)
             o = np.zeros(0, dtype=object)
             i = np.zeros(0, dtype=np.int64)
             return cls(o, o, o, o, o, o, np.zeros(0, np.int8), o, o, o, o, o, z, i, np.zeros(0, bool), i, i, i, z,
-                       None if lexical is None else z, None if text_rank is None else i)
+                       None if lexical is None else z)
         similarity, doc_ids, keep = _passages(hits)
         hits = hits.take(pa.array(keep))
         chunk_ids = _objects(hits.column("chunk_id"))
         return cls(chunk_id=chunk_ids, doc_id=doc_ids[keep], text=_objects(hits.column("text")),
-                   raw_cosine=similarity[keep], lexical=_lexical(chunk_ids, lexical),
-                   text_rank=_ranks(chunk_ids, text_rank), **document_fields(hits),
+                   raw_cosine=similarity[keep], lexical=_lexical(chunk_ids, lexical), **document_fields(hits),
                    **_spans(hits))
 
     @classmethod
     def from_chunk_hits(cls, hits: pa.Table, fields_by_doc: dict[str, np.ndarray], positions,
-                        lexical: dict[str, float] | None = None, text_rank: dict[str, int] | None = None
-                        ) -> Candidates | None:
+                        lexical: dict[str, float] | None = None) -> Candidates | None:
         """Hits holding only ``CHUNK_COLUMNS`` and ``_distance`` -> one row per chunk, the
         document-level fields taken from ``fields_by_doc`` (:func:`document_fields` of every
         document) at ``positions(doc_ids)``; None when a hit's document is not among them."""
         if hits.num_rows == 0:
-            return cls.from_search(None, lexical, text_rank)
+            return cls.from_search(None, lexical)
         similarity, doc_ids, keep = _passages(hits)
         at = positions(doc_ids[keep])
         if (at < 0).any():
@@ -144,7 +134,6 @@ class Candidates:
         chunk_ids = _objects(hits.column("chunk_id").take(rows))
         return cls(chunk_id=chunk_ids, doc_id=doc_ids[keep], text=_objects(hits.column("text").take(rows)),
                    raw_cosine=similarity[keep], lexical=_lexical(chunk_ids, lexical),
-                   text_rank=_ranks(chunk_ids, text_rank),
                    **{name: values[at] for name, values in fields_by_doc.items()}, **_spans(hits.take(rows)))
 
 
@@ -170,12 +159,6 @@ def _lexical(chunk_ids: np.ndarray, lexical: dict[str, float] | None) -> np.ndar
     if lexical is None:
         return None
     return np.fromiter((lexical.get(c, 0.0) for c in chunk_ids), dtype=np.float64, count=len(chunk_ids))
-
-
-def _ranks(chunk_ids: np.ndarray, ranks: dict[str, int] | None) -> np.ndarray | None:
-    if ranks is None:
-        return None
-    return np.fromiter((ranks.get(c, 0) for c in chunk_ids), dtype=np.int64, count=len(chunk_ids))
 
 
 EXTRA_PASSAGE_MIN_SIMILARITY = 0.8   # ours: a second passage shows when its cosine is >= 0.8 x its document's best

@@ -35,7 +35,6 @@ class Profile:
     contradiction_demotion: float = 1.0  # default only: score factor for the lower-trust side of a conflict
     roundup_demotion: float = 1.0      # default only: score factor for a news roundup (scoring.roundup_titles)
     lexical_weight: float = 0.0        # default only: weight of the BM25 signal (scoring.py)
-    fusion_weight: float = 0.0         # default only: weight of the RRF of the vector and full-text ranks
     content_time_weight: float = 0.0   # default only: weight of the content_time signal (retrieval.content_match)
     recency_pool_gain: float = 0.0     # default only: adaptive recency, gain on the pool's news share
     recency_cap: float = 3.5           # default only: adaptive recency, largest factor on the temporal weight

@@ -46,7 +46,6 @@ from .scoring import (
     SignalSet,
     current_decay,
     current_signal,
-    fusion_signal,
     pool_time_sensitivity,
     recency_and_decay,
     recency_factor,
@@ -456,7 +455,6 @@ def _score(pool: Pool, profile: Profile, intent, scoring, temporal=DEFAULT_TEMPO
         weights["trust"] = profile.trust_weight + weights.pop("confidence")
         values["lexical"] = cands.lexical_signal()
         weights["lexical"] = profile.lexical_weight
-        _add_fusion(values, weights, cands, profile)
         soft = intent.soft_range_us if (intent is not None and profile.use_intent) else None
         if soft is not None:
             values["temporal"] = _soft_window(pool, soft, recent)
@@ -498,15 +496,6 @@ def _recency_factor(pool: Pool, profile: Profile, intent, soft, scoring, cfg=DEF
     return recency_factor(question, tau, gain=profile.recency_pool_gain, cap=max(profile.recency_cap, question))
 
 
-def _add_fusion(values: dict, weights: dict, cands, profile: Profile) -> None:
-    """The ``fusion`` signal (:func:`scoring.fusion_signal`: RRF of the pool's cosine ranking and
-    the question's full-text ranking) joins ``values`` and ``weights`` with the profile's weight,
-    when the full-text search ran."""
-    if profile.fusion_weight > 0 and cands.text_rank is not None:
-        values["fusion"] = fusion_signal(cands.raw_cosine, cands.text_ranks())
-        weights["fusion"] = profile.fusion_weight
-
-
 def _add_content_time(values: dict, weights: dict, cands, profile: Profile, intent,
                       temporal: TemporalConfig = DEFAULT_TEMPORAL) -> None:
     """The ``content_time`` signal (:mod:`.content_match`) joins ``values`` and ``weights``, with
@@ -530,7 +519,6 @@ def _in_period(cands, profile, intent=None, temporal: TemporalConfig = DEFAULT_T
         return SignalSet(values={"semantic": sem}, weights={"semantic": np.ones(n)}, score=sem)
     values = {"semantic": sem, "lexical": cands.lexical_signal()}
     weights = {"semantic": profile.weights.semantic, "lexical": profile.lexical_weight}
-    _add_fusion(values, weights, cands, profile)
     _add_content_time(values, weights, cands, profile, intent, temporal)
     total = sum(weights.values())
     return weighted_sum(values, {name: w / total for name, w in weights.items()})

@@ -52,7 +52,6 @@ from ..config.scoring import (  # noqa: F401  (the scoring constants, re-exporte
     NEWS_HALF_LIFE_DAYS,
     POOL_TOP_DOCUMENTS,
     RELEVANCE_GATE,
-    RRF_K,
     SEMANTIC_PENALTY,
     ScoringConfig,
 )
@@ -85,25 +84,6 @@ class SignalSet:
 def semantic_signal(raw_cosine: np.ndarray) -> np.ndarray:
     """S_sim = clip(cos, 0, 1)."""
     return np.clip(raw_cosine, 0.0, 1.0)
-
-
-def fusion_signal(raw_cosine: np.ndarray, text_rank: np.ndarray, k: float = RRF_K) -> np.ndarray:
-    """Reciprocal-rank fusion of the pool's two rankings (Cormack et al., SIGIR 2009), scaled
-    into [0, 1] by its largest value::
-
-        S_fusion = (1 / (k + r_vec) + [r_text > 0] / (k + r_text)) / (2 / (k + 1))
-
-    ``r_vec``: the passage's rank by raw cosine in the pool (1 = most similar; ties by row);
-    ``r_text``: its rank among the question's full-text hits (1 = best BM25; 0: not a hit, which
-    adds nothing). The passage first in both gets 1; first by cosine and no text hit 0.5. The
-    same fusion as the ``hybrid`` baseline (k = 60), on the pool the profile scores.
-    """
-    cos = np.asarray(raw_cosine, dtype=np.float64)
-    rank_vec = np.empty(len(cos), dtype=np.float64)
-    rank_vec[np.argsort(-cos, kind="stable")] = np.arange(1, len(cos) + 1)
-    text = np.asarray(text_rank, dtype=np.float64)
-    fused = 1.0 / (k + rank_vec) + np.where(text > 0, 1.0 / (k + np.maximum(text, 1.0)), 0.0)
-    return fused * (k + 1) / 2.0
 
 
 #: a title's item separators: ", ", "; ", ": ", ". " and " and " (RE2, for pyarrow.compute)

@@ -60,15 +60,15 @@ def retrieve(store, query_vector: np.ndarray | Callable[[], np.ndarray], as_of: 
         hits = indexed_vector_hits(store, chunks, query_vector, bound, pool, overfetch)
         if hits is None:
             hits = store.search(query_vector, as_of=bound, limit=pool, columns=CHUNK_COLUMNS, overfetch=overfetch)
-        hits, lexical, text_rank = with_lexical(hits, found, query_vector, CHUNK_COLUMNS)
-        cands = Candidates.from_chunk_hits(hits, fields, index.lookup, lexical, text_rank)
+        hits, lexical = with_lexical(hits, found, query_vector, CHUNK_COLUMNS)
+        cands = Candidates.from_chunk_hits(hits, fields, index.lookup, lexical)
         if cands is not None:
             return cands
     found = _start(LanceFullText(store, config=config), text, as_of, SEARCH_COLUMNS, config)
     query_vector = query_vector() if callable(query_vector) else query_vector
     hits = store.search(query_vector, as_of=as_of, limit=pool, columns=SEARCH_COLUMNS)
-    hits, lexical, text_rank = with_lexical(hits, found, query_vector, SEARCH_COLUMNS)
-    return Candidates.from_search(hits, lexical, text_rank)
+    hits, lexical = with_lexical(hits, found, query_vector, SEARCH_COLUMNS)
+    return Candidates.from_search(hits, lexical)
 
 
 def full_text_index(store, chunks: TextIndex | None, known: dict | None = None,
@@ -126,14 +126,13 @@ def search_overfetch(share: float, config: SearchConfig = DEFAULT_SEARCH) -> flo
 
 
 def with_lexical(hits: pa.Table, search: TextSearch | None, query_vector: np.ndarray,
-                 columns) -> tuple[pa.Table, dict[str, float] | None, dict[str, int] | None]:
+                 columns) -> tuple[pa.Table, dict[str, float] | None]:
     """The vector ``hits`` plus the full-text hits they lack (``_distance`` = 1 − cosine of the
-    stored vector), the lexical signal of the pool's chunks (:func:`lexical.lexical_signal`:
+    stored vector), and the lexical signal of the pool's chunks (:func:`lexical.lexical_signal`:
     the question's BM25, and which chunks of the pool name each name of the question,
-    :meth:`.full_text.TextSearch.named_in_pool`) and each full-text hit's rank (1 = best BM25,
-    the order :meth:`.full_text.TextSearch.best` returns); ``(hits, None, None)`` without a ``search``."""
+    :meth:`.full_text.TextSearch.named_in_pool`); ``(hits, None)`` without a ``search``."""
     if search is None:
-        return hits, None, None
+        return hits, None
     found = search.best()
     new = ~pc.is_in(found.column("chunk_id"), value_set=hits.column("chunk_id").combine_chunks()).to_numpy(
         zero_copy_only=False) if found.num_rows else np.zeros(0, dtype=bool)
@@ -148,8 +147,7 @@ def with_lexical(hits: pa.Table, search: TextSearch | None, query_vector: np.nda
     bm25 = dict(zip(found.column("chunk_id").to_pylist(), map(float, found.column("_score").to_pylist()),
                     strict=True))
     pool = list(dict.fromkeys(hits.column("chunk_id").to_pylist()))
-    ranks = dict(zip(found.column("chunk_id").to_pylist(), range(1, found.num_rows + 1), strict=True))
-    return hits, lexical_signal(bm25, search.named_in_pool(pool)), ranks
+    return hits, lexical_signal(bm25, search.named_in_pool(pool))
 
 
 def start_encoding(embedder, text: str) -> Future:

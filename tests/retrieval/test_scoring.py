@@ -18,7 +18,6 @@ from smartvector_core.config import PAPER_WEIGHTS
 from smartvector_core.retrieval.scoring import (
     current_signal,
     event_relevance,
-    fusion_signal,
     relative_similarity,
     roundup_titles,
     semantic_signal,
@@ -94,20 +93,6 @@ def test_four_signal_score_with_the_papers_weights():
     # 0.35·0.6 + 0.25·1.0 + 0.25·0.7 + 0.15·1 = 0.21 + 0.25 + 0.175 + 0.15 = 0.785
     assert out.score == pytest.approx([0.505, 0.785])
     assert out.contributions()["temporal"] == pytest.approx([0.05, 0.25])
-
-
-def test_fusion_signal_hand_worked():
-    # cosine ranks 1, 2, 3 (k = 60); text ranks: none, 1, 2
-    #   row 0: (1/61)            * 61/2 = 0.5
-    #   row 1: (1/62 + 1/61)     * 61/2 = 0.491935 + 0.5      = 0.991935
-    #   row 2: (1/63 + 1/62)     * 61/2 = 0.484127 + 0.491935 = 0.976062
-    got = fusion_signal(np.array([0.9, 0.8, 0.7]), np.array([0, 1, 2]))
-    assert got == pytest.approx([0.5, 0.991935, 0.976062], abs=1e-6)
-    # the cosine rank is the pool's order by cosine, not the row order
-    swapped = fusion_signal(np.array([0.7, 0.9]), np.array([1, 0]))
-    assert swapped == pytest.approx([(1 / 62 + 1 / 61) * 30.5, 0.5], abs=1e-9)
-    # first in both rankings: 1
-    assert fusion_signal(np.array([0.5]), np.array([1]))[0] == pytest.approx(1.0)
 
 
 def test_roundup_titles_count_listed_items():
