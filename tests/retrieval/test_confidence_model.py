@@ -205,7 +205,7 @@ def test_a_feature_held_fixed_gets_no_weight_and_rank_is_never_a_factor():
 
 
 def test_features_that_vary_in_one_corpus_only_are_held_at_zero():
-    from smartvector_core.evaluation.confidence_fit import single_corpus_features
+    from smartvector_core.evaluation.accuracy.confidence_fit import single_corpus_features
 
     a = np.zeros((4, len(cm.FEATURES)))
     b = np.zeros((4, len(cm.FEATURES)))
