@@ -10,7 +10,6 @@ query about an earlier moment still sees it (:func:`memory.archive.archived_at`)
 
 from __future__ import annotations
 
-from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
@@ -21,7 +20,7 @@ from ..clock import from_us, iso, to_us
 from ..errors import InputError
 from ..memory.archive import OPERATOR_MARK, ArchiveMark, archived_at, operator_moves
 from ..memory.lifecycle import check_move
-from ..models import EventType, Lifecycle, QueryResponse, Rejection, RejectionCode
+from ..models import EventType, Lifecycle
 
 ARCHIVE_REASON_MAX = 500   # characters of an operator's reason kept in the event
 ARCHIVED_BY_A_PERSON = "archived by a person"   # the event's reason when the operator gave none
@@ -92,22 +91,7 @@ class ArchiveOps:
         return {"id": doc_id, "from": before, "lifecycle": after, "reason": reason, "actor": actor, "at": iso(now)}
 
 
-def without_archived(response: QueryResponse, marks: dict[str, ArchiveMark], k: int) -> QueryResponse:
-    """``response`` with the passages of operator-archived documents moved to its rejections
-    (code ``ARCHIVED``, one per document), the rest re-ranked 1.. and cut to ``k``. Abstains when
-    nothing is left."""
-    if not marks or not any(r.id in marks for r in response.results):
-        return response
-    kept = [r for r in response.results if r.id not in marks][:k]
-    kept = [replace(r, rank=i + 1) for i, r in enumerate(kept)]
-    gone = list(dict.fromkeys(r.id for r in response.results if r.id in marks))
-    rejections = [Rejection(d, RejectionCode.ARCHIVED, _archived_reason(marks[d])) for d in gone]
-    out = replace(response, results=kept, rejections=[*rejections, *response.rejections])
-    if not kept and not response.abstained:
-        out = replace(out, abstained=True, abstain_reason="every relevant document is archived")
-    return out
-
-
-def _archived_reason(mark: ArchiveMark) -> str:
+def archived_reason(mark: ArchiveMark) -> str:
+    """The ARCHIVED rejection's reason: who archived the document, when, and why."""
     why = f": {mark.reason}" if mark.reason and mark.reason != ARCHIVED_BY_A_PERSON else ""
     return f"archived by {mark.actor or 'a person'} on {iso(from_us(mark.at_us))[:16].replace('T', ' ')} UTC{why}"

@@ -14,7 +14,7 @@ from ..models import QueryResponse
 from ..retrieval import QueryRequest, get_profile, run_query
 from ..retrieval.candidates import PASSAGES_PER_DOCUMENT
 from ..retrieval.search import start_encoding
-from .archive import without_archived
+from .archive import archived_reason
 from .core import (
     MAX_K,
 )
@@ -30,7 +30,8 @@ class QueryOps:
         document, grouped under their document (``group_by="document"``: one per document).
 
         A document an operator archived by ``as_of`` leaves the results and is listed among the
-        rejections (``ARCHIVED``: :func:`.archive.without_archived`).
+        rejections (``ARCHIVED``, who archived it, when and why: the rerank gate of
+        :func:`retrieval.rerank.rerank`).
 
         ``asked_at`` (default ``as_of``) is when the question was really asked: the query log and
         the access events carry it, so asking about a past moment never rewrites that past's
@@ -49,10 +50,9 @@ class QueryOps:
         if cache.calibration() is None:
             self._fit_store_calibration(cache)
         marks = self._archive_marks(cache.knowledge, to_us(as_of))
-        if marks:   # room for the archived documents' passages, which leave the results below
-            request = replace(request, k=min(MAX_K, k + min(len(marks), k) * max(1, per_document)))
+        if marks:
+            request = replace(request, archived={d: archived_reason(m) for d, m in marks.items()})
         response = run_query(self.store, self.embedder, request, cache=cache, vector=vector)
-        response = without_archived(response, marks, k)
         if log:
             self._log_query(response, now=asked_at or as_of)
         return response
