@@ -500,7 +500,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         app = SmartVector(load_settings(args.store))
         code = int(args.func(app, args) or 0)
-        if app._store is not None and args.func is not cmd_maintain:
+        if app.store_is_open and args.func is not cmd_maintain:
             for line in app.store.repairs:   # done when the store opened (maintain --repair prints them itself)
                 _eprint(f"warning: repaired: {line}")
         return code

@@ -26,6 +26,7 @@ from .accuracy import (  # noqa: F401
     llamaindex_time_weighted,
     measure_reembedding,
     mrr,
+    page_benchmark,
     prepared_bench,
     recall_at_k,
     robustness,
@@ -42,7 +43,7 @@ from .accuracy import (  # noqa: F401
 )
 
 __all__ = [
-    "ALL_PROFILES", "BASELINES", "BenchResult", "PAPER_FIGURES", "PreparedBench", "ablation_profiles",
+    "ALL_PROFILES", "BASELINES", "page_benchmark", "BenchResult", "PAPER_FIGURES", "PreparedBench", "ablation_profiles",
     "fit_calibration", "measure_reembedding", "prepared_bench", "robustness", "run_ablations", "run_bench",
     "run_paper_bench", "simplex_grid", "weight_sweep",
     "Suite", "evaluate", "expected_calibration_error", "fixed_recency", "generate_paper_suite",
