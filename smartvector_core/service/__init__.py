@@ -16,11 +16,8 @@ is given the parts it calls; each public method of the facade is one part's.
 from __future__ import annotations
 
 from ..config import EngineConfig
-from ..knowledge import KnowledgeCache
 from ..parts import delegate
-from ..retrieval.query_cache import QueryCaches
 from ..settings import Settings
-from ..store import Store
 from .admin import AdminService
 from .archive import ArchiveService
 from .calibration import CalibrationService
@@ -33,6 +30,7 @@ from .core import (
     RETENTION_DAYS,
     QueryLog,
     ServiceContext,
+    ServicePart,
     dumps,
 )
 from .feedback import FeedbackService
@@ -46,13 +44,14 @@ __all__ = ["MAX_K", "MAX_RETENTION_DAYS", "PRE_INGEST_TAG", "PRE_INGEST_TAG_MIN_
            "RESTORE_DETAIL_IDS", "RETENTION_DAYS", "SmartVector", "dumps", "read_queries"]
 
 
-class SmartVector:
-    """One knowledge base: a store, its embedder, and the operations on them (the parts)."""
+class SmartVector(ServicePart):
+    """One knowledge base: a store, its embedder, and the operations on them (the parts). Its
+    settings, configuration, store, embedder and caches are the shared context's (:class:`.core.ServicePart`)."""
 
     RESOLUTIONS = ReviewService.RESOLUTIONS
 
     def __init__(self, settings: Settings | None = None, *, embedder=None, config: EngineConfig | None = None) -> None:
-        self.ctx = ServiceContext(settings, embedder=embedder, config=config)
+        super().__init__(ServiceContext(settings, embedder=embedder, config=config))
         self.ingest_service = IngestService(self.ctx)
         self.log = QueryLog(self.ctx, wake=self.ingest_service.wake_dormant)
         self.archive_service = ArchiveService(self.ctx, self.log)
@@ -65,34 +64,10 @@ class SmartVector:
         self.admin_service = AdminService(self.ctx, self.log)
 
     # ------------------------------------------------------------------ shared context
-    @property
-    def settings(self) -> Settings:
-        return self.ctx.settings
-
-    @property
-    def config(self) -> EngineConfig:
-        """Every query's and consolidation's configuration (config/engine.py)."""
-        return self.ctx.config
-
-    @property
-    def embedder(self):
-        return self.ctx.embedder
-
-    @property
-    def store(self) -> Store:
-        return self.ctx.store
-
+    # settings, config, embedder, store, knowledge, query_caches: ServicePart's, through ctx
     @property
     def store_is_open(self) -> bool:
         return self.ctx.store_is_open
-
-    @property
-    def knowledge(self) -> KnowledgeCache:
-        return self.ctx.knowledge
-
-    @property
-    def query_caches(self) -> QueryCaches:
-        return self.ctx.query_caches
 
     share_embedder = delegate("ctx", ServiceContext.share_embedder)
 
