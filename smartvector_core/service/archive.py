@@ -1,6 +1,6 @@
 """Archive and unarchive: a person takes a document version out of answers, or brings it back.
 
-Part of :class:`smartvector_core.service.SmartVector` (a mixin: ``self`` is the whole service).
+A part of :class:`smartvector_core.service.SmartVector`, over its :class:`.core.ServiceContext`.
 
 Each is one appended LIFECYCLE event with its actor and reason (:mod:`memory.archive`), then the
 document's ``lifecycle`` field; nothing is deleted. A query at or after the archive moment
@@ -21,17 +21,24 @@ from ..errors import InputError
 from ..memory.archive import OPERATOR_MARK, ArchiveMark, archived_at, operator_moves
 from ..memory.lifecycle import check_move
 from ..models import EventType, Lifecycle
+from .core import QueryLog, ServiceContext, ServicePart
 
 ARCHIVE_REASON_MAX = 500   # characters of an operator's reason kept in the event
 ARCHIVED_BY_A_PERSON = "archived by a person"   # the event's reason when the operator gave none
 
 
-class ArchiveOps:
+class ArchiveService(ServicePart):
+    """Operator archive and unarchive, and the archives in force at a moment."""
+
+    def __init__(self, ctx: ServiceContext, log: QueryLog) -> None:
+        super().__init__(ctx)
+        self.log = log
+        self._operator_moves_memo: tuple | None = None   # (state, rows scanned, the operator moves found)
 
     def archive(self, doc_id: str, *, now: datetime, reason: str = "", actor: str = "operator") -> dict[str, Any]:
         """Take ``doc_id`` out of answers from ``now`` on (an ARCHIVED move by ``actor``)."""
         reason = " ".join(str(reason or "").split())[:ARCHIVE_REASON_MAX]
-        with self._log_lock, self.store.write_lock():
+        with self.ctx.log_lock, self.store.write_lock():
             before = self._lifecycle_of(doc_id)
             if before == Lifecycle.ARCHIVED.value:
                 raise InputError(f"{doc_id!r} is archived already (unarchive it to bring it back)", field="id")
@@ -43,7 +50,7 @@ class ArchiveOps:
 
         A version superseded at ``now`` stays archived: its chain's newer version answers
         (:class:`InputError` says which; ``restore`` or a re-ingest changes the chain)."""
-        with self._log_lock, self.store.write_lock():
+        with self.ctx.log_lock, self.store.write_lock():
             before = self._lifecycle_of(doc_id)
             if before != Lifecycle.ARCHIVED.value:
                 raise InputError(f"{doc_id!r} is not archived (lifecycle {before})", field="id")
@@ -56,15 +63,15 @@ class ArchiveOps:
 
     def archived_documents(self, *, as_of: datetime) -> dict[str, ArchiveMark]:
         """doc_id -> the operator archive in force at ``as_of`` (who, when, why)."""
-        self._settle()
-        return self._archive_marks(self.knowledge.get(), to_us(as_of))
+        self.log.settle()
+        return self.archive_marks(self.knowledge.get(), to_us(as_of))
 
-    def _archive_marks(self, state, as_of_us: int) -> dict[str, ArchiveMark]:
+    def archive_marks(self, state, as_of_us: int) -> dict[str, ArchiveMark]:
         """:func:`archived_at` over ``state``'s events. The operator moves are found once per
         state, then only in the rows appended since (each answer appends its ACCESS events: a
         query scans those few rows, not the whole events table)."""
         events = state.events
-        memo = getattr(self, "_operator_moves_memo", None)
+        memo = self._operator_moves_memo
         if memo is None or memo[0] is not state or memo[1] > len(events):
             memo = (state, len(events), operator_moves(events))
         elif memo[1] < len(events):
