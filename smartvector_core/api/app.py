@@ -126,7 +126,7 @@ class Engine:
             self.service.flush()
 
     def pending(self) -> int:
-        return len(self.service._pending_queries) + len(self.service._pending_events)
+        return self.service.pending_log_rows()
 
     def query(self, spec: QueryIn, *, asked_at: datetime, vector=None) -> dict[str, Any]:
         kwargs: dict[str, Any] = {}

@@ -1,6 +1,6 @@
 """Ingest and consolidation: records and files in, the demo corpus, consolidation runs, access events.
 
-Part of :class:`smartvector_core.service.SmartVector` (a mixin: ``self`` is the whole service)."""
+A part of :class:`smartvector_core.service.SmartVector`, over its :class:`.core.ServiceContext`."""
 
 from __future__ import annotations
 
@@ -19,13 +19,11 @@ from ..ingest.pipeline import prepare_documents
 from ..ingest.validate import record_warnings
 from ..models import EdgeType, EventType
 from ..settings import DEMO_CORPUS
-from .core import (
-    PRE_INGEST_TAG,
-    PRE_INGEST_TAG_MIN_DOCS,
-)
+from .core import PRE_INGEST_TAG, PRE_INGEST_TAG_MIN_DOCS, ServicePart
 
 
-class IngestOps:
+class IngestService(ServicePart):
+    """Records and files in, the demo corpus, consolidation runs, access events."""
 
     # ------------------------------------------------------------------------------ ingest
     def load_records(self, paths: Iterable[str | Path]) -> list[dict[str, Any]]:
@@ -115,11 +113,11 @@ class IngestOps:
                                    finder=finder)
         return report.to_dict()
 
-    def _wake_dormant(self, access_events: list[dict[str, Any]]) -> None:
+    def wake_dormant(self, access_events: list[dict[str, Any]]) -> None:
         """DORMANT -> ACTIVE for accessed documents (a dormant document stays searchable)."""
         ids = list(dict.fromkeys(e["doc_id"] for e in access_events))
         state = self.knowledge.get()  # cached: its documents carry the lifecycle (no store read)
-        docs = getattr(state, "docs", None)
+        docs = state.docs
         rows = docs.filter(pc.is_in(docs.column("doc_id"), value_set=pa.array(ids))) if docs is not None \
             else self.store.chunks_for_docs(ids)
         states = dict(zip(rows.column("doc_id").to_pylist(), rows.column("lifecycle").to_pylist(), strict=True))
@@ -135,4 +133,4 @@ class IngestOps:
         rows = [{"doc_id": d, "event_type": EventType.ACCESS.value, "at": now, "query_id": query_id,
                  "actor": actor, "detail": {}} for d in dict.fromkeys(doc_ids)]
         self.knowledge.record_events(rows)
-        self._wake_dormant(rows)
+        self.wake_dormant(rows)
