@@ -60,6 +60,7 @@ def _service(store_uri: str, model_name: str, options: tuple[tuple[str, str], ..
     settings = dataclasses.replace(load_settings(store_uri), model_name=model_name, storage_options=dict(options))
     sv = SmartVector(settings)
     sv.write_log_in_background()   # a question never waits for the query log's LanceDB commits
+    sv.keep_consolidation_inputs()   # an editor's next paste consolidates from a warm cache
     return sv
 
 

@@ -151,7 +151,9 @@ class Engine:
 
 def create_app(service: SmartVector | None = None, *, flush_interval_s: float = FLUSH_INTERVAL_S) -> FastAPI:
     """The FastAPI application over ``service`` (default: the store of ``$SMARTVECTOR_STORE``)."""
-    engine = Engine(service or SmartVector(), flush_interval_s=flush_interval_s)
+    service = service or SmartVector()
+    service.keep_consolidation_inputs()   # a server writes again: its ingests consolidate from a warm cache
+    engine = Engine(service, flush_interval_s=flush_interval_s)
 
     @asynccontextmanager
     async def lifespan(_: FastAPI):

@@ -91,6 +91,7 @@ class SmartVector(ServicePart):
     ingest_paths = delegate("ingest_service", IngestService.ingest_paths)
     load_demo = delegate("ingest_service", IngestService.load_demo)
     consolidate = delegate("ingest_service", IngestService.consolidate)
+    keep_consolidation_inputs = delegate("ingest_service", IngestService.keep_consolidation_inputs)
     record_access = delegate("ingest_service", IngestService.record_access)
 
     # ---------------------------------------------------------------------------- query

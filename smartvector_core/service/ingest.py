@@ -24,7 +24,22 @@ from .core import PRE_INGEST_TAG, PRE_INGEST_TAG_MIN_DOCS, ServicePart
 
 
 class IngestService(ServicePart):
-    """Records and files in, the demo corpus, consolidation runs, access events."""
+    """Records and files in, the demo corpus, consolidation runs, access events.
+
+    ``warm_inputs``: the consolidation inputs a long-lived process keeps caught up per write
+    (:class:`~smartvector_core.consolidation.incremental.ConsolidationCache`), set by
+    :meth:`keep_consolidation_inputs`; ``None`` (a one-shot command) reads the store instead,
+    since building the cache costs more than one store-reading run."""
+
+    def __init__(self, ctx) -> None:
+        super().__init__(ctx)
+        self.warm_inputs: ConsolidationCache | None = None
+
+    def keep_consolidation_inputs(self) -> None:
+        """From now on, ingests consolidate from a cache caught up per write (same result as
+        reading the store): for a process that writes again, the API server and the dashboard."""
+        if self.warm_inputs is None:
+            self.warm_inputs = ConsolidationCache()
 
     # ------------------------------------------------------------------------------ ingest
     def load_records(self, paths: Iterable[str | Path]) -> list[dict[str, Any]]:
@@ -52,7 +67,7 @@ class IngestService(ServicePart):
         report.warnings.extend(warnings)
         # also when a killed run left documents unconsolidated: a re-run converges
         wanted = consolidate and (report.added or report.updated or self._has_unconsolidated())
-        report.consolidation = self.consolidate(now=now, cached=True) if wanted else None
+        report.consolidation = self.consolidate(now=now, cached=self.warm_inputs is not None) if wanted else None
         return report
 
     def _stored_supersedes(self, skip: set) -> dict[str, tuple[str, ...]]:
@@ -104,7 +119,7 @@ class IngestService(ServicePart):
         (:mod:`smartvector_core.scaleout.ray_consolidate`); same result, writes from here.
         ``cached``: read the documents and chunks from this service's
         :class:`~smartvector_core.consolidation.incremental.ConsolidationCache` (caught up per
-        write; same result): what an ingest does, since a process that writes once writes again.
+        write; same result), made here if :meth:`keep_consolidation_inputs` has not made it.
         """
         if engine not in ("local", "ray"):
             raise ValueError(f"unknown consolidation engine {engine!r} (local or ray)")
@@ -119,11 +134,9 @@ class IngestService(ServicePart):
         return report.to_dict()
 
     def consolidation_cache(self) -> ConsolidationCache:
-        """This service's consolidation inputs, made at its first cached run."""
-        cache = self.__dict__.get("_consolidation_inputs")
-        if cache is None:
-            cache = self.__dict__.setdefault("_consolidation_inputs", ConsolidationCache())
-        return cache
+        """This service's consolidation inputs (:attr:`warm_inputs`), made at its first cached run."""
+        self.keep_consolidation_inputs()
+        return self.warm_inputs
 
     def wake_dormant(self, access_events: list[dict[str, Any]]) -> None:
         """DORMANT -> ACTIVE for accessed documents (a dormant document stays searchable)."""

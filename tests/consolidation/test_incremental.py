@@ -118,3 +118,15 @@ def test_cache_inputs_equal_the_stores_reads(twin_stores):
         assert inputs.texts.tolist() == chunks.column("text").to_pylist()
         assert (inputs.vectors == vectors).all()
     assert cache.reads == documents.reads == 1
+
+
+def test_a_one_shot_service_reads_the_store_and_a_long_lived_one_keeps_the_cache(tmp_path):
+    app = hashing_app(tmp_path / "store")
+    corpus = bench_corpus(40)
+    app.ingest_records(corpus[:20], now=NOW)
+    assert app.ingest_service.warm_inputs is None   # a CLI command: no cache built for one run
+    app.keep_consolidation_inputs()
+    cache = app.ingest_service.warm_inputs
+    app.ingest_records(corpus[20:30], now=LATER)
+    app.ingest_records(corpus[30:], now=LATER)
+    assert cache is app.ingest_service.warm_inputs and cache.reads == 1   # read once, then caught up
