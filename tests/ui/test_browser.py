@@ -108,7 +108,7 @@ def test_every_page_in_chromium(server, tmp_path):
             confidence = re.search(r"confidence (\d\.\d{3})", card.inner_text()).group(1)
             assert page.get_by_text("Results · naive").count() >= 1 and page.get_by_text("Rejected (").count() >= 2
             with page.expect_download() as download:
-                page.locator('[data-testid="stDownloadButton"]').nth(1).get_by_role("button").click()
+                page.locator('[data-testid="stDownloadButton"]').first.get_by_role("button").click()   # Results · naive
             csv = Path(download.value.path()).read_text(encoding="utf-8").splitlines()
             header, first_row = csv[0].split(","), csv[1].split(",")
             assert float(first_row[header.index("confidence")]) == float(confidence)   # the card's number
