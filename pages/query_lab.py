@@ -60,9 +60,21 @@ def ask_form() -> None:
     with shown_errors("Query"):
         asked_at = datetime.now(UTC)
         moment = as_utc(as_of) if pinned else asked_at
-        st.session_state["lab_responses"] = [
-            r.to_dict() for r in sv.compare(text, (left, right), as_of=moment, k=int(k), asked_at=asked_at)]
+        responses = [r.to_dict() for r in sv.compare(text, (left, right), as_of=moment, k=int(k), asked_at=asked_at)]
+        st.session_state["lab_responses"] = responses
+        # a query id is new at each question: no verdict names it yet (a verdict clears this)
+        st.session_state["lab_verdicts"] = {(actor_name(), r["query_id"]): {} for r in responses}
         st.session_state.pop("lab_flash", None)
+
+
+def standing_verdicts(query_id: str) -> dict[str, str]:
+    """This operator's verdicts on ``query_id``'s answers, read once per question and after
+    each verdict (``record`` forgets them), not at every rerun of the fragment."""
+    known = st.session_state.setdefault("lab_verdicts", {})
+    key = (actor_name(), query_id)
+    if key not in known:
+        known[key] = sv.standing_verdicts(query_id, actor_name())
+    return known[key]
 
 
 def record(verdict: str, doc_id: str, query_id: str) -> None:
@@ -71,6 +83,7 @@ def record(verdict: str, doc_id: str, query_id: str) -> None:
     that document."""
     if not require_write("Feedback"):
         return
+    st.session_state.pop("lab_verdicts", None)
     with shown_errors("Feedback"):
         now = utc_now()
         if verdict == "undo":
@@ -144,7 +157,7 @@ def show_response(response: dict, side: str) -> None:
     if st.session_state.get("lab_charts"):
         show_figure(charts.score_breakdown(response["results"], title=f"Score breakdown · {response['profile']}"),
                     key=f"lab_chart_{side}", config={"displayModeBar": False})
-    verdicts = sv.standing_verdicts(response["query_id"], actor_name())
+    verdicts = standing_verdicts(response["query_id"])
     groups = [] if response.get("abstained") else views.passages_by_document(response["results"])
     for first, passages in groups:
         with st.container(border=True):
