@@ -3,7 +3,7 @@
 import streamlit as st
 
 from pages._common import page_setup, service, show_figure, show_table, shown_errors
-from smartvector_core.evaluation import ALL_PROFILES, run_paper_bench
+from smartvector_core.evaluation import ALL_PROFILES
 from smartvector_core.ui import charts, views
 
 page_setup()
@@ -35,8 +35,8 @@ if go:
         if suite == "demo":
             result = views.demo_bench(service().embedder, profiles)
         else:
-            result = run_paper_bench(service().embedder, profiles=profiles, ablations=ablations, sweep=sweep,
-                                     rates=(), progress=lambda step, done, total: on_progress(bar, step, done, total))
+            result = views.paper_bench(service().embedder, profiles, ablations=ablations, sweep=sweep,
+                                       progress=lambda step, done, total: on_progress(bar, step, done, total))
         bar.progress(1.0, text="done")
         if result is not None:
             st.session_state["eval_result"] = result
@@ -56,14 +56,18 @@ if result:
         show_table(metrics.reset_index(), key="eval_metrics", file_name="metrics.csv", title="Metrics per profile")
         show_figure(charts.metric_bars(metrics), key="eval_bars")
         missed = views.as_frame(result.get("missed"))
-        if len(missed):
-            chosen = st.selectbox("Questions a profile got wrong at rank 1", sorted(missed["profile"].unique()),
-                                  index=None, key="eval_missed_profile", placeholder="Choose a profile")
+        if len(missed):     # the top-1 bars' misses, per profile (demo and paper suite alike)
+            counts = missed["profile"].value_counts()
+            chosen = st.selectbox("Questions a profile got wrong at rank 1", list(counts.index), index=None,
+                                  key="eval_missed_profile", placeholder="Choose a profile",
+                                  format_func=lambda p: f"{p} ({counts[p]} wrong)")
             if chosen:
                 wrong = missed[missed["profile"] == chosen].drop(columns=["profile"])
+                by_type = (" · by type: " + ", ".join(f"{t} {n}" for t, n in wrong["type"].value_counts().items())
+                           if "type" in wrong.columns else "")
                 show_table(wrong, key="eval_missed", file_name=f"missed_{chosen}.csv", wrap=("question",),
                            title=f"{len(wrong)} question(s) {chosen} answered wrongly at rank 1 "
-                                 f"({int(wrong['stale'].sum())} with a stale version)")
+                                 f"({int(wrong['stale'].sum())} with a stale version){by_type}")
         curves = result.get("reliability") or result.get("calibration") or {}
         st.subheader("Calibration")
         if curves:

@@ -19,6 +19,7 @@ import pandas as pd
 
 from ..clock import parse_time
 from ..errors import InputError
+from ..evaluation import run_paper_bench
 from ..evaluation.report import load_bench
 from ..evaluation.runner import run_bench
 from ..ingest import read_records, validate_records
@@ -547,12 +548,25 @@ def demo_bench(embedder, profiles: Sequence[str], *, k: int = 5) -> dict[str, An
     return out
 
 
+def paper_bench(embedder, profiles: Sequence[str], *, ablations: bool = False, sweep: bool = False,
+                progress=None) -> dict[str, Any]:
+    """The paper suite's held-out benchmark as ``bench --suite paper`` runs it (no contradiction
+    sweep), plus the questions each profile got wrong at rank 1 (:func:`missed_questions`)."""
+    kept: dict[str, Any] = {}
+    out = run_paper_bench(embedder, profiles=profiles, ablations=ablations, sweep=sweep, rates=(),
+                          progress=progress, keep_runs=kept)
+    out["missed"] = missed_questions(kept.get("runs") or {}, kept.get("queries") or [])
+    return out
+
+
 def missed_questions(runs: Mapping[str, Mapping[str, Sequence[Mapping[str, Any]]]],
                      specs: Sequence[Any]) -> list[dict[str, Any]]:
     """The questions each profile got wrong at rank 1 (what its top-1 figure counts against it):
     ``profile``, ``query_id``, ``question``, ``answered`` (its top result, "—" when none),
-    ``expected`` (the relevant ids) and ``stale`` (the answer is one of the query's stale ids)."""
+    ``expected`` (the relevant ids), ``stale`` (the answer is one of the query's stale ids) and,
+    where the questions have one (the paper suite), the question's ``type``."""
     by_id = {s.id: s for s in specs}
+    typed = any(getattr(s, "type", None) for s in specs)
     rows = []
     for profile, by_query in runs.items():
         for qid, results in by_query.items():
@@ -561,6 +575,9 @@ def missed_questions(runs: Mapping[str, Mapping[str, Sequence[Mapping[str, Any]]
                 continue
             top = str(results[0].get("id")) if results else ""
             if top not in set(spec.relevant):
-                rows.append({"profile": profile, "query_id": qid, "question": spec.text, "answered": top or "—",
-                             "expected": ", ".join(spec.relevant), "stale": top in set(spec.stale or ())})
+                row = {"profile": profile, "query_id": qid, "question": spec.text, "answered": top or "—",
+                       "expected": ", ".join(spec.relevant), "stale": top in set(spec.stale or ())}
+                if typed:
+                    row["type"] = getattr(spec, "type", None) or "—"
+                rows.append(row)
     return rows
