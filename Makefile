@@ -57,4 +57,4 @@ screenshot: $(STAMP) chromium
 # summary in .mutation/mutation.md and .mutation/mutation.json (docs/TESTING.md)
 mutation: $(STAMP)
 	$(PY) -m pip install -q -r requirements-dev.txt
-	$(PY) scripts/mutation.py $(MUTATION_ARGS)
+	$(PY) scripts/dev/mutation.py $(MUTATION_ARGS)

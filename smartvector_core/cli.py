@@ -290,10 +290,10 @@ def cmd_freshness(app: SmartVector, args) -> int:
 
 
 def _fit_prior(app: SmartVector, args) -> int:
-    """``calibration --fit-prior``: rebuild the shipped confidence prior (evaluation.confidence_fit)."""
+    """``calibration --fit-prior``: rebuild the shipped confidence prior (evaluation.accuracy.confidence_fit)."""
     from pathlib import Path
 
-    from .evaluation.confidence_fit import fit_prior_command, format_table
+    from .evaluation.accuracy.confidence_fit import fit_prior_command, format_table
 
     rtqa = Path(args.realtimeqa) if args.realtimeqa else None
     out = fit_prior_command(embedder=app.embedder, repo=Path(__file__).resolve().parent.parent,
@@ -306,8 +306,8 @@ def _fit_prior(app: SmartVector, args) -> int:
 
 
 def cmd_bench(app: SmartVector, args) -> int:
-    """``bench``: a benchmark in a temporary store (see smartvector_core.evaluation.report)."""
-    from .evaluation.report import bench_command, format_report
+    """``bench``: a benchmark in a temporary store (see smartvector_core.evaluation.accuracy.report)."""
+    from .evaluation.accuracy.report import bench_command, format_report
 
     out = bench_command(args, embedder=app.embedder, warn=lambda m: _eprint(f"warning: {m}"),
                         feedback=app.feedback_certainty_pairs if args.with_feedback else None, now=clock.now())
@@ -466,7 +466,7 @@ def build_parser() -> argparse.ArgumentParser:
                         "each question at its own as_of, as an operator asks; backdated: at the latest moment "
                         "in the data, every question dated before it")
     p.add_argument("--dump", metavar="FILE", help="--corpus/--queries only: write each profile's answer to each "
-                                                   "question here (JSON Lines; see evaluation.report.write_dump)")
+                                                   "question here (JSON Lines; see evaluation.accuracy.report.write_dump)")
     p.add_argument("--split", default="heldout", choices=["heldout", "tune", "all"], help="--suite only")
     p.add_argument("--seed", type=int, default=7, help="--suite only")
     p.add_argument("--rates", help="contradiction rates of the robustness sweep (default 0,0.25,0.5,0.75; none)")

@@ -1,5 +1,5 @@
-"""Local servers for the tests and the timing scripts (``scripts/browser_timings.py``,
-``scripts/bench_api.py``): a free port on 127.0.0.1, the wait until a server answers, and the
+"""Local servers for the tests and the timing scripts (``scripts/bench/browser_timings.py``,
+``scripts/bench/api.py``): a free port on 127.0.0.1, the wait until a server answers, and the
 dashboard served for a browser (with the Chromium it is driven by)."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The changelog parser of scripts/build_real_sets.py on snippets in each real heading format,
+"""The changelog parser of scripts/data/build_real_sets.py on snippets in each real heading format,
 and a rebuild from tiny synthetic sdists (no network)."""
 
 import importlib.util
@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-spec = importlib.util.spec_from_file_location("build_real_sets", ROOT / "scripts" / "build_real_sets.py")
+spec = importlib.util.spec_from_file_location("build_real_sets", ROOT / "scripts" / "data" / "build_real_sets.py")
 build = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(build)
 

@@ -1,4 +1,4 @@
-"""scripts/mutation.py (issue 20): every site is one token of one line, every mutant parses and
+"""scripts/dev/mutation.py (issue 20): every site is one token of one line, every mutant parses and
 changes the program, and the never-mutated parts stay untouched."""
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ def f(x: int = 2, *, flag: bool = True) -> float:
 
 
 def _tool():
-    spec = importlib.util.spec_from_file_location("mutation_tool", REPO / "scripts" / "mutation.py")
+    spec = importlib.util.spec_from_file_location("mutation_tool", REPO / "scripts" / "dev" / "mutation.py")
     module = importlib.util.module_from_spec(spec)
     sys.modules["mutation_tool"] = module
     spec.loader.exec_module(module)

@@ -4,7 +4,7 @@ hand-worked values, through the command line (the unit tests are named on each t
 - feedback direction: accept raises trust by 0.03, correct lowers it by 0.08;
 - ripple depth: a correction reaches two hops (penalty 0.10, then 0.05) and no further;
 - the abstention rule: a question about nothing in the store abstains, one about a document does not;
-- tiers are thresholds on the answer's confidence (HIGH >= 0.72, MEDIUM >= 0.45), real model.
+- tiers are thresholds on the answer's confidence (HIGH >= 0.90, MEDIUM >= 0.45), real model.
 """
 
 from __future__ import annotations
@@ -105,11 +105,11 @@ def _tier(confidence: float) -> str:
 
 @pytest.mark.slow
 def test_every_shown_tier_is_the_threshold_of_its_confidence(real_app):
-    """Unit guard: tests/temporal/test_tiers.py::test_thresholds (0.44 LOW, 0.45 MEDIUM, 0.72 HIGH).
+    """Unit guard: tests/temporal/test_tiers.py::test_thresholds (0.44 LOW, 0.45 MEDIUM, 0.90 HIGH).
     Over the demo questions and ten off-topic ones with the real model: each result's tier is the
     one its confidence falls in, whatever its trust or score, and the questions reach more than
     one tier."""
-    assert (DEFAULT_TEMPORAL.tiers.high, DEFAULT_TEMPORAL.tiers.medium) == (0.72, 0.45)
+    assert (DEFAULT_TEMPORAL.tiers.high, DEFAULT_TEMPORAL.tiers.medium) == (0.90, 0.45)
     real_app.ingest_paths([DEMO_CORPUS], now=NOW)
     seen = []
     lines = [*DEMO_QUERIES.read_text(encoding="utf-8").splitlines(),

@@ -62,7 +62,9 @@ REVIEW_INTERVAL_DAYS: Mapping[str, float] = MappingProxyType({
 DEFAULT_REVIEW_INTERVAL_DAYS = 365.0
 
 # --- confidence tiers (blog, "When the score looks good but the answer isn't certain") ------
-TIER_HIGH = 0.72         # blog: 0.7485 -> HIGH, 0.6992 -> MEDIUM
+TIER_HIGH = 0.90         # HIGH: the calibrated probability of a right answer is at least 0.9, so the
+                         # tier's precision is >= 0.9 wherever the prior is calibrated (the blog's 0.72
+                         # was a threshold on an uncalibrated score: 0.7485 -> HIGH)
 TIER_MEDIUM = 0.45       # blog: 0.4727 with a conflict -> LOW: the conflict now lowers the confidence
                          # itself (retrieval/calibration.py), so tiers are thresholds on it only
 

@@ -1,28 +1,45 @@
-"""Evaluation: retrieval metrics, the rebuilt SmartVector paper benchmark, and baseline rankers.
+"""Evaluation: what the engine's answers are worth and how fast they come, run against the
+service (this package sits above it; the service imports nothing from here).
 
-Metrics, baselines and the suite generator are pure (no store, no model, no clock): runs and
-records in, numbers out. The runner (:mod:`.runner`, :mod:`.ablation`, :mod:`.paper_bench`) builds
-a temporary store from a corpus and answers labelled queries against it (``bench``).
+- :mod:`.accuracy`: retrieval metrics, the rebuilt SmartVector paper benchmark, baseline rankers,
+  the ``bench`` runner and report, ablations, the confidence prior's fit.
+- :mod:`.perf`: the speed figures (``perf``): stores, one benchmark a figure, the PERF.md table,
+  and the Ray ingest benchmark (:mod:`.perf.ray_bench`).
+
+The accuracy names are re-exported here.
 """
 
-from .ablation import ablation_profiles, run_ablations, simplex_grid, weight_sweep
-from .baselines import (
-    fixed_recency,
-    langchain_time_weighted,
-    llamaindex_time_weighted,
-    rrf_fuse,
-)
-from .metrics import (
+from .accuracy import (  # noqa: F401
+    ALL_PROFILES,
+    BASELINES,
+    PAPER_FIGURES,
+    BenchResult,
+    PreparedBench,
+    Suite,
+    ablation_profiles,
     evaluate,
     expected_calibration_error,
+    fit_calibration,
+    fixed_recency,
+    generate_paper_suite,
+    langchain_time_weighted,
+    llamaindex_time_weighted,
+    measure_reembedding,
     mrr,
+    prepared_bench,
     recall_at_k,
+    robustness,
+    rrf_fuse,
+    run_ablations,
+    run_bench,
+    run_paper_bench,
+    simplex_grid,
     stale_at_1,
     top1_accuracy,
+    weight_sweep,
+    write_jsonl,
+    write_suite,
 )
-from .paper_bench import PAPER_FIGURES, fit_calibration, measure_reembedding, robustness, run_paper_bench
-from .paper_suite import Suite, generate_paper_suite, write_jsonl, write_suite
-from .runner import ALL_PROFILES, BASELINES, BenchResult, PreparedBench, prepared_bench, run_bench
 
 __all__ = [
     "ALL_PROFILES", "BASELINES", "BenchResult", "PAPER_FIGURES", "PreparedBench", "ablation_profiles",

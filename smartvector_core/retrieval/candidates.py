@@ -21,7 +21,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..store import cosine_similarity
-from ..store_schema import CONTENT_TIME_COLUMNS
+from ..store.schema import CONTENT_TIME_COLUMNS
 from ..temporal.codes import KIND_CODES, KIND_STATIC, NO_END, NO_START
 
 KIND_CODE = {kind.value: code for kind, code in KIND_CODES.items()}   # kind name -> code (temporal.codes)
@@ -66,7 +66,7 @@ class Candidates:
     superseded_us: np.ndarray
     authority: np.ndarray     # float64, NaN where the record gave none
     lexical: np.ndarray | None = None   # BM25 of the passage / best BM25 of the query, in [0, 1]
-    # the periods each passage's text names (store_schema.content_spans): Arrow list arrays
+    # the periods each passage's text names (store.schema.content_spans): Arrow list arrays
     content_start: pa.Array | None = None
     content_end: pa.Array | None = None
 

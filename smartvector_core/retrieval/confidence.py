@@ -85,7 +85,7 @@ def result_confidence(cands: Candidates, ranked: Ranked, top: np.ndarray, profil
             generic_share=config.abstention.generic_share)
         model = confidence_model.prior_model(profile.name)
     if model is not None:
-        x = model.certainty(features)
+        x = model.certainty(model.aligned(features))
         factors = confidence_model.factors(model, features)
     else:
         x = calibration.certainty(scores, margins, trust, current, severity, config.calibration)

@@ -2,9 +2,10 @@
 
 A result's evidence is a row of named features (:data:`FEATURES`, :func:`evidence`), all read
 from what the query already computed: the raw cosine and its gap to the pool's best, the
-profile's score, the margin over the best disagreeing result, rank, lexical and name support,
-whether the question names a time and whether the passage's time fits, validity, trust, conflict
-and agreement among the pool's best results. The model that turns them into a probability::
+profile's score, the margins over the best result of another document or chain (on the score, on
+the raw cosine, on the content-time match), rank, lexical and name support, whether the question
+names a time and whether the passage's time fits, validity, trust, conflict and agreement among
+the pool's best results. The model that turns them into a probability::
 
     z_j        = (f_j − mean_j) / scale_j                     (standardised on the fit data)
     certainty  = σ(b + Σ_j w_j · z_j)                         (L2-regularised logistic regression,
@@ -45,6 +46,7 @@ from ..errors import InputError
 FEATURES = (
     "cosine",          # raw cosine of the passage
     "cosine_gap",      # raw cosine − the pool's best raw cosine (≤ 0)
+    "cosine_margin",   # raw cosine − best raw cosine of a kept result of another document / chain, clipped
     "score",           # the profile's score
     "margin",          # score − best score of a result of another document / chain, clipped
     "first",           # 1 for rank 1
@@ -58,6 +60,7 @@ FEATURES = (
     "version_missed",  # the question names a version and the result is not of it
     "temporal",        # the temporal signal of the result (validity, freshness, window fit)
     "content_time",    # the content-time signal (periods written in the passage), when scored
+    "time_margin",     # content_time − the best content_time of a kept result of another document / chain
     "range_ignored",   # the named period held no relevant document: answered without it
     "chain",           # the result was chosen among several versions of one chain
     "trust",           # the document's trust at the moment of judgement
@@ -67,7 +70,7 @@ FEATURES = (
     "recency_asked",   # the question asks for the latest ("latest", "this week", "who won")
     "log_age",         # log(1 + age in days) at the moment of judgement
 )
-MODEL_VERSION = 1             # the feature set and the model's form (bumped when either changes)
+MODEL_VERSION = 2             # the feature set and the model's form (bumped when either changes)
 MARGIN_CLIP = 0.3             # ours: margins beyond ±0.3 say nothing more (clear win / clear loss)
 AGREEMENT_TOP = 10            # ours: the best kept results whose agreement is measured
 FACTORS_SHOWN = 3             # the factors a result card lists
@@ -78,6 +81,7 @@ _YEAR = re.compile(r"\b(1[5-9]\d\d|20\d\d)\b")
 FACTOR_WORDS: dict[str, tuple[str, str]] = {
     "cosine": ("the passage is very similar to the question", "the passage is only loosely similar to the question"),
     "cosine_gap": ("it is the closest passage to the question", "other passages are closer to the question"),
+    "cosine_margin": ("no passage of another source is as close", "a passage of another source is as close or closer"),
     "score": ("it scores high on every signal", "its overall score is low"),
     "margin": ("no other answer comes close", "a close second answer disagrees"),
     "first": ("it is the top answer", "it is not the top answer"),
@@ -92,6 +96,7 @@ FACTOR_WORDS: dict[str, tuple[str, str]] = {
     "version_missed": ("it is the version the question names", "it is not the version the question names"),
     "temporal": ("it holds at the moment asked", "its time fits the question poorly"),
     "content_time": ("the question's period matches this passage", "the question's period does not match this passage"),
+    "time_margin": ("no other source matches the question's period as well", "another source matches the question's period as well"),
     "range_ignored": ("the named period held a relevant document", "nothing relevant falls in the named period"),
     "chain": ("chosen from its version chain for this moment", "chosen from its version chain for this moment"),
     "trust": ("its source is trusted", "its source has lost trust"),
@@ -238,6 +243,7 @@ def evidence(asked: QuestionWords, *, top: np.ndarray, kept: np.ndarray, raw_cos
     col = {name: j for j, name in enumerate(FEATURES)}
     out[:, col["cosine"]] = cos[top]
     out[:, col["cosine_gap"]] = cos[top] - (cos.max() if len(cos) else 0.0)
+    out[:, col["cosine_margin"]] = _rival_margin(cos, kept, groups_kept, top)
     out[:, col["score"]] = np.nan_to_num(np.asarray(score, dtype=np.float64)[top])
     out[:, col["margin"]] = np.clip(np.nan_to_num(margins, nan=MARGIN_CLIP), -MARGIN_CLIP, MARGIN_CLIP)
     out[:, col["first"]] = np.arange(n) == 0
@@ -267,7 +273,9 @@ def evidence(asked: QuestionWords, *, top: np.ndarray, kept: np.ndarray, raw_cos
     if temporal is not None:
         out[:, col["temporal"]] = np.nan_to_num(np.asarray(temporal, dtype=np.float64)[top])
     if content_time is not None:
-        out[:, col["content_time"]] = np.nan_to_num(np.asarray(content_time, dtype=np.float64)[top])
+        ct = np.nan_to_num(np.asarray(content_time, dtype=np.float64))
+        out[:, col["content_time"]] = ct[top]
+        out[:, col["time_margin"]] = _rival_margin(ct, kept, groups_kept, top)
     out[:, col["range_ignored"]] = bool(range_ignored)
     chain = np.asarray(chain)
     kept_chain = chain[kept]
@@ -286,6 +294,22 @@ def evidence(asked: QuestionWords, *, top: np.ndarray, kept: np.ndarray, raw_cos
     out[:, col["recency_asked"]] = asked.recency_asked
     out[:, col["log_age"]] = np.log1p(np.clip(np.nan_to_num(age_days), 0.0, None))
     return out
+
+
+def _rival_margin(values: np.ndarray, kept: np.ndarray, groups_kept: np.ndarray, top: np.ndarray) -> np.ndarray:
+    """Per result ``top``: its ``values`` (per pool row) minus the best of a kept result of another
+    group (:func:`calibration.disagreeing_margins`), clipped to ±:data:`MARGIN_CLIP` (no rival:
+    ``MARGIN_CLIP``, a clear win)."""
+    from .calibration import disagreeing_margins
+
+    if not len(kept):
+        return np.full(len(top), MARGIN_CLIP)
+    rivals = disagreeing_margins(values[kept], groups_kept)
+    where = np.full(len(values), -1, dtype=np.intp)
+    where[kept] = np.arange(len(kept))
+    pos = where[top]
+    rival = np.where(pos >= 0, rivals[np.maximum(pos, 0)], np.nan)
+    return np.clip(np.nan_to_num(rival, nan=MARGIN_CLIP), -MARGIN_CLIP, MARGIN_CLIP)
 
 
 POSITIONAL = frozenset({"first"})   # where the result stands, not evidence about it: never listed as a factor
@@ -320,8 +344,8 @@ def factors(model: ConfidenceModel, x: np.ndarray, names: tuple[str, ...] = FEAT
 # The direction each feature may move the confidence (+1 up, -1 down, 0 either): the fit is
 # constrained to it, so more evidence never lowers the confidence (a monotone model)
 DIRECTION: dict[str, int] = {
-    "cosine": 1, "cosine_gap": 1, "score": 1, "margin": 1, "first": 1, "support": 1, "names_missing": -1,
-    "period_in_text": 1, "temporal": 1, "content_time": 1, "range_ignored": -1, "trust": 1, "current": 1,
+    "cosine": 1, "cosine_gap": 1, "cosine_margin": 1, "score": 1, "margin": 1, "first": 1, "support": 1, "names_missing": -1,
+    "period_in_text": 1, "temporal": 1, "content_time": 1, "time_margin": 1, "range_ignored": -1, "trust": 1, "current": 1,
     "conflict": -1, "agreement": 1, "version_missed": -1, "range_unmatched": -1,
 }
 

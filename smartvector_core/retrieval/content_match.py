@@ -15,7 +15,7 @@ import numpy as np
 from ..clock import from_us
 from ..config import DEFAULT_DOC_TYPE
 from ..config.temporal import ContentTimeConfig
-from ..store_schema import content_spans
+from ..store.schema import content_spans
 from ..temporal.codes import KIND_STATIC, NO_END, NO_START
 from ..temporal.content_time import DEFAULT_CONTENT_TIME, content_time_signal
 

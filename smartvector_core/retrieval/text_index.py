@@ -44,7 +44,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..store_schema import CONTENT_TIME_COLUMNS, vector_matrix
+from ..store.schema import CONTENT_TIME_COLUMNS, vector_matrix
 from ..words import analyse, terms_of
 
 K1 = 1.2                 # BM25 term-frequency saturation (LanceDB's)
@@ -196,7 +196,7 @@ class TextIndex:
     row_id_order: np.ndarray        # rows by ``row_id``
     texts: pa.Array | pa.ChunkedArray | None = None   # the texts, while they fit TEXT_MEMORY_BYTES
     vectors: np.ndarray | None = None   # rows <= MEMORY_ROWS: per row, its vector (rows x dim float32)
-    content_start: pa.Array | pa.ChunkedArray | None = None   # per row: the periods its text names (store_schema.content_spans)
+    content_start: pa.Array | pa.ChunkedArray | None = None   # per row: the periods its text names (store.schema.content_spans)
     content_end: pa.Array | pa.ChunkedArray | None = None
     dead_rows: int = 0              # rows replaced or deleted since the last fresh build
     texts_added: int = 0            # texts appended since the last fresh build

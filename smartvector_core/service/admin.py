@@ -68,11 +68,9 @@ class AdminOps:
         return out
 
     def repair(self) -> list[str]:
-        """Undo what a fault left (``store_repair``): broken tag files removed, stale write
+        """Undo what a fault left (``store.repair``): broken tag files removed, stale write
         locks cleared; what was done, one line each (those done when the store opened first)."""
-        from ..store_repair import repair
-
-        return [*self.store.repairs, *repair(self.store)]
+        return [*self.store.repairs, *self.store.repair()]
 
     # ----------------------------------------------------------------------------- access
     def check_operator(self, token: str | None) -> None:

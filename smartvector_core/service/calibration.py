@@ -107,7 +107,7 @@ class CalibrationOps:
 
         Each FEEDBACK event that names a logged query is paired with the confidence that query
         reported for that document: accept counts as right (1), correct as wrong (0). Returns
-        the store's :func:`evaluation.metrics.confidence_report` (ECE, AUROC, Brier score with
+        the store's :func:`retrieval.calibration.confidence_report` (ECE, AUROC, Brier score with
         its reliability and resolution parts, distinct values, HIGH-tier precision) over all
         verdicts and per profile (with ``bins`` as in
         :func:`retrieval.calibration.reliability_bins`), the :meth:`scoring_warnings`, and what

@@ -3,7 +3,7 @@ names (DESIGN.md "Three kinds of time": when the facts in the text hold).
 
 At ingest, :func:`passage_spans` extracts every time expression of a chunk's text into
 half-open spans ``[start, end)`` of int64 µs UTC, kept with the chunk (``content_start_us`` /
-``content_end_us``, :mod:`smartvector_core.store_schema`). The grammar is the question
+``content_end_us``, :mod:`smartvector_core.store.schema`). The grammar is the question
 parser's (:func:`.intent.periods_in`): years, days, months, quarters, decades; ranges ("from
 2004 to 2005", "between 1990 and 1995", "1916-1920"); one-ended ones ("since 1990": to the
 passage's ``created_at``; "until 2019": from :data:`~.codes.NO_START`); and phrases relative to

@@ -15,10 +15,12 @@ from ..config.temporal import DEFAULT_TEMPORAL, TierConfig
 
 
 def confidence_tiers(confidence: np.ndarray, config: TierConfig = DEFAULT_TEMPORAL.tiers) -> np.ndarray:
-    """'HIGH' when ``confidence >= 0.72``, 'MEDIUM' when ``>= 0.45``, else 'LOW' (NaN: LOW).
+    """'HIGH' when ``confidence >= 0.90``, 'MEDIUM' when ``>= 0.45``, else 'LOW' (NaN: LOW).
 
-    Blog's worked examples: policy_v3, clear winner, confidence 0.7485 -> HIGH; math_theorem
-    0.6992 -> MEDIUM; policy_v3 with a conflict and a narrow margin -> LOW. In the blog that
+    The confidence is a calibrated probability, so HIGH means "right at least 9 times in 10"
+    (the blog's HIGH at 0.72 was a threshold on an uncalibrated score: its policy_v3 at 0.7485
+    is MEDIUM here; math_theorem 0.6992 MEDIUM in both). Policy_v3 with a conflict and a narrow
+    margin -> LOW. In the blog that
     last one kept 0.4727 and was forced LOW; here the conflict and the race lower the
     confidence itself: score 0.80 (after the conflict boost), margin 0.01, severity 0.98,
     trust 0.85 give certainty 0.80 · 0.5 · 0.925 − 0.098 = 0.272 -> LOW

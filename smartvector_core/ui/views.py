@@ -20,8 +20,8 @@ import pandas as pd
 from ..clock import parse_time
 from ..errors import InputError
 from ..evaluation import run_paper_bench
-from ..evaluation.report import load_bench
-from ..evaluation.runner import run_bench
+from ..evaluation.accuracy.report import load_bench
+from ..evaluation.accuracy.runner import run_bench
 from ..ingest import read_records, validate_records
 from ..ingest.parse import JSONL_SUFFIXES, parse_jsonl
 from ..ingest.validate import validate_record
@@ -538,7 +538,7 @@ def reliability_from_runs(runs: Mapping[str, Mapping[str, Sequence[Mapping[str, 
 
 def demo_bench(embedder, profiles: Sequence[str], *, k: int = 5) -> dict[str, Any]:
     """The benchmark on the demo corpus and queries, set up as ``bench --corpus --queries``
-    (:func:`~smartvector_core.evaluation.report.load_bench`), plus a reliability table per
+    (:func:`~smartvector_core.evaluation.accuracy.report.load_bench`), plus a reliability table per
     profile from the kept runs."""
     corpus, specs = load_bench(DEMO_CORPUS, DEMO_QUERIES)
     result = run_bench(corpus, specs, list(profiles), embedder=embedder, k=k)

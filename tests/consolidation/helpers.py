@@ -20,8 +20,8 @@ def hashing_app(path) -> SmartVector:
 
 
 def bench_corpus(n: int) -> list[dict]:
-    """``n`` chunks of scripts/bench_consolidate.py's generator (versions, numbers, citations)."""
-    spec = importlib.util.spec_from_file_location("bench_consolidate", ROOT / "scripts" / "bench_consolidate.py")
+    """``n`` chunks of scripts/bench/consolidate.py's generator (versions, numbers, citations)."""
+    spec = importlib.util.spec_from_file_location("bench_consolidate", ROOT / "scripts" / "bench" / "consolidate.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module.corpus(n)

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from smartvector_core.errors import InputError
-from smartvector_core.evaluation.baselines import (
+from smartvector_core.evaluation.accuracy.baselines import (
     fixed_recency,
     langchain_time_weighted,
     llamaindex_time_weighted,

@@ -3,7 +3,7 @@
 import pytest
 
 from smartvector_core.errors import InputError
-from smartvector_core.evaluation.metrics import containment_at_k, evaluate, recall_at_k
+from smartvector_core.evaluation.accuracy.metrics import containment_at_k, evaluate, recall_at_k
 
 # q1: five chunks of the wrong document before the right one; q2: right at once; q3: nothing
 PASSAGES = [["b", "b", "b", "b", "b", "a"], ["a"], []]

@@ -14,8 +14,8 @@ import pytest
 from smartvector_core import cli, clock
 from smartvector_core.clock import parse_time
 from smartvector_core.evaluation import run_bench
-from smartvector_core.evaluation.metrics import evaluate
-from smartvector_core.evaluation.runner import ingest_moment, normalise_queries
+from smartvector_core.evaluation.accuracy.metrics import evaluate
+from smartvector_core.evaluation.accuracy.runner import ingest_moment, normalise_queries
 from tests.conftest import write_jsonl
 
 CORPUS = [

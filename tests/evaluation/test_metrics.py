@@ -5,7 +5,7 @@ import math
 import pytest
 
 from smartvector_core.errors import InputError
-from smartvector_core.evaluation.metrics import (
+from smartvector_core.evaluation.accuracy.metrics import (
     evaluate,
     expected_calibration_error,
     mrr,

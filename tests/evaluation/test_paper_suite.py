@@ -8,7 +8,7 @@ import pytest
 
 from smartvector_core.clock import parse_time
 from smartvector_core.errors import InputError
-from smartvector_core.evaluation.paper_suite import (
+from smartvector_core.evaluation.accuracy.paper_suite import (
     QUERY_COUNTS,
     generate_paper_suite,
     write_jsonl,

@@ -17,7 +17,7 @@ from smartvector_core.evaluation import (
     run_bench,
     simplex_grid,
 )
-from smartvector_core.evaluation import paper_bench as paper_bench_module
+from smartvector_core.evaluation.accuracy import paper_bench as paper_bench_module
 from smartvector_core.retrieval.profiles import DEFAULT, PROFILES, SMARTVECTOR
 from smartvector_core.service import SmartVector, dumps
 from smartvector_core.settings import load_settings

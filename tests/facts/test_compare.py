@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from smartvector_core.evaluation.contradiction_pairs import load_pairs, score_pairs
+from smartvector_core.evaluation.accuracy.contradiction_pairs import load_pairs, score_pairs
 from smartvector_core.facts import classify_pair, find_contradiction, find_contradictions
 
 NUMERIC = [

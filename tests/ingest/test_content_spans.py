@@ -12,7 +12,7 @@ from smartvector_core.clock import to_us
 from smartvector_core.embedding import HashingEmbedder
 from smartvector_core.service import SmartVector
 from smartvector_core.settings import load_settings
-from smartvector_core.store_schema import CONTENT_TIME_COLUMNS, chunks_schema, content_spans
+from smartvector_core.store.schema import CONTENT_TIME_COLUMNS, chunks_schema, content_spans
 from tests.conftest import NOW
 
 CAREER = {"id": "career", "title": "A career", "created_at": "2021-02-20T00:00:00Z", "doc_type": "reference",

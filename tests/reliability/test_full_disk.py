@@ -38,7 +38,7 @@ def test_a_tag_write_that_fails_leaves_no_empty_tag_and_no_half_tag(tmp_path, mo
     """The fault injected at the write: the command fails, no empty file, no table keeps the tag."""
     app = _app(tmp_path / "store")
     app.ingest_records(_docs(3, "alpha"), now=NOW)
-    edges = app.store._tables["edges"]
+    edges = app.store.ctx.tables["edges"]
     folder = tmp_path / "store" / "edges.lance" / "_refs" / "tags"
 
     class FullDisk:   # what LanceDB does on ENOSPC: the file is created, nothing written, an error raised
@@ -57,7 +57,7 @@ def test_a_tag_write_that_fails_leaves_no_empty_tag_and_no_half_tag(tmp_path, mo
         def __getattr__(self, name):
             return FullDisk(edges.tags) if name == "tags" else getattr(edges, name)
 
-    monkeypatch.setitem(app.store._tables, "edges", Table())
+    monkeypatch.setitem(app.store.ctx.tables, "edges", Table())
     with pytest.raises(StoreError, match="cannot tag table edges"):
         app.store.tag("snapshot")
     monkeypatch.undo()

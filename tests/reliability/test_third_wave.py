@@ -224,7 +224,7 @@ def test_restore_of_a_cleaned_up_version_is_exit_2_and_rolls_back_nothing(seeded
 def test_restore_is_all_or_nothing_when_a_table_fails(seeded, tmp_path, fake_app, monkeypatch):
     _restorable(seeded, tmp_path)
     before = cli_stats(seeded)
-    edges = fake_app.store._tables["edges"]
+    edges = fake_app.store.ctx.tables["edges"]
 
     class Failing:
         def __getattr__(self, name):
@@ -234,7 +234,7 @@ def test_restore_is_all_or_nothing_when_a_table_fails(seeded, tmp_path, fake_app
                 return fail
             return getattr(edges, name)
 
-    monkeypatch.setitem(fake_app.store._tables, "edges", Failing())
+    monkeypatch.setitem(fake_app.store.ctx.tables, "edges", Failing())
     with pytest.raises(OSError):
         fake_app.restore(tag="start", now=NOW)
     monkeypatch.undo()

@@ -205,7 +205,7 @@ def test_a_feature_held_fixed_gets_no_weight_and_rank_is_never_a_factor():
 
 
 def test_features_that_vary_in_one_corpus_only_are_held_at_zero():
-    from smartvector_core.evaluation.confidence_fit import single_corpus_features
+    from smartvector_core.evaluation.accuracy.confidence_fit import single_corpus_features
 
     a = np.zeros((4, len(cm.FEATURES)))
     b = np.zeros((4, len(cm.FEATURES)))
@@ -221,3 +221,48 @@ def test_an_absent_thing_is_not_listed_as_a_factor():
     rows = np.zeros((2, len(cm.FEATURES)))
     rows[1, COL["range_ignored"]] = 1.0
     assert cm.factors(model, rows) == [[], ["nothing relevant falls in the named period"]]
+
+
+def test_cosine_and_time_margins_are_against_the_best_result_of_another_source():
+    # pool rows 0..3; rows 0 and 1 are one chain (they agree), 2 and 3 other documents
+    asked = cm.question_words("Who coached the team in 2015?")
+    texts = pa.array(["a", "b", "c", "d"], pa.large_string())
+    kept = np.array([0, 1, 2, 3])
+    x = cm.evidence(asked, top=np.array([0, 1, 2]), kept=kept, raw_cosine=np.array([0.8, 0.75, 0.7, 0.3]),
+                    score=np.array([0.9, 0.8, 0.7, 0.2]), margins=np.zeros(3), groups_kept=np.array([5, 5, 6, 7]),
+                    texts=texts, trust=np.ones(3), current=np.ones(3, dtype=bool), severity=np.zeros(3),
+                    temporal=None, content_time=np.array([1.0, 0.2, 0.9, 0.0]), range_ignored=False,
+                    chain=np.array([5, 5, -1, -1]), age_days=np.zeros(3))
+    # row 0 and 1 against row 2 (the best of another group); row 2 against row 0
+    assert x[:, COL["cosine_margin"]].tolist() == pytest.approx([0.1, 0.05, -0.1])
+    # row 1: 0.2 − 0.9 = −0.7, clipped
+    assert x[:, COL["time_margin"]].tolist() == pytest.approx([0.1, -cm.MARGIN_CLIP, -0.1])
+    # content time not scored: no time margin; a lone source has no rival: a clear win (the clip)
+    y = cm.evidence(asked, top=np.array([0]), kept=np.array([0, 1]), raw_cosine=np.array([0.8, 0.6]),
+                    score=np.array([0.9, 0.8]), margins=np.zeros(1), groups_kept=np.array([5, 5]), texts=texts[:2],
+                    trust=np.ones(1), current=np.ones(1, dtype=bool), severity=np.zeros(1), temporal=None,
+                    content_time=None, range_ignored=False, chain=np.array([5, 5]), age_days=np.zeros(1))
+    assert y[0, COL["time_margin"]] == 0.0 and y[0, COL["cosine_margin"]] == pytest.approx(cm.MARGIN_CLIP)
+
+
+def test_leave_one_corpus_out_never_fits_on_the_corpus_it_reports():
+    from smartvector_core.evaluation import confidence_fit as cf
+
+    rng = np.random.default_rng(3)
+
+    def part(n, shift):      # n questions of 2 results each; margin tells right from wrong
+        x = np.zeros((2 * n, len(cm.FEATURES)))
+        right = np.tile([True, False], n) & (rng.random(2 * n) < 0.8 + shift)
+        x[:, COL["margin"]] = np.where(right, 0.2, -0.1) + rng.normal(0, 0.05, 2 * n)
+        x[:, COL["first"]] = np.tile([1.0, 0.0], n)
+        return {"x": x, "right": right, "rank": np.tile([1, 2], n), "qid": np.repeat(np.arange(n), 2).astype(str),
+                "profile": np.full(2 * n, "default"), "abstained": np.zeros(2 * n, bool),
+                "confidence": np.zeros(2 * n), "certainty": np.zeros(2 * n)}
+
+    rows = {(c, r): part(40, s) for c, s in (("a", 0.0), ("b", -0.3), ("c", 0.1)) for r in ("fit", "report")}
+    table = cf.loco_table(rows)
+    assert [t["corpus"] for t in table] == ["a", "b", "c"] and {t["variant"] for t in table} == {"default LOCO"}
+    # the LOCO figure of "b" is the prior fitted on a and c only: changing b's fit rows changes nothing
+    rows[("b", "fit")] = part(40, 0.2)
+    assert cf.loco_table(rows)[1] == table[1]
+    assert cf.fit_prior(rows)["default"] != cf.fit_prior({**rows, ("b", "fit"): part(40, -0.3)})["default"]

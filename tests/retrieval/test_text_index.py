@@ -52,7 +52,7 @@ def real_text_store(fake_app, monkeypatch):
     """Real documentation and changelog text (500 documents of each set), re-ingested in part so
     that the table holds retired versions too, with LanceDB's full-text index rebuilt over all
     of it (between rebuilds LanceDB scores new rows with its older statistics: module docstring)."""
-    import smartvector_core.store_upkeep as upkeep
+    import smartvector_core.store.indexes as indexes
 
     records, questions = _real_records(500)
     for r in records:
@@ -60,7 +60,7 @@ def real_text_store(fake_app, monkeypatch):
     fake_app.ingest_records(records, now=NOW, consolidate=False)
     fake_app.ingest_records([{**r, "text": r["text"] + " Amended."} for r in records[:40]],
                             now=NOW + timedelta(days=1), consolidate=False)
-    monkeypatch.setattr(upkeep, "REINDEX_FRACTION", -1.0)     # rebuild now
+    monkeypatch.setattr(indexes, "REINDEX_FRACTION", -1.0)     # rebuild now
     assert fake_app.store.ensure_text_index()
     monkeypatch.undo()
     return fake_app.store, questions

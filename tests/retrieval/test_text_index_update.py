@@ -94,7 +94,7 @@ def test_rows_deleted_outright_need_a_fresh_build(fake_app):
     fake_app.ingest_records([_doc(i) for i in range(4)], now=NOW, consolidate=False)
     store = fake_app.store
     index = TextIndex.from_store(store)
-    store._tables["chunks"].delete("doc_id = 'doc1'")
+    store.ctx.tables["chunks"].delete("doc_id = 'doc1'")
     assert index.caught_up(store) is None
 
 
@@ -111,7 +111,7 @@ def test_the_query_cache_carries_the_copy_across_writes(fake_app):
     _same_answers(fake_app.store, index)
     found = fake_app.query("item 30", as_of=NOW, log=False)
     assert "doc30" in {r.id for r in found.results}
-    fake_app.store._tables["chunks"].delete("doc_id = 'doc4'")        # rows deleted outright
+    fake_app.store.ctx.tables["chunks"].delete("doc_id = 'doc4'")        # rows deleted outright
     rebuilt = _copy(fake_app)
     assert rebuilt.texts_added == 0 and rebuilt.dead_rows == 0        # built afresh from the table
     _same_answers(fake_app.store, rebuilt)

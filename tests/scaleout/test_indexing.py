@@ -1,4 +1,4 @@
-from smartvector_core.store_index import ivf_hnsw_partitions, search_nprobes
+from smartvector_core.store.indexes import ivf_hnsw_partitions, search_nprobes
 
 
 def test_partitions_by_rows_per_graph():

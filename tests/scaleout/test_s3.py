@@ -17,7 +17,7 @@ from smartvector_core.embedding import HashingEmbedder
 from smartvector_core.errors import StoreError
 from smartvector_core.service import SmartVector, read_queries
 from smartvector_core.settings import DEMO_CORPUS, DEMO_QUERIES, load_settings
-from smartvector_core.store_lock import S3WriteLock, s3_client
+from smartvector_core.store.lock import S3WriteLock, s3_client
 from tests.conftest import NOW, REPO, write_jsonl
 
 pytestmark = pytest.mark.slow

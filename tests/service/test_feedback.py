@@ -166,7 +166,7 @@ def test_feedback_certainty_pairs_use_the_logged_certainty(fake_app):
     first = resp.results[0]
     fake_app.feedback(first.id, "correct", now=NOW, query_id=resp.query_id)
     pairs = fake_app.feedback_certainty_pairs()
-    assert pairs == {"temporal": ([pytest.approx(first.certainty)], [False])}
+    assert pairs == {"temporal": ([pytest.approx(first.certainty, abs=1e-6)], [False])}   # logged to 6 decimals
 
 
 def test_operator_verdicts_refit_the_store_calibration(fake_app):

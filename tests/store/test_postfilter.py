@@ -8,9 +8,9 @@ from datetime import timedelta
 import numpy as np
 import pytest
 
-from smartvector_core import store as store_module
 from smartvector_core.clock import parse_time
 from smartvector_core.retrieval.search import search_overfetch
+from smartvector_core.store import search as store_search
 
 from ..conftest import NOW
 
@@ -71,8 +71,8 @@ def test_full_text_search_with_overfetch_equals_the_prefiltered_search(fake_app,
 def test_the_unfiltered_search_is_used_when_enough_rows_exist_and_not_otherwise(fake_app, monkeypatch):
     store = _corpus(fake_app)
     outcomes = []
-    original = store_module._postfiltered
-    monkeypatch.setattr(store_module, "_postfiltered",
+    original = store_search._postfiltered
+    monkeypatch.setattr(store_search, "_postfiltered",
                         lambda *a, **kw: outcomes.append(original(*a, **kw)) or outcomes[-1])
     vector = fake_app.embedder.encode([TOPICS[0]])[0]
     store.search(vector, as_of=None, limit=5, columns=["chunk_id"], overfetch=1.25)

@@ -80,8 +80,8 @@ def test_table_versions_see_another_writers_commits_and_skip_lancedb_when_nothin
     names = ("events", "edges", "chunks")
     before = store.versions(names)
     asked = []
-    original = store.version
-    store.version = lambda name: asked.append(name) or original(name)
+    original = store.upkeep.version
+    store.upkeep.version = lambda name: asked.append(name) or original(name)
     assert store.versions(names) == before and asked == []            # nothing changed: no LanceDB call
     other = Store(store.settings, store.dim)                           # a second writer on the same files
     other.append_events([{"doc_id": "d1", "event_type": "ACCESS", "at": NOW}])

@@ -13,8 +13,9 @@ RANK = {"LOW": 0, "MEDIUM": 1, "HIGH": 2}
 
 
 def test_blog_examples():
-    # blog: policy_v3 clear winner 0.7485 -> HIGH; math_theorem 0.6992 -> MEDIUM
-    assert confidence_tiers(np.array([0.7485, 0.6992])).tolist() == ["HIGH", "MEDIUM"]
+    # blog: policy_v3 clear winner 0.7485 -> HIGH, math_theorem 0.6992 -> MEDIUM, on an uncalibrated
+    # score; here HIGH is a calibrated probability >= 0.9, so both are MEDIUM
+    assert confidence_tiers(np.array([0.7485, 0.6992, 0.9])).tolist() == ["MEDIUM", "MEDIUM", "HIGH"]
     # blog: policy_v3 with a conflict and a narrow margin -> LOW. The conflict and the race now
     # lower the confidence itself: 0.80 · min(g(0.01), 0.5) · (0.5 + 0.5 · 0.85) − 0.1 · 0.98
     x = certainty(np.array([0.80]), np.array([0.01]), np.array([0.85]), True, np.array([0.98]))
@@ -24,7 +25,8 @@ def test_blog_examples():
 
 
 def test_thresholds():
-    assert confidence_tiers(np.array([0.44, 0.45, 0.72, np.nan])).tolist() == ["LOW", "MEDIUM", "HIGH", "LOW"]
+    assert confidence_tiers(np.array([0.44, 0.45, 0.899, 0.90, np.nan])).tolist() == ["LOW", "MEDIUM", "MEDIUM", "HIGH",
+                                                                                       "LOW"]
     assert confidence_tiers(np.array([0.6]), config=TierConfig(high=0.5)).tolist() == ["HIGH"]
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from smartvector_core.evaluation.ablation import simplex_grid, weight_sweep
+from smartvector_core.evaluation.accuracy.ablation import simplex_grid, weight_sweep
 
 
 class _Bench:

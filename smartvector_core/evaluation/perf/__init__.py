@@ -1,7 +1,7 @@
 """The speed harness of ``python -m smartvector_core perf`` (docs/PERF.md), beside the
 accuracy benchmark: :mod:`.stores` (synthetic and real-text inputs), :mod:`.benchmarks` (one
 function a measurement) and :mod:`.report` (the run, its targets, the PERF.md table). The
-benchmark scripts (``scripts/bench_*.py``, ``scaleout/bench.py``) build on the same pieces;
+benchmark scripts (``scripts/bench/*.py``, ``evaluation/perf/ray_bench.py``) build on the same pieces;
 what they use is named here.
 """
 

@@ -1,0 +1,89 @@
+"""The store's append-only tables, ``events`` (the audit) and ``queries`` (the query log):
+appends under the write lock with periodic compaction, reads of all rows or by key. A part of
+:class:`smartvector_core.store.Store`, over the shared :class:`.context.StoreContext`."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+import pyarrow as pa
+from lancedb.expr import col
+
+from .context import StoreContext
+from .schema import EVENTS_SCHEMA, QUERIES_SCHEMA
+
+COMPACT_EVERY_WRITES = 50   # compact an append-only table every this many writes of one process
+
+
+class LogTables:
+    """The ``events`` and ``queries`` tables of one store."""
+
+    def __init__(self, ctx: StoreContext) -> None:
+        self.ctx = ctx
+
+    # ----------------------------------------------------------------------------- events
+    def append_events(self, rows: Iterable[dict[str, Any]]) -> int:
+        rows = list(rows)
+        if not rows:
+            return 0
+        for r in rows:
+            r.setdefault("event_id", os.urandom(12).hex())
+            r.setdefault("delta", 0.0)
+            r.setdefault("query_id", "")
+            r.setdefault("actor", "")
+            r.setdefault("detail", "")
+            if isinstance(r["detail"], dict):
+                r["detail"] = json.dumps(r["detail"], sort_keys=True, default=str)
+        return self._append("events", rows, EVENTS_SCHEMA)
+
+    def events(self, doc_ids: Sequence[str] | None = None) -> pa.Table:
+        return self._read_log("events", "doc_id", doc_ids)
+
+    def existing_event_ids(self, event_ids: Sequence[str]) -> set[str]:
+        """Which of ``event_ids`` are already in the events table (for idempotent writers)."""
+        found: set[str] = set()
+        unique = list(dict.fromkeys(event_ids))
+        for start in range(0, len(unique), 5000):
+            part = unique[start:start + 5000]
+            rows = (self.ctx.tables["events"].search().where(col("event_id").isin(part))
+                    .select(["event_id"]).limit(len(part) + 1).to_arrow())
+            found.update(rows.column("event_id").to_pylist())
+        return found
+
+    # ---------------------------------------------------------------------------- queries
+    def log_queries(self, rows: Iterable[dict[str, Any]]) -> int:
+        return self._append("queries", list(rows), QUERIES_SCHEMA)
+
+    def _append(self, name: str, rows: list[dict[str, Any]], schema: pa.Schema) -> int:
+        """Append ``rows`` to the append-only table ``name`` (events, queries) under the write
+        lock, compacting every ``COMPACT_EVERY_WRITES`` writes; returns how many."""
+        if not rows:
+            return 0
+        table = pa.Table.from_pylist(rows, schema=schema)
+        tbl = self.ctx.tables[name]
+        with self.ctx.write_lock():
+            self.ctx.retry(lambda: tbl.add(table))
+            self._compact_every(name)
+        return len(rows)
+
+    def _read_log(self, name: str, key: str, values: Sequence[str] | None) -> pa.Table:
+        """Every row of the append-only table ``name``, or those whose ``key`` is in ``values``."""
+        tbl = self.ctx.tables[name]
+        q = tbl.search()
+        if values is not None:
+            q = q.where(col(key).isin(list(values)))
+        return q.limit(max(1, tbl.count_rows())).to_arrow()
+
+    def _compact_every(self, name: str) -> None:
+        """Compact an append-only table every ``COMPACT_EVERY_WRITES`` small writes of this process
+        (feedback clicks and query logs would otherwise leave one tiny data file per write).
+        Called under the write lock; old versions stay until ``maintain`` cleans them up."""
+        self.ctx.writes[name] = self.ctx.writes.get(name, 0) + 1
+        if self.ctx.writes[name] % COMPACT_EVERY_WRITES == 0:
+            self.ctx.tables[name].optimize()
+
+    def queries(self, query_ids: Sequence[str] | None = None) -> pa.Table:
+        return self._read_log("queries", "query_id", query_ids)
