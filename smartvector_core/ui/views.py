@@ -575,9 +575,9 @@ def missed_questions(runs: Mapping[str, Mapping[str, Sequence[Mapping[str, Any]]
                 continue
             top = str(results[0].get("id")) if results else ""
             if top not in set(spec.relevant):
-                row = {"profile": profile, "query_id": qid, "question": spec.text, "answered": top or "—",
-                       "expected": ", ".join(spec.relevant), "stale": top in set(spec.stale or ())}
-                if typed:
+                row = {"profile": profile, "query_id": qid}
+                if typed:       # beside the id: the table's right edge may clip its last column
                     row["type"] = getattr(spec, "type", None) or "—"
-                rows.append(row)
+                rows.append({**row, "question": spec.text, "answered": top or "—",
+                             "expected": ", ".join(spec.relevant), "stale": top in set(spec.stale or ())})
     return rows

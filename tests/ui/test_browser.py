@@ -299,8 +299,14 @@ def test_paper_benchmark_drills_down_to_the_questions_it_got_wrong_in_chromium(s
             naive = metrics["naive"]
             wrong = round((1 - float(naive[header.index("top1")])) * int(float(naive[header.index("n")])))
             assert wrong > 0
-            chosen = _pick(page, "Questions a profile got wrong at rank 1", "naive")
-            assert chosen == f"naive ({wrong} wrong)"
+            # picked by a click, no Escape after it (Escape clears a picker that starts empty)
+            page.locator('[data-testid="stSelectbox"]').filter(has_text="Questions a profile got wrong") \
+                .locator("input").first.click()
+            page.keyboard.press("ArrowDown")            # opens the list
+            choice = page.locator('[role="option"]').filter(has_text="naive (").first
+            assert choice.inner_text().strip() == f"naive ({wrong} wrong)"
+            choice.click()
+            _settled(page)
             title = page.get_by_text(re.compile(rf"^{wrong} question\(s\) naive answered wrongly at rank 1 .* by type: "))
             title.first.wait_for(timeout=60_000)
             shot = tmp_path / "evaluation_paper.png"
