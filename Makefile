@@ -1,10 +1,13 @@
 # Two commands do all the set-up on a fresh machine:
 #   make run    create .venv, install requirements, load the demo corpus if the store is empty, start the dashboard
 #   make test   create .venv, install requirements (and Chromium for the browser test), run every test
+#               in parallel: TEST_WORKERS pytest-xdist workers, one test file per worker at a time
+#               (make test TEST_WORKERS=0 runs it serially in one process)
 VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-$(shell sha1sum requirements.txt | cut -c1-12)
 PORT ?= 8501
+TEST_WORKERS ?= auto
 
 .PHONY: run test lint demo bench perf chromium screenshot serve mutation calibrate
 
@@ -22,7 +25,7 @@ chromium:
 	@test -x /usr/bin/chromium || { (apt-get update -qq && apt-get install -y -qq chromium >/dev/null) || echo "chromium not installed: the browser test will be skipped"; }
 
 test: $(STAMP) chromium
-	OMP_NUM_THREADS=1 SMARTVECTOR_EMBED_THREADS=1 $(PY) -m pytest -q
+	OMP_NUM_THREADS=1 SMARTVECTOR_EMBED_THREADS=1 $(PY) -m pytest -q -n $(TEST_WORKERS) --dist loadfile
 
 serve: $(STAMP)
 	$(PY) -m smartvector_core serve --host 127.0.0.1 --port $(or $(API_PORT),8600)

@@ -3,7 +3,7 @@
 import streamlit as st
 
 from pages._common import page_setup, service, show_figure, show_table, shown_errors
-from smartvector_core.evaluation import ALL_PROFILES
+from smartvector_core.evaluation import ALL_PROFILES, page_benchmark
 from smartvector_core.ui import charts, views
 
 page_setup()
@@ -32,11 +32,8 @@ if go:
     with shown_errors("Benchmark"), st.status("Running the benchmark in a temporary store…", expanded=True) as status:
         st.button("Stop", key="eval_stop", help="Stops the run cleanly at the next step; nothing is kept")
         bar = st.progress(0.0, text="building the benchmark store (ingest, consolidation)")
-        if suite == "demo":
-            result = views.demo_bench(service().embedder, profiles)
-        else:
-            result = views.paper_bench(service().embedder, profiles, ablations=ablations, sweep=sweep,
-                                       progress=lambda step, done, total: on_progress(bar, step, done, total))
+        result = page_benchmark(service().embedder, suite, profiles, ablations=ablations, sweep=sweep,
+                                progress=lambda step, done, total: on_progress(bar, step, done, total))
         bar.progress(1.0, text="done")
         if result is not None:
             st.session_state["eval_result"] = result

@@ -359,6 +359,14 @@ def build_parser() -> argparse.ArgumentParser:
                                         "(default: $SMARTVECTOR_STORE, else data/lancedb)")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
+    _add_knowledge_commands(sub)
+    _add_store_commands(sub)
+    _add_bench_commands(sub)
+    return parser
+
+
+def _add_knowledge_commands(sub) -> None:
+    """ingest, query, stats, calibration, consolidate, feedback, archive, unarchive, demo."""
     p = sub.add_parser("ingest", help="add or update documents (re-ingesting an id updates it)")
     p.add_argument("paths", nargs="+", metavar="PATH")
     p.add_argument("--json", action="store_true")
@@ -430,6 +438,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--if-empty", dest="if_empty", action="store_true", help="only into an empty store")
     p.set_defaults(func=cmd_demo)
 
+
+def _add_store_commands(sub) -> None:
+    """restore, tag, maintain, freshness."""
     p = sub.add_parser("restore", help="make an earlier tagged or numbered version current again")
     p.add_argument("--tag")
     p.add_argument("--version", help="N (chunks table) or TABLE=N[,TABLE=N]")
@@ -454,6 +465,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_freshness)
 
+
+def _add_bench_commands(sub) -> None:
+    """bench, perf, serve."""
     p = sub.add_parser("bench", help="benchmark the profiles and baselines in a temporary store")
     p.add_argument("--corpus", metavar="C.jsonl")
     p.add_argument("--queries", metavar="Q.jsonl")
@@ -491,7 +505,6 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1: this machine only)")
     p.add_argument("--port", type=int, default=8600)
     p.set_defaults(func=cmd_serve)
-    return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -500,7 +513,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         app = SmartVector(load_settings(args.store))
         code = int(args.func(app, args) or 0)
-        if app._store is not None and args.func is not cmd_maintain:
+        if app.store_is_open and args.func is not cmd_maintain:
             for line in app.store.repairs:   # done when the store opened (maintain --repair prints them itself)
                 _eprint(f"warning: repaired: {line}")
         return code

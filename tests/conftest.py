@@ -1,9 +1,12 @@
-"""Shared fixtures: a temporary LanceDB store per test, a fake and a real embedder."""
+"""Shared fixtures: a temporary LanceDB store per test, a fake and a real embedder; and the guard
+that no test writes into the source tree (``make test`` runs test files on parallel workers, so a
+file written there would be read by another test at the same time)."""
 
 from __future__ import annotations
 
 import json
 import os
+import subprocess
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -19,6 +22,47 @@ from smartvector_core.settings import load_settings  # noqa: E402
 
 NOW = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
 REPO = Path(__file__).resolve().parent.parent
+# the one folder a run may write in the tree: the README's screenshots, under `make screenshot`
+SCREENSHOT_DIR = "docs/screenshots/"
+_TREE = pytest.StashKey[dict]()
+
+
+def _source_tree() -> dict[str, tuple[int, int] | None] | None:
+    """(mtime ns, size) of every tracked or unignored file of the checkout; None outside git."""
+    try:
+        names = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+                               cwd=REPO, capture_output=True, check=True, timeout=60).stdout
+    except (OSError, subprocess.SubprocessError):
+        return None
+    state: dict[str, tuple[int, int] | None] = {}
+    for name in filter(None, names.decode("utf-8", "surrogateescape").split("\0")):
+        try:
+            stat = (REPO / name).stat()
+            state[name] = (stat.st_mtime_ns, stat.st_size)
+        except OSError:
+            state[name] = None
+    return state
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    if not hasattr(session.config, "workerinput"):   # the controller (or a serial run), not each worker
+        session.config.stash[_TREE] = _source_tree()
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    before = session.config.stash.get(_TREE, None)
+    after = _source_tree() if before is not None else None
+    if after is None:
+        return
+    changed = sorted(name for name in before.keys() | after.keys() if before.get(name) != after.get(name)
+                     and not (os.environ.get("SMARTVECTOR_SCREENSHOT_MODEL") and name.startswith(SCREENSHOT_DIR)))
+    if changed:
+        reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+        message = ("files of the source tree were written during the run (a test must write under tmp_path): "
+                   + ", ".join(changed[:20]) + (f" and {len(changed) - 20} more" if len(changed) > 20 else ""))
+        if reporter is not None:
+            reporter.write_line("\n" + message, red=True, bold=True)
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
 
 @pytest.fixture

@@ -7,9 +7,10 @@ commits, instead of each waiting for two LanceDB commits). Each query reads the 
 the store's current table versions, so a write made by the dashboard or the CLI is seen at once.
 On shutdown the buffers are flushed: nothing is lost.
 
-Concurrency: the engine is called under one lock (queries are ~10–30 ms of numpy and LanceDB
-work on a two-core machine; serialising them keeps the knowledge caches consistent), while
-request parsing and JSON encoding run in the server's worker threads.
+Concurrency: queries (and the other reads) run at once in the server's worker threads, each on
+one consistent knowledge state (the cache swaps whole snapshots, refreshed by one thread while
+the others wait for it); an operator's write runs alone, after the reads in flight
+(:class:`.rwlock.ReadWriteLock`), and the store's own lock serialises it with other processes.
 
 Only the endpoints below exist; none takes a path or a URL, so nothing else on the machine is
 reachable through the API. Bind it to 127.0.0.1 (the default) unless a proxy guards it.
@@ -26,7 +27,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import threading
 from collections.abc import Iterator
 from contextlib import asynccontextmanager, contextmanager
 from datetime import datetime
@@ -41,6 +41,7 @@ from ..errors import InputError, OperatorTokenError
 from ..ingest.parse import huge_number
 from ..ingest.validate import clean_id, is_encodable
 from ..service import SmartVector
+from .rwlock import ReadWriteLock
 from .schemas import (
     ArchiveIn,
     ArchiveOut,
@@ -102,16 +103,24 @@ def actor_of(token: str | None) -> str:
 
 
 class Engine:
-    """The service behind one lock; its query log is written by the service's background writer."""
+    """The service behind a readers-writer lock: reads at once, writes alone; its query log is
+    written by the service's background writer."""
 
     def __init__(self, service: SmartVector, *, flush_interval_s: float = FLUSH_INTERVAL_S) -> None:
         self.service = service
-        self.lock = threading.RLock()
+        self.lock = ReadWriteLock()
         self.flush_interval_s = flush_interval_s
 
     @contextmanager
     def locked(self) -> Iterator[SmartVector]:
-        with self.lock:
+        """The service for a write (alone)."""
+        with self.lock.writing():
+            yield self.service
+
+    @contextmanager
+    def reading(self) -> Iterator[SmartVector]:
+        """The service for a read (beside other reads)."""
+        with self.lock.reading():
             yield self.service
 
     def start(self) -> None:
@@ -122,17 +131,17 @@ class Engine:
         self.service.write_log_in_background(self.flush_interval_s)
 
     def stop(self) -> None:
-        with self.lock:
+        with self.lock.writing():
             self.service.flush()
 
     def pending(self) -> int:
-        return len(self.service._pending_queries) + len(self.service._pending_events)
+        return self.service.pending_log_rows()
 
     def query(self, spec: QueryIn, *, asked_at: datetime, vector=None) -> dict[str, Any]:
         kwargs: dict[str, Any] = {}
         if spec.group_by is not None:
             kwargs["group_by"] = spec.group_by
-        with self.lock:
+        with self.lock.reading():
             if spec.id:
                 self.service.check_query_ids({spec.id: spec.text})
             response = self.service.query(spec.text, as_of=_as_of(spec.as_of), profile=spec.profile, k=spec.k,
@@ -207,7 +216,7 @@ def create_app(service: SmartVector | None = None, *, flush_interval_s: float = 
         except InputError as exc:
             raise _unprocessable(exc) from None
         try:
-            with engine.locked() as sv:
+            with engine.reading() as sv:
                 chain = sv.version_chain(doc_id)
                 trust = sv.trust_of([doc_id], as_of=moment).get(doc_id)
                 dependents = sv.ripple_preview(doc_id)
@@ -220,13 +229,13 @@ def create_app(service: SmartVector | None = None, *, flush_interval_s: float = 
 
     @api.get("/health", response_model=HealthOut)
     def health() -> JSONResponse:
-        with engine.locked() as sv:
+        with engine.reading() as sv:
             stats = {"documents": sv.store.documents().num_rows, "chunks": sv.store.count_chunks()}
         return JSONResponse({"status": "ok", **stats, "pending_log_rows": engine.pending()})
 
     @api.get("/stats", summary="What the store holds (the `stats --json` object)")
     def stats() -> Response:
-        with engine.locked() as sv:
+        with engine.reading() as sv:
             return _json(sv.stats())
 
     return api

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 import pandas as pd
@@ -49,8 +50,9 @@ class Documents:
     def __len__(self) -> int:
         return len(self.ids)
 
-    @property
+    @cached_property
     def position(self) -> pd.Index:
+        """Row of each id (built once: a run looks ids up a dozen times)."""
         return pd.Index(self.ids)
 
     @classmethod

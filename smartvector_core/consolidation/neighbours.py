@@ -197,6 +197,11 @@ class ConsolidationPlan:
     centroids: np.ndarray    # (n, dim) float32, unit-norm
     config: ConsolidationConfig
     index: NeighbourIndex | None = None   # inverted lists above exact_limit (neighbour_index)
+    # (ids, titles) -> chunk rows whose text may cite one of them (a superset), or None: search the
+    # texts (:class:`.incremental.ConsolidationCache` keeps an index of them)
+    citation_rows: object = None
+    # (citable id -> document row, every title's words), kept by the caller, or None: computed here
+    citation_keys: tuple | None = None
 
 
 def neighbour_index(plan: ConsolidationPlan) -> NeighbourIndex:
@@ -388,6 +393,12 @@ def local_finder(plan: ConsolidationPlan) -> Findings:
     return merge_findings([find_candidates(plan, None)], plan)
 
 
+def citable_id(doc_id: str) -> bool:
+    """Whether a text can cite ``doc_id`` as an id: 3 characters or more, with a digit or one of
+    ``_.:/-`` (a bare word like "refunds" is never taken for an id)."""
+    return len(doc_id) >= 3 and _ID_LIKE.search(doc_id) is not None
+
+
 def _title_keys(titles, min_words: int) -> set[tuple[str, ...]]:
     return {words for words in (tuple(t.split()) for t in titles) if len(words) >= min_words}
 
@@ -396,11 +407,17 @@ def _citation_hits(plan: ConsolidationPlan, rows: np.ndarray) -> set[tuple]:
     """Citations in the chunk texts ``rows`` that name another document's id or title.
     Query-side texts are scanned for every id and title; the other texts only for the ids and
     titles of query-side documents (what is new to them), and only those texts that contain a
-    probe substring of one (one C-speed search over the joined texts per new key)."""
+    probe substring of one (one C-speed search over the joined texts per new key), or, where the
+    plan has ``citation_rows`` (a warm :class:`.incremental.ConsolidationCache`), the texts its
+    index names (each holding the id as a token, or every word of the title)."""
     ids, titles, query_side, chunk_doc, texts = plan.ids, plan.titles, plan.query_side, plan.chunk_doc, plan.texts
-    id_index: dict[str, int] = {str(d): i for i, d in enumerate(ids)
-                                if len(str(d)) >= 3 and _ID_LIKE.search(str(d))}
-    title_keys = _title_keys(titles, plan.config.min_title_words)
+    min_words = plan.config.min_title_words
+    if plan.citation_keys is not None:   # kept by the caller: (citable id -> row, each title's words)
+        id_index, words_of = plan.citation_keys
+        title_keys = {words for words in words_of if len(words) >= min_words}
+    else:
+        id_index = {str(d): i for i, d in enumerate(ids) if citable_id(str(d))}
+        title_keys = _title_keys(titles, min_words)
     first_words = {words[0] for words in title_keys}
     lengths = sorted({len(words) for words in title_keys})  # few: one set look-up per length and position
     new_ids = {d for d, i in id_index.items() if query_side[i]}
@@ -430,7 +447,12 @@ def _citation_hits(plan: ConsolidationPlan, rows: np.ndarray) -> set[tuple]:
         scan(int(row), True)
     others = rows[~on_query_side]
     if len(others) and (new_ids or new_titles):
-        if len(new_ids) + len(new_titles) > 500:  # many new keys: scan every text
+        if plan.citation_rows is not None:
+            found = np.asarray(plan.citation_rows(new_ids, new_titles), np.int64)
+            among = np.zeros(len(texts), bool)
+            among[others] = True
+            candidates = set(found[among[found]].tolist())
+        elif len(new_ids) + len(new_titles) > 500:  # many new keys: scan every text
             candidates = set(others.tolist())
         else:
             joined = "\x00".join(texts[others])

@@ -38,6 +38,7 @@ from ..temporal.validity import is_live
 from .contradictions import contradiction_twin, plan_contradictions, plan_settlements
 from .dependencies import plan_dependencies
 from .documents import Documents, _us
+from .incremental import ConsolidationCache, RunInputs
 from .lifecycle import count_moves, move_events, plan_moves
 from .neighbours import ConsolidationPlan, Findings, local_finder
 from .records import ConsolidationReport
@@ -71,10 +72,12 @@ class _Run:
     new_edges: list = field(default_factory=list)
     new_events: list = field(default_factory=list)
     settled_rows: list = field(default_factory=list)
+    inputs: RunInputs | None = None           # what the store holds, from a warm cache (None: read it)
 
 
 def consolidate(store, knowledge_state, *, now: datetime, config: ConsolidationConfig = DEFAULT_CONSOLIDATION,
-                full: bool = False, finder: Finder | None = None) -> ConsolidationReport:
+                full: bool = False, finder: Finder | None = None,
+                cache: ConsolidationCache | None = None) -> ConsolidationReport:
     """Run the agent once at ``now`` (see the package docstring); returns what it did.
 
     ``finder``: ``(plan) -> Findings`` computes the pure, expensive part (neighbour
@@ -85,19 +88,26 @@ def consolidate(store, knowledge_state, *, now: datetime, config: ConsolidationC
     ``knowledge_state``: a current :class:`~smartvector_core.knowledge.KnowledgeState` whose
     ``events`` are used; None reads the events table (all that is needed).
 
+    ``cache``: a :class:`~.incremental.ConsolidationCache` that holds the documents and current
+    chunks of this store (caught up here), read from it instead of the store: the same inputs,
+    so the same writes (the local engine only; its citation index stays in this process).
+
     Phases, each timed in ``report.timings``: read -> neighbours -> supersession ->
     contradictions -> dependencies -> ripple -> writes (edges, then events) -> lifecycle.
     """
     t_start = time.perf_counter()
     report = ConsolidationReport(full=full)
     store.tag(config.tag)
-    table = store.documents()
+    t_read = time.perf_counter()
+    inputs = cache.inputs(store) if cache is not None and finder is None else None
+    table = inputs.doc_table if inputs is not None else store.documents()
     report.documents = table.num_rows
     if table.num_rows == 0:
         report.seconds = time.perf_counter() - t_start
         return report
-    run = _read(store, table, knowledge_state, now=now, full=full)
+    run = _read(store, table, knowledge_state, now=now, full=full, inputs=inputs)
     report.query_documents = int(run.query_side.sum())
+    report.timings["read"] = time.perf_counter() - t_read
     timed = _timer(report.timings)
     plan, findings = timed("neighbours", _neighbours_phase, store, run, report, config, finder)
     sup = timed("supersession", _supersession_phase, run, report, plan, findings, config)
@@ -121,17 +131,18 @@ def _timer(timings: dict[str, float]) -> Callable:
     return timed
 
 
-def _read(store, table, knowledge_state, *, now: datetime, full: bool) -> _Run:
+def _read(store, table, knowledge_state, *, now: datetime, full: bool, inputs: RunInputs | None = None) -> _Run:
     """The documents (``table``), the query side (every document when ``full``, else the
     UNCONSOLIDATED ones), the events and the stored edges, read before the run writes."""
-    docs = Documents.from_table(table)
+    docs = inputs.docs if inputs is not None else Documents.from_table(table)
     query_side = np.ones(len(docs), bool) if full else docs.states == Lifecycle.UNCONSOLIDATED.value
     events = knowledge_state.events if knowledge_state is not None else _stored_events(store)
     edges = store.edges().to_pandas()
     known_ids = set(edges["edge_id"]) if len(edges) else set()
     standing = live_edges(edges)
     sup_src, sup_dst = edge_rows(standing, EdgeType.SUPERSEDES, docs.position, with_inferred=True)
-    return _Run(now, to_us(now), table, docs, query_side, events, standing, edges, known_ids, sup_src, sup_dst)
+    return _Run(now, to_us(now), table, docs, query_side, events, standing, edges, known_ids, sup_src, sup_dst,
+                inputs=inputs)
 
 
 def _neighbours_phase(store, run: _Run, report: ConsolidationReport, config: ConsolidationConfig,
@@ -140,7 +151,7 @@ def _neighbours_phase(store, run: _Run, report: ConsolidationReport, config: Con
     the distinct document pairs examined."""
     docs = run.docs
     plan, findings = _findings(store, docs, run.query_side, chain_ids(docs.ids, run.sup_src, run.sup_dst),
-                               config, finder)
+                               config, finder, run.inputs)
     if plan is not None:
         report.chunks = len(plan.chunk_doc)
         doc_a, doc_b = plan.chunk_doc[findings.chunk_a], plan.chunk_doc[findings.chunk_b]
@@ -204,9 +215,11 @@ def _dependencies_phase(run: _Run, report: ConsolidationReport, findings: Findin
     run.new_edges += dependency_edges
     report.inferred_depends_on = len(dependency_edges)
     fresh = set(docs.ids[run.query_side & (docs.states == Lifecycle.UNCONSOLIDATED.value)])
-    declared = (int(((live_edges["edge_type"] == EdgeType.DEPENDS_ON.value) & (live_edges["origin"] == "declared")
-                     & live_edges["src"].isin(fresh) & live_edges["dst"].isin(docs.position)).sum())
-                if len(live_edges) else 0)
+    declared = 0
+    if len(live_edges) and fresh:   # the fresh sources first: a few of all edges
+        mine = live_edges[live_edges["src"].isin(fresh)]
+        declared = int(((mine["edge_type"] == EdgeType.DEPENDS_ON.value) & (mine["origin"] == "declared")
+                        & mine["dst"].astype(object).isin(set(docs.ids))).sum())
     report.dependencies = report.inferred_depends_on + declared
 
 
@@ -290,15 +303,21 @@ def wake_accessed(store, events: pd.DataFrame, states: dict[str, str], *, now: d
 
 # --- store reads and helpers -----------------------------------------------------------------
 def _findings(store, docs: Documents, query_side: np.ndarray, old_chain: np.ndarray,
-              config: ConsolidationConfig, finder: Finder | None) -> tuple[ConsolidationPlan | None, Findings]:
+              config: ConsolidationConfig, finder: Finder | None,
+              inputs: RunInputs | None = None) -> tuple[ConsolidationPlan | None, Findings]:
     """The finder's plan and findings over the current chunks (none without query documents)."""
     if not query_side.any():
         return None, Findings.empty()
-    chunks, vectors = store.current_chunks(("chunk_id", "doc_id", "text"))
     position = docs.position
-    chunk_doc = position.get_indexer(chunks.column("doc_id").to_pylist())
-    centroids = np.zeros((len(docs), vectors.shape[1]), np.float32)
-    np.add.at(centroids, chunk_doc, vectors)
+    if inputs is not None:
+        chunk_doc = position.get_indexer(inputs.chunk_doc_ids)
+        texts, vectors, centroids = inputs.texts, inputs.vectors, inputs.centroid_sums.copy()
+    else:
+        chunks, vectors = store.current_chunks(("chunk_id", "doc_id", "text"))
+        chunk_doc = position.get_indexer(chunks.column("doc_id").to_pylist())
+        texts = np.asarray(chunks.column("text").to_pylist(), dtype=object)
+        centroids = np.zeros((len(docs), vectors.shape[1]), np.float32)
+        np.add.at(centroids, chunk_doc, vectors)
     centroids /= np.maximum(np.linalg.norm(centroids, axis=1, keepdims=True), 1e-12)
     doc_types = pd.Series(docs.doc_types)
     plan = ConsolidationPlan(
@@ -306,8 +325,10 @@ def _findings(store, docs: Documents, query_side: np.ndarray, old_chain: np.ndar
         dated=docs.dated, created=docs.created_us, archived=docs.states == Lifecycle.ARCHIVED.value,
         snapshot=doc_types.isin(config.snapshot_doc_types).to_numpy() | docs.log,
         log=docs.log, old_chain=old_chain, query_side=query_side,
-        chunk_doc=chunk_doc, texts=np.asarray(chunks.column("text").to_pylist(), dtype=object), vectors=vectors,
-        centroids=centroids, config=config)
+        chunk_doc=chunk_doc, texts=texts, vectors=vectors, centroids=centroids, config=config,
+        citation_rows=inputs.citation_rows if inputs is not None else None,
+        citation_keys=(dict(zip(inputs.id_like, position.get_indexer(inputs.id_like).tolist(), strict=True)),
+                       inputs.title_words) if inputs is not None else None)
     return plan, (finder or local_finder)(plan)
 
 

@@ -225,12 +225,9 @@ def _missing_audit(store: Store, stored: Mapping[str, dict], chunks: Mapping[str
 def _plan_batch(store: Store, embedder, batch: list[Document], part: IngestReport, *, now: datetime,
                 actor: str, cache: dict[str, np.ndarray], known_hashes: set[str],
                 prepared: Mapping[str, Prepared]) -> tuple[list[dict], list[dict], list[dict]]:
-    """Chunk rows, edges and events that write ``batch`` over the store as it is now.
-
-    New texts are encoded (once: ``cache`` keeps their vectors by content hash for a re-plan);
-    counts go to ``part``. Unchanged documents whose audit row is missing get it now
-    (:func:`_missing_audit`).
-    """
+    """Chunk rows, edges and events that write ``batch`` over the store as it is now. New texts
+    are encoded (once: ``cache`` keeps their vectors by content hash for a re-plan); counts go to
+    ``part``. Unchanged documents whose audit row is missing get it now (:func:`_missing_audit`)."""
     old_docs, old_chunks = _previous(store, [d.id for d in batch])
     rows: list[dict] = []
     pending: list[tuple[dict, str]] = []  # (row, text) awaiting a vector

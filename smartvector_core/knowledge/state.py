@@ -9,6 +9,7 @@ access events do not force a reload. Trust and the relations graph are computed 
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -16,6 +17,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
+from ..consolidation.incremental import ConsolidationCache
 from ..event_index import EventIndex, aggregate_tail, combine
 from ..memory import KnowledgeGraph, live_trust
 from ..temporal.codes import NO_END
@@ -48,10 +50,13 @@ class KnowledgeState:
         return self._indexes[with_inferred]
 
     @classmethod
-    def load(cls, store, versions: tuple[int, int, int] | None = None) -> KnowledgeState:
+    def load(cls, store, versions: tuple[int, int, int] | None = None, *, documents=None) -> KnowledgeState:
+        """``documents``: a caught-up copy of :meth:`Store.documents` (``documents(store)``, e.g.
+        :meth:`~smartvector_core.consolidation.incremental.ConsolidationCache.documents`), else it
+        is read."""
         edges = store.edges().to_pandas()
         edges = live_edges(edges)
-        docs = store.documents()
+        docs = documents(store) if documents is not None else store.documents()
         # the graph holds only documents that have edges (a store of 100k mostly unrelated
         # documents would otherwise cost seconds per reload); the others have no relations
         stored = set(docs.column("doc_id").to_pylist()) if docs.num_rows else set()
@@ -130,27 +135,38 @@ class KnowledgeCache:
         self.store = store
         self._key: tuple[int, int, int] | None = None
         self._state: KnowledgeState | None = None
+        # one refresh at a time (threads that ask meanwhile get its state), and the append of our
+        # own events to the store and to the state as one step beside it
+        self._lock = threading.RLock()
+        self._documents = ConsolidationCache(chunks=False)   # the documents, caught up per write
 
     def versions(self) -> tuple[int, int, int]:
         """The (events, edges, chunks) table versions a state is valid for."""
         return self.store.versions(("events", "edges", "chunks"))
 
     def get(self) -> KnowledgeState:
-        key = self.versions()
-        if self._state is None or key != self._key:
-            self._state = KnowledgeState.load(self.store, key)
-            self._key = key
-        return self._state
+        """The state of the tables' versions now: a whole snapshot (a reader keeps the one it
+        got while another thread swaps in the next)."""
+        state = self._state
+        if state is not None and state.versions == self.versions():
+            return state
+        with self._lock:
+            key = self.versions()
+            if self._state is None or key != self._key:
+                self._state = KnowledgeState.load(self.store, key, documents=self._documents.documents)
+                self._key = key
+            return self._state
 
     def record_events(self, rows: list[dict]) -> None:
         """Append events to the store and to the cached state (no reload for our own writes)."""
         if not rows:
             return
-        before = self.versions()
-        self.store.append_events(rows)
-        if self._state is not None and before == self._key:
-            self._state.events = pd.concat([self._state.events, rows_frame(rows)], ignore_index=True)
-            if any(str(r["event_type"]).startswith("FEEDBACK") for r in rows):
-                self._state.verdicts += 1   # verdicts changed: a calibration fitted on them is refitted
-            self._key = self.versions()
-            self._state.versions = self._key
+        with self._lock:
+            before = self.versions()
+            self.store.append_events(rows)
+            if self._state is not None and before == self._key:
+                self._state.events = pd.concat([self._state.events, rows_frame(rows)], ignore_index=True)
+                if any(str(r["event_type"]).startswith("FEEDBACK") for r in rows):
+                    self._state.verdicts += 1   # verdicts changed: a calibration fitted on them is refitted
+                self._state.versions = self.versions()
+                self._key = self._state.versions

@@ -97,8 +97,11 @@ def plan_lifecycle(doc_ids: Iterable[str], current_states: Iterable[Lifecycle | 
     ``ingested_us`` when given; never accessed and no ingest time counts as idle for ever.
     """
     ids = [str(d) for d in doc_ids]
-    states = np.asarray([Lifecycle.parse(s, field_name="current_states").value for s in current_states],
-                        dtype=object)
+    states = np.asarray(list(current_states), dtype=object)
+    if len(states):   # each distinct state parsed once (checked, normalised)
+        distinct, inverse = np.unique(states.astype(str), return_inverse=True)
+        states = np.asarray([Lifecycle.parse(s, field_name="current_states").value for s in distinct],
+                            dtype=object)[inverse.reshape(-1)]
     n = len(ids)
     conf = np.asarray(strength, dtype=np.float64)
     access = np.asarray(last_access_us, dtype=np.int64)

@@ -137,13 +137,14 @@ def _reasons(cands: Candidates, ranked: Ranked, i: int, t_us: int, hours_left: f
 def build_rejections(cands: Candidates, ranked: Ranked, t_us: int, *, limit: int,
                      config: EngineConfig = DEFAULT_ENGINE) -> list[Rejection]:
     """One rejection per document none of whose passages was kept (its most similar passage's
-    code and chunk), most similar first."""
+    code and chunk): the ones an operator archived first, then most similar first."""
     rejected = ranked.rejected()
     code = cands.doc_code
     has_kept = np.zeros(int(code.max()) + 1 if len(code) else 0, dtype=bool)   # per document code
     has_kept[code[ranked.order]] = True
     rejected = rejected[~has_kept[code[rejected]]]
-    rejected = first_per_document(cands.doc_code, rejected[np.argsort(-cands.raw_cosine[rejected], kind="stable")])
+    archived = ranked.reject_code[rejected] == CODES.index(RejectionCode.ARCHIVED)   # an operator's first
+    rejected = first_per_document(cands.doc_code, rejected[np.lexsort((-cands.raw_cosine[rejected], ~archived))])
     rejected = rejected[:limit]
     at = iso(from_us(t_us))
     return [Rejection(id=cands.doc_id[i], code=CODES[ranked.reject_code[i]],
@@ -169,4 +170,6 @@ def _rejection_reason(cands: Candidates, ranked: Ranked, i: int, at: str, config
         return f"decay {ranked.decay[i]:.3f}: weak alone and no fresher source of the same type"
     if code is RejectionCode.VERSION_MISMATCH:
         return "the question names another version of this document"
+    if code is RejectionCode.ARCHIVED:
+        return ranked.archived.get(cands.doc_id[i], "archived by a person")
     return code.value

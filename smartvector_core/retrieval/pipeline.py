@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import time
 import uuid
+from collections.abc import Mapping
 from concurrent.futures import Future
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 
 import numpy as np
@@ -24,7 +25,7 @@ from ..config import DEFAULT_ENGINE, EngineConfig
 from ..errors import InputError
 from ..knowledge import KnowledgeState
 from ..models import QueryResponse
-from ..temporal import parse_intent
+from ..temporal import declared_version, parse_intent
 from .candidates import PASSAGES_PER_DOCUMENT, Candidates
 from .confidence import abstention
 from .confidence_model import question_words, version_of
@@ -47,6 +48,8 @@ class QueryRequest:
     group_by: str = "chunk"               # chunk: up to k passages; document: one per document
     per_document: int = PASSAGES_PER_DOCUMENT   # most passages of one document (chunk mode)
     config: EngineConfig = DEFAULT_ENGINE      # every threshold the query reads (config/engine.py)
+    # documents an operator archived by ``as_of``: doc id -> the ARCHIVED rejection's reason
+    archived: Mapping[str, str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if self.group_by not in GROUP_BY:
@@ -105,12 +108,16 @@ def answer(cands: Candidates, request: QueryRequest, profile: Profile, knowledge
     as_of_us = to_us(request.as_of)
     config = request.config
     intent = parse_intent(request.text, request.as_of, config.temporal.intent) if profile.use_intent else None
+    if intent is not None:   # "2025-Q1" declared as a version by a candidate is that version, not a quarter
+        intent = declared_version(intent, set(cands.version.tolist()))
     t_us = as_of_us   # the moment of judgement: a date the question names moves it, a future one too
     if intent is not None and intent.judged_at is not None:
         t_us = to_us(intent.judged_at)
     ranked = rerank(cands, profile, t_us=t_us, intent=intent, knowledge=knowledge,
-                    k=request.k, scoring=config.scoring, temporal=config.temporal)
+                    k=request.k, scoring=config.scoring, temporal=config.temporal, archived=request.archived)
     abstain_reason = abstention(cands, request.text, config.abstention)
+    if abstain_reason is None and not len(ranked.order) and ranked.archived_any:
+        abstain_reason = "every relevant document is archived"
     results = build_results(cands, ranked, profile, request.k, t_us, knots=knots,
                             abstained=abstain_reason is not None, per_document=request.passages_per_document,
                             config=config, asked=question_words(request.text, intent))

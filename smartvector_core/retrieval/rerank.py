@@ -13,6 +13,7 @@ chains when it asks for the oldest or newest version, and the rows that get a no
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -49,6 +50,7 @@ from .scoring import (
     recency_and_decay,
     recency_factor,
     relative_similarity,
+    roundup_titles,
     semantic_signal,
     temporal_layer_score,
     temporal_signal,
@@ -79,9 +81,15 @@ class Ranked:
     severity: np.ndarray | None = None       # numeric change against the previous version (0..1)
     range_ignored: bool = False              # the named period held no relevant candidate
     named_period: tuple[int, int] | None = None   # the period the question names (content time)
+    archived: Mapping[str, str] = field(default_factory=dict)   # doc id -> why an operator archived it
 
     def rejected(self) -> np.ndarray:
         return np.flatnonzero(self.reject_code != KEEP)
+
+    @property
+    def archived_any(self) -> bool:
+        """Whether a candidate was rejected as ARCHIVED."""
+        return bool((self.reject_code == _CODE_INDEX[RejectionCode.ARCHIVED]).any())
 
 
 @dataclass(frozen=True)
@@ -145,9 +153,14 @@ def _with_notes(notes: dict[int, list[str]], more: dict[int, list[str]]) -> dict
 
 
 def rerank(cands: Candidates, profile: Profile, *, t_us: int, intent: QueryIntent | None,
-           knowledge, k: int, scoring=DEFAULT_SCORING, temporal: TemporalConfig = DEFAULT_TEMPORAL) -> Ranked:
+           knowledge, k: int, scoring=DEFAULT_SCORING, temporal: TemporalConfig = DEFAULT_TEMPORAL,
+           archived: Mapping[str, str] | None = None) -> Ranked:
     """Gates, signals, profile score, chains, pairing over ``cands`` at ``t_us``; ``scoring`` and
-    ``temporal``: the query's configuration (``EngineConfig.scoring`` / ``.temporal``)."""
+    ``temporal``: the query's configuration (``EngineConfig.scoring`` / ``.temporal``).
+
+    ``archived``: the documents an operator archived by the moment asked (doc id -> the reason
+    shown), rejected as ARCHIVED under every profile, before any other gate: a person took them
+    out of answers."""
     n = len(cands)
     half_life, type_weight, floors = profile_arrays(cands.doc_type, cands.kind)
     states = validity_states(cands.kind, cands.valid_from_us, cands.valid_until_us, t_us)
@@ -177,6 +190,9 @@ def rerank(cands: Candidates, profile: Profile, *, t_us: int, intent: QueryInten
                               doc_code=cands.doc_code))
 
     codes = np.full(n, KEEP, dtype=np.int16)
+    archived = dict(archived or {})
+    if archived:
+        codes = reject(codes, np.isin(cands.doc_id, np.array(list(archived), dtype=object)), RejectionCode.ARCHIVED)
     notes: dict[int, list[str]] = {}
     soft = intent.soft_range_us if (intent is not None and profile.use_intent) else None
     recent = ended_in_window(cands, states, soft)
@@ -208,7 +224,7 @@ def rerank(cands: Candidates, profile: Profile, *, t_us: int, intent: QueryInten
     if profile.scorer == "default":
         version_named = intent is not None and bool(intent.version)
         score, adjusted = _adjust(pool, profile, codes, score, bypass if version_named else None, k,
-                                  scoring.version_not_named_factor)
+                                  scoring.version_not_named_factor, scoring.news_half_life_days)
         notes = _with_notes(notes, adjusted)
 
     action = np.full(n, "SOLO", dtype=object)
@@ -224,7 +240,8 @@ def rerank(cands: Candidates, profile: Profile, *, t_us: int, intent: QueryInten
     return Ranked(order=order, score=final, signals=signals, states=states, decay=decay,
                   trust=pool.trust, reject_code=codes, chain=pool.chain, partner=partner, action=action,
                   notes=notes, severity=severity, range_ignored=range_ignored,
-                  named_period=intent.named_period_us if (intent is not None and profile.use_intent) else None)
+                  named_period=intent.named_period_us if (intent is not None and profile.use_intent) else None,
+                  archived=archived)
 
 
 def _gate(pool: Pool, codes: np.ndarray, rng, bypass: np.ndarray, profile: Profile, scoring) -> np.ndarray:
@@ -289,12 +306,16 @@ def one_per_chain(pool: Pool, codes: np.ndarray, score: np.ndarray) -> np.ndarra
 
 
 def _adjust(pool: Pool, profile: Profile, codes: np.ndarray, score: np.ndarray, version_hit: np.ndarray | None,
-            k: int, version_factor: float) -> tuple[np.ndarray, dict[int, list[str]]]:
+            k: int, version_factor: float, news_half_life_days: float
+            ) -> tuple[np.ndarray, dict[int, list[str]]]:
     """The ``default`` profile's demotions, returned as (new scores, the notes that explain them
     in the result's reasons): candidates not carrying a version the question names
     (× ``version_factor``, ``ScoringConfig.version_not_named_factor``);
     candidates that rely on a superseded version (the ripple, at query time); the lower-trust
-    side of a contradiction."""
+    side of a contradiction; a news roundup (a news-like doc type, half-life <=
+    ``news_half_life_days``, whose title lists several stories: :func:`scoring.roundup_titles`),
+    × ``profile.roundup_demotion``, so that the story's own article, about as similar, ranks
+    above the roundup that tells it in a few lines (a roundup alone still answers)."""
     notes: dict[int, list[str]] = {}
     kept = codes == KEEP
     if version_hit is not None and (version_hit & kept).any():
@@ -309,6 +330,12 @@ def _adjust(pool: Pool, profile: Profile, codes: np.ndarray, score: np.ndarray, 
     if profile.contradiction_demotion < 1.0:
         score, demoted = _demote_contradicted(pool, codes, score, k, profile.contradiction_demotion)
         notes = _with_notes(notes, demoted)
+    if profile.roundup_demotion < 1.0:
+        roundup = kept & (pool.half_life <= news_half_life_days) & roundup_titles(pool.cands.title)
+        score = np.where(roundup, score * profile.roundup_demotion, score)
+        for i in np.flatnonzero(roundup):
+            notes.setdefault(int(i), []).append(
+                f"a roundup of several stories (its title lists them): score x{profile.roundup_demotion}")
     return score, notes
 
 

@@ -40,6 +40,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from ..clock import US_PER_DAY
 from ..config.scoring import (  # noqa: F401  (the scoring constants, re-exported)
@@ -82,6 +84,28 @@ class SignalSet:
 def semantic_signal(raw_cosine: np.ndarray) -> np.ndarray:
     """S_sim = clip(cos, 0, 1)."""
     return np.clip(raw_cosine, 0.0, 1.0)
+
+
+#: a title's item separators: ", ", "; ", ": ", ". " and " and " (RE2, for pyarrow.compute)
+_TITLE_ITEM_SEPARATOR = r",\s|;\s|:\s|\.\s|\sand\s"
+ROUNDUP_TITLE_ITEMS = 3   # ours: a title listing this many items or more is a roundup's
+
+
+def roundup_titles(titles: np.ndarray, min_items: int = ROUNDUP_TITLE_ITEMS) -> np.ndarray:
+    """Which titles are a roundup's (ours): a title that lists ``min_items`` items or more,
+    separated by ", ", "; ", ": ", ". " or " and " ("Yellowstone floods, Fed meeting: 5 things to
+    know Wednesday"; "Justice Stephen Breyer, NATO and R. Kelly. It's Wednesday's news."). A
+    roundup tells several stories of its day in a few lines each; a question about one of
+    them is better answered by that story's own article, which it matches about as well (its
+    few lines share the question's words). Counted with ``pyarrow.compute`` over all titles
+    at once; a title without separators ("Yellowstone still closed as flooding recedes") is
+    one item.
+    """
+    if not len(titles):
+        return np.zeros(0, dtype=bool)
+    arr = pa.array([t if isinstance(t, str) else "" for t in titles], type=pa.string())
+    separators = pc.count_substring_regex(arr, _TITLE_ITEM_SEPARATOR).to_numpy(zero_copy_only=False)
+    return separators + 1 >= min_items
 
 
 def relative_similarity(raw_cosine: np.ndarray) -> np.ndarray:

@@ -1,6 +1,6 @@
-"""Administration: tags, restore, maintenance and the operator token.
+"""Administration: tags, restore, maintenance, repairs, the store's counts and the operator token.
 
-Part of :class:`smartvector_core.service.SmartVector` (a mixin: ``self`` is the whole service)."""
+A part of :class:`smartvector_core.service.SmartVector`, over its :class:`.core.ServiceContext`."""
 
 from __future__ import annotations
 
@@ -14,10 +14,19 @@ from .core import (
     MAX_RETENTION_DAYS,
     RESTORE_DETAIL_IDS,
     RETENTION_DAYS,
+    QueryLog,
+    ServiceContext,
+    ServicePart,
 )
 
 
-class AdminOps:
+class AdminService(ServicePart):
+    """Tags, restore, maintenance, repairs, stats and the operator token; ``log`` is written
+    before the counts are read."""
+
+    def __init__(self, ctx: ServiceContext, log: QueryLog) -> None:
+        super().__init__(ctx)
+        self.log = log
 
     # ---------------------------------------------------------------------- versions & audit
     def tag(self, label: str) -> dict[str, int]:
@@ -85,3 +94,26 @@ class AdminOps:
     @property
     def writes_need_token(self) -> bool:
         return bool(self.settings.operator_token)
+
+    # ------------------------------------------------------------------------------- stats
+    def stats(self) -> dict[str, Any]:
+        self.log.settle()
+        docs = self.store.documents()
+        by_kind: dict[str, int] = {}
+        by_lifecycle: dict[str, int] = {}
+        by_doc_type: dict[str, int] = {}
+        if docs.num_rows:
+            for name, target in (("kind", by_kind), ("lifecycle", by_lifecycle), ("doc_type", by_doc_type)):
+                for value in docs.column(name).to_pylist():
+                    target[value] = target.get(value, 0) + 1
+        return {
+            "store": self.settings.store_uri, "model": self.settings.model_name,
+            "documents": docs.num_rows, "chunks": self.store.count_chunks(),
+            "chunks_retired": self.store.count_chunks(current_only=False) - self.store.count_chunks(),
+            "events": self.store.count_rows("events"),
+            "edges": self.store.count_rows("edges"),
+            "queries": self.store.count_rows("queries"),
+            "by_kind": dict(sorted(by_kind.items())), "by_lifecycle": dict(sorted(by_lifecycle.items())),
+            "by_doc_type": dict(sorted(by_doc_type.items())),
+            "table_versions": self.store.table_versions(),
+        }

@@ -1,6 +1,6 @@
 """Archive and unarchive: a person takes a document version out of answers, or brings it back.
 
-Part of :class:`smartvector_core.service.SmartVector` (a mixin: ``self`` is the whole service).
+A part of :class:`smartvector_core.service.SmartVector`, over its :class:`.core.ServiceContext`.
 
 Each is one appended LIFECYCLE event with its actor and reason (:mod:`memory.archive`), then the
 document's ``lifecycle`` field; nothing is deleted. A query at or after the archive moment
@@ -10,7 +10,6 @@ query about an earlier moment still sees it (:func:`memory.archive.archived_at`)
 
 from __future__ import annotations
 
-from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
@@ -21,18 +20,25 @@ from ..clock import from_us, iso, to_us
 from ..errors import InputError
 from ..memory.archive import OPERATOR_MARK, ArchiveMark, archived_at, operator_moves
 from ..memory.lifecycle import check_move
-from ..models import EventType, Lifecycle, QueryResponse, Rejection, RejectionCode
+from ..models import EventType, Lifecycle
+from .core import QueryLog, ServiceContext, ServicePart
 
 ARCHIVE_REASON_MAX = 500   # characters of an operator's reason kept in the event
 ARCHIVED_BY_A_PERSON = "archived by a person"   # the event's reason when the operator gave none
 
 
-class ArchiveOps:
+class ArchiveService(ServicePart):
+    """Operator archive and unarchive, and the archives in force at a moment."""
+
+    def __init__(self, ctx: ServiceContext, log: QueryLog) -> None:
+        super().__init__(ctx)
+        self.log = log
+        self._operator_moves_memo: tuple | None = None   # (state, rows scanned, the operator moves found)
 
     def archive(self, doc_id: str, *, now: datetime, reason: str = "", actor: str = "operator") -> dict[str, Any]:
         """Take ``doc_id`` out of answers from ``now`` on (an ARCHIVED move by ``actor``)."""
         reason = " ".join(str(reason or "").split())[:ARCHIVE_REASON_MAX]
-        with self._log_lock, self.store.write_lock():
+        with self.ctx.log_lock, self.store.write_lock():
             before = self._lifecycle_of(doc_id)
             if before == Lifecycle.ARCHIVED.value:
                 raise InputError(f"{doc_id!r} is archived already (unarchive it to bring it back)", field="id")
@@ -44,7 +50,7 @@ class ArchiveOps:
 
         A version superseded at ``now`` stays archived: its chain's newer version answers
         (:class:`InputError` says which; ``restore`` or a re-ingest changes the chain)."""
-        with self._log_lock, self.store.write_lock():
+        with self.ctx.log_lock, self.store.write_lock():
             before = self._lifecycle_of(doc_id)
             if before != Lifecycle.ARCHIVED.value:
                 raise InputError(f"{doc_id!r} is not archived (lifecycle {before})", field="id")
@@ -57,15 +63,15 @@ class ArchiveOps:
 
     def archived_documents(self, *, as_of: datetime) -> dict[str, ArchiveMark]:
         """doc_id -> the operator archive in force at ``as_of`` (who, when, why)."""
-        self._settle()
-        return self._archive_marks(self.knowledge.get(), to_us(as_of))
+        self.log.settle()
+        return self.archive_marks(self.knowledge.get(), to_us(as_of))
 
-    def _archive_marks(self, state, as_of_us: int) -> dict[str, ArchiveMark]:
+    def archive_marks(self, state, as_of_us: int) -> dict[str, ArchiveMark]:
         """:func:`archived_at` over ``state``'s events. The operator moves are found once per
         state, then only in the rows appended since (each answer appends its ACCESS events: a
         query scans those few rows, not the whole events table)."""
         events = state.events
-        memo = getattr(self, "_operator_moves_memo", None)
+        memo = self._operator_moves_memo
         if memo is None or memo[0] is not state or memo[1] > len(events):
             memo = (state, len(events), operator_moves(events))
         elif memo[1] < len(events):
@@ -92,22 +98,7 @@ class ArchiveOps:
         return {"id": doc_id, "from": before, "lifecycle": after, "reason": reason, "actor": actor, "at": iso(now)}
 
 
-def without_archived(response: QueryResponse, marks: dict[str, ArchiveMark], k: int) -> QueryResponse:
-    """``response`` with the passages of operator-archived documents moved to its rejections
-    (code ``ARCHIVED``, one per document), the rest re-ranked 1.. and cut to ``k``. Abstains when
-    nothing is left."""
-    if not marks or not any(r.id in marks for r in response.results):
-        return response
-    kept = [r for r in response.results if r.id not in marks][:k]
-    kept = [replace(r, rank=i + 1) for i, r in enumerate(kept)]
-    gone = list(dict.fromkeys(r.id for r in response.results if r.id in marks))
-    rejections = [Rejection(d, RejectionCode.ARCHIVED, _archived_reason(marks[d])) for d in gone]
-    out = replace(response, results=kept, rejections=[*rejections, *response.rejections])
-    if not kept and not response.abstained:
-        out = replace(out, abstained=True, abstain_reason="every relevant document is archived")
-    return out
-
-
-def _archived_reason(mark: ArchiveMark) -> str:
+def archived_reason(mark: ArchiveMark) -> str:
+    """The ARCHIVED rejection's reason: who archived the document, when, and why."""
     why = f": {mark.reason}" if mark.reason and mark.reason != ARCHIVED_BY_A_PERSON else ""
     return f"archived by {mark.actor or 'a person'} on {iso(from_us(mark.at_us))[:16].replace('T', ' ')} UTC{why}"

@@ -1,6 +1,6 @@
 """Calibration against operators' verdicts: the store's refit and its reliability.
 
-Part of :class:`smartvector_core.service.SmartVector` (a mixin: ``self`` is the whole service)."""
+A part of :class:`smartvector_core.service.SmartVector`, over its :class:`.core.ServiceContext`."""
 
 from __future__ import annotations
 
@@ -13,9 +13,17 @@ import pandas as pd
 from ..models import EventType, without_undone
 from ..retrieval import confidence_model as cm
 from ..retrieval.calibration import confidence_report, refit_knots, reliability_bins
+from ..retrieval.query_cache import QueryCache
+from .core import QueryLog, ServiceContext, ServicePart
 
 
-class CalibrationOps:
+class CalibrationService(ServicePart):
+    """The store's calibration from operators' verdicts, and how well confidence matches them;
+    ``log`` is written before the verdicts are read."""
+
+    def __init__(self, ctx: ServiceContext, log: QueryLog) -> None:
+        super().__init__(ctx)
+        self.log = log
 
     def feedback_certainty_pairs(self) -> dict[str, tuple[list[float], list[bool]]]:
         """Per profile, (certainty of the answer as it was scored, accepted?) for every FEEDBACK
@@ -66,9 +74,9 @@ class CalibrationOps:
         operators' verdicts (:func:`retrieval.calibration.refit_knots`); profiles without
         verdicts are absent (they use the prior). Kept in the query cache of the knowledge state
         until verdicts are recorded; every query reads it (``QueryCache.calibration_knots``)."""
-        return self._fit_store_calibration(self.query_caches.get(self.knowledge.get()))
+        return self.fit_store_calibration(self.query_caches.get(self.knowledge.get()))
 
-    def _fit_store_calibration(self, cache) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    def fit_store_calibration(self, cache: QueryCache) -> dict[str, tuple[np.ndarray, np.ndarray]]:
         knots = cache.calibration()
         if knots is None:
             events = cache.knowledge.events
@@ -83,7 +91,7 @@ class CalibrationOps:
     def _verdicts(self):
         """(profile, logged response, doc id, accepted?) for each FEEDBACK event with a logged query
         (verdicts reversed since by a FEEDBACK_UNDO left out)."""
-        self._settle()
+        self.log.settle()
         events = self.store.events().to_pandas()
         if not len(events):
             return

@@ -1,21 +1,26 @@
-"""The service's core: one store, one embedder, the knowledge cache, the query log writer and stats.
+"""The service's shared context and its query log.
 
-Part of :class:`smartvector_core.service.SmartVector` (a mixin: ``self`` is the whole service)."""
+:class:`ServiceContext` is what every part of :class:`smartvector_core.service.SmartVector` shares:
+the settings and engine configuration, the one store, embedder, knowledge cache and query caches
+(each opened at its first use), and the lock that orders the query log's writes with the
+operators' writes. :class:`ServicePart` is the base of each part (ingest, query, feedback, ...):
+it reads those through the context. :class:`QueryLog` is the part that buffers the query log
+and the access events and writes them (at once, per batch, or from a background thread)."""
 
 from __future__ import annotations
 
 import atexit
 import json
 import threading
+from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
 from ..clock import parse_time
 from ..config import DEFAULT_ENGINE, EngineConfig
-from ..embedding import check_encoder
-from ..knowledge import KnowledgeCache
+from ..knowledge import KnowledgeCache, KnowledgeState
 from ..models import EventType, QueryResponse
-from ..retrieval.query_cache import QueryCache, QueryCaches
+from ..retrieval.query_cache import QueryCaches
 from ..settings import Settings, load_settings
 from ..store import Store
 
@@ -27,8 +32,11 @@ RETENTION_DAYS = 7.0  # maintain(): versions older than this are cleaned up (tag
 MAX_RETENTION_DAYS = 36_500  # a century: larger ages overflow a timedelta (and keep everything anyway)
 
 
-class ServiceCore:
-    """The state every part of the service shares."""
+class ServiceContext:
+    """The state every part of the service shares. The embedder, store, knowledge cache and query
+    caches open at their first use (a command that reads no store opens none); ``log_lock``
+    guards the query log's pending rows, their writes and the knowledge reads, and is taken
+    before the store's write lock by every writer that takes both."""
 
     def __init__(self, settings: Settings | None = None, *, embedder=None, config: EngineConfig | None = None) -> None:
         self.settings = settings or load_settings()
@@ -37,15 +45,7 @@ class ServiceCore:
         self._store: Store | None = None
         self._knowledge: KnowledgeCache | None = None
         self._query_caches: QueryCaches | None = None
-        self._pending_queries: list[dict[str, Any]] = []
-        self._pending_events: list[dict[str, Any]] = []
-        self.batching = False
-        self._batch_state = None
-        self._log_lock = threading.RLock()   # pending lists, their writes and the knowledge reads
-        self._log_wake: threading.Event | None = None
-        self._log_delay_s = 0.0
-        self._encoder_checked = False
-        self._freshness_memo: tuple | None = None   # (table versions, as_of µs) -> the last freshness report
+        self.log_lock = threading.RLock()
 
     @property
     def embedder(self):
@@ -62,6 +62,11 @@ class ServiceCore:
         if self._embedder is None:
             self._embedder = make()
         return self._embedder
+
+    @property
+    def store_is_open(self) -> bool:
+        """Whether the store was opened (by any call that read or wrote it)."""
+        return self._store is not None
 
     @property
     def store(self) -> Store:
@@ -81,32 +86,70 @@ class ServiceCore:
             self._query_caches = QueryCaches(self.store)
         return self._query_caches
 
-    def query_cache(self) -> QueryCache:
-        """The query path's cache (text index, full-text results, calibration) of the knowledge
-        state the next query reads (:meth:`_state_for_query`)."""
-        return self.query_caches.get(self._state_for_query())
 
-    def _check_encoder(self) -> None:
-        """A question is compared with the store's vectors only if one encoder made both
-        (:func:`embedding.check_encoder`); checked at this instance's first query (reading the
-        record costs a schema read, ~0.5 ms)."""
-        if not self._encoder_checked:
-            stored = self.store.encoder()
-            check_encoder(stored, getattr(self.embedder, "encoder_id", stored), self.store.uri)
-            self._encoder_checked = True
+class ServicePart:
+    """A part of the service: it holds the shared :class:`ServiceContext` and reads the
+    settings, configuration, store, embedder and caches through it."""
 
-    def _state_for_query(self):
+    def __init__(self, ctx: ServiceContext) -> None:
+        self.ctx = ctx
+
+    @property
+    def settings(self) -> Settings:
+        return self.ctx.settings
+
+    @property
+    def config(self) -> EngineConfig:
+        return self.ctx.config
+
+    @property
+    def embedder(self):
+        return self.ctx.embedder
+
+    @property
+    def store(self) -> Store:
+        return self.ctx.store
+
+    @property
+    def knowledge(self) -> KnowledgeCache:
+        return self.ctx.knowledge
+
+    @property
+    def query_caches(self) -> QueryCaches:
+        return self.ctx.query_caches
+
+
+class QueryLog(ServicePart):
+    """The query log and the access events: buffered, then written (at once, at the end of a
+    batch, or by a background writer); ``wake(access_events)`` is called after each write of
+    access events (dormant documents that were read wake up)."""
+
+    def __init__(self, ctx: ServiceContext, wake: Callable[[list[dict[str, Any]]], None]) -> None:
+        super().__init__(ctx)
+        self.wake = wake
+        self.pending_queries: list[dict[str, Any]] = []
+        self.pending_events: list[dict[str, Any]] = []
+        self.batching = False
+        self._batch_state: KnowledgeState | None = None
+        self._log_wake: threading.Event | None = None
+        self._log_delay_s = 0.0
+
+    def pending(self) -> int:
+        """Rows (query-log rows and access events) not written yet."""
+        return len(self.pending_queries) + len(self.pending_events)
+
+    def state_for_query(self):
         """The knowledge state a query reads. In batch mode (``batching``) every query of the
         batch reads one snapshot taken at its first query: the batch is consistent and
         reproducible, and no query pays the per-table version checks; ``flush`` ends it."""
-        with self._log_lock:   # never half-way through a background write of our own
-            if not self.batching:
-                return self.knowledge.get()
+        if not self.batching:   # a write of our own appends to the state under the cache's lock
+            return self.knowledge.get()
+        with self.ctx.log_lock:
             if self._batch_state is None:
                 self._batch_state = self.knowledge.get()
             return self._batch_state
 
-    def _log_query(self, response: QueryResponse, *, now: datetime) -> None:
+    def log_query(self, response: QueryResponse, *, now: datetime) -> None:
         """Append the query to the log and one ACCESS event per returned document.
 
         Written at once, except in batch mode (``flush`` writes the batch) and once
@@ -120,9 +163,9 @@ class ServiceCore:
             "response": json.dumps(response.to_dict(), ensure_ascii=False, default=str)}
         events = [{"doc_id": r.id, "event_type": EventType.ACCESS.value, "at": now, "query_id": response.query_id,
                    "actor": "query", "detail": {"rank": r.rank}} for r in response.results]
-        with self._log_lock:
-            self._pending_queries.append(row)
-            self._pending_events.extend(events)
+        with self.ctx.log_lock:
+            self.pending_queries.append(row)
+            self.pending_events.extend(events)
         if self._log_wake is not None:
             self._log_wake.set()
         elif not self.batching:
@@ -133,7 +176,7 @@ class ServiceCore:
         a query (queries asked meanwhile go in the same commits), instead of the query waiting
         for two LanceDB commits. None is lost: every read of the log, events or confidence in
         this class flushes first, and so does interpreter exit (``atexit``). Idempotent."""
-        with self._log_lock:
+        with self.ctx.log_lock:
             if self._log_wake is not None:
                 return
             self._log_delay_s = float(delay_s)
@@ -154,50 +197,27 @@ class ServiceCore:
                 wake.set()
                 threading.Event().wait(1.0)
 
-    def _settle(self) -> None:
+    def settle(self) -> None:
         """Before a read: write what the background writer has not written yet, so every page
         sees each query it asked (a no-op without :meth:`write_log_in_background`)."""
-        if self._log_wake is not None and (self._pending_queries or self._pending_events):
+        if self._log_wake is not None and (self.pending_queries or self.pending_events):
             self.flush()
 
     def flush(self) -> None:
         """Write buffered query-log rows and access events (one commit each); ends a batch's
         knowledge snapshot. Thread-safe; rows of a failed write stay pending for the next flush."""
-        with self._log_lock:
+        with self.ctx.log_lock:
             self._batch_state = None
-            if self._pending_queries:
-                self.store.log_queries(self._pending_queries)
-                self._pending_queries = []
-            if self._pending_events:
-                pending = self._pending_events
+            if self.pending_queries:
+                self.store.log_queries(self.pending_queries)
+                self.pending_queries = []
+            if self.pending_events:
+                pending = self.pending_events
                 accessed = [e for e in pending if e["event_type"] == EventType.ACCESS.value]
                 self.knowledge.record_events(pending)
-                self._pending_events = []
+                self.pending_events = []
                 if accessed:
-                    self._wake_dormant(accessed)
-
-    # ------------------------------------------------------------------------------- stats
-    def stats(self) -> dict[str, Any]:
-        self._settle()
-        docs = self.store.documents()
-        by_kind: dict[str, int] = {}
-        by_lifecycle: dict[str, int] = {}
-        by_doc_type: dict[str, int] = {}
-        if docs.num_rows:
-            for name, target in (("kind", by_kind), ("lifecycle", by_lifecycle), ("doc_type", by_doc_type)):
-                for value in docs.column(name).to_pylist():
-                    target[value] = target.get(value, 0) + 1
-        return {
-            "store": self.settings.store_uri, "model": self.settings.model_name,
-            "documents": docs.num_rows, "chunks": self.store.count_chunks(),
-            "chunks_retired": self.store.count_chunks(current_only=False) - self.store.count_chunks(),
-            "events": self.store.count_rows("events"),
-            "edges": self.store.count_rows("edges"),
-            "queries": self.store.count_rows("queries"),
-            "by_kind": dict(sorted(by_kind.items())), "by_lifecycle": dict(sorted(by_lifecycle.items())),
-            "by_doc_type": dict(sorted(by_doc_type.items())),
-            "table_versions": self.store.table_versions(),
-        }
+                    self.wake(accessed)
 
 
 def dumps(obj: Any) -> str:

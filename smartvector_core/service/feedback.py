@@ -1,6 +1,6 @@
 """Feedback: verdicts, their undo, ripple, trust at a moment.
 
-Part of :class:`smartvector_core.service.SmartVector` (a mixin: ``self`` is the whole service)."""
+A part of :class:`smartvector_core.service.SmartVector`, over its :class:`.core.ServiceContext`."""
 
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ from ..config import DEFAULT_CONFIDENCE
 from ..errors import InputError
 from ..ingest.validate import clean_id
 from ..models import EventType, event_detail, verdict_key, without_undone
+from .core import QueryLog, ServiceContext, ServicePart
 
 
 def _feedback_keys(doc_id: str, query_id: str, actor: str) -> tuple[str, str, str]:
@@ -26,7 +27,13 @@ def _feedback_keys(doc_id: str, query_id: str, actor: str) -> tuple[str, str, st
             clean_id(actor, field="actor", max_chars=200))
 
 
-class FeedbackOps:
+class FeedbackService(ServicePart):
+    """Operators' verdicts, their undo, the ripple of a correction, trust at a moment; ``log``
+    is written before trust is read."""
+
+    def __init__(self, ctx: ServiceContext, log: QueryLog) -> None:
+        super().__init__(ctx)
+        self.log = log
 
     # ---------------------------------------------------------------------------- feedback
     def feedback(self, doc_id: str, verdict: str, *, now: datetime, query_id: str = "",
@@ -39,7 +46,7 @@ class FeedbackOps:
         log lock is taken first (the background log writer takes it before the store lock too).
         """
         doc_id, query_id, actor = _feedback_keys(doc_id, query_id, actor)
-        with self._log_lock, self.store.write_lock():
+        with self.ctx.log_lock, self.store.write_lock():
             return self._record_feedback(doc_id, verdict, now=now, query_id=query_id, actor=actor)
 
     def _record_feedback(self, doc_id: str, verdict: str, *, now: datetime, query_id: str = "",
@@ -51,7 +58,7 @@ class FeedbackOps:
         if not self.store.chunks_for_docs([doc_id]).num_rows:
             raise InputError(f"no document with id {doc_id!r} in the store", field="id")
         before = self.trust_of([doc_id], as_of=now)[doc_id]
-        standing = self._standing_verdicts(query_id, actor, [doc_id]).get(doc_id)
+        standing = self.standing_by_document(query_id, actor, [doc_id]).get(doc_id)
         if standing is not None and standing["verdict"] == verdict:   # idempotent per (query, document, actor)
             return {"id": doc_id, "verdict": verdict, "trust_before": before, "trust_after": before,
                     "rippled": [], "query_id": query_id, "recorded": False, "replaced": None}
@@ -83,7 +90,7 @@ class FeedbackOps:
         doc_id, query_id, actor = _feedback_keys(doc_id, query_id, actor)
         if not self.store.chunks_for_docs([doc_id]).num_rows:
             raise InputError(f"no document with id {doc_id!r} in the store", field="id")
-        standing = self._standing_verdicts(query_id, actor, [doc_id]).get(doc_id)
+        standing = self.standing_by_document(query_id, actor, [doc_id]).get(doc_id)
         if standing is None:
             raise InputError(f"no verdict of {actor!r} on {doc_id!r} for query {query_id!r} to undo", field="id")
         before = self.trust_of([doc_id], as_of=now)[doc_id]
@@ -103,7 +110,7 @@ class FeedbackOps:
                       & events["event_type"].isin([EventType.FEEDBACK_ACCEPT.value, EventType.FEEDBACK_CORRECT.value])]
         out = []
         for query_id in dict.fromkeys(mine["query_id"].fillna("")):
-            standing = self._standing_verdicts(query_id, actor, [doc_id]).get(doc_id)
+            standing = self.standing_by_document(query_id, actor, [doc_id]).get(doc_id)
             if standing:
                 out.append({"query_id": query_id, "verdict": standing["verdict"], "at_us": standing["at_us"]})
         out.sort(key=lambda v: v["at_us"], reverse=True)
@@ -111,9 +118,9 @@ class FeedbackOps:
 
     def standing_verdicts(self, query_id: str, actor: str = "operator") -> dict[str, str]:
         """doc id -> "accept" / "correct": the verdicts ``actor`` holds now on ``query_id``'s answers."""
-        return {d: v["verdict"] for d, v in self._standing_verdicts(query_id, actor).items()}
+        return {d: v["verdict"] for d, v in self.standing_by_document(query_id, actor).items()}
 
-    def _standing_verdicts(self, query_id: str, actor: str,
+    def standing_by_document(self, query_id: str, actor: str,
                            doc_ids: Sequence[str] | None = None) -> dict[str, dict[str, Any]]:
         """Per document, the latest accept/correct event of (query_id, actor) that no FEEDBACK_UNDO
         reversed: ``{"verdict", "event_id", "delta", "at_us"}`` (from the cached event frame). No
@@ -170,11 +177,11 @@ class FeedbackOps:
     def trust_of(self, doc_ids: Sequence[str], *, as_of: datetime) -> dict[str, float]:
         """Trust at ``as_of`` of each document: the value every result's ``trust`` shows
         (:meth:`KnowledgeState.trust`, DESIGN.md "Trust model")."""
-        return self._trust_at(doc_ids, [to_us(as_of)])[0]
+        return self.trust_at(doc_ids, [to_us(as_of)])[0]
 
-    def _trust_at(self, doc_ids: Sequence[str], times_us: Sequence[int]) -> list[dict[str, float]]:
+    def trust_at(self, doc_ids: Sequence[str], times_us: Sequence[int]) -> list[dict[str, float]]:
         """Trust of ``doc_ids`` at each moment of ``times_us`` (documents read once)."""
-        self._settle()
+        self.log.settle()
         state = self.knowledge.get()
         docs = state.docs if state.docs is not None else self.store.documents()
         frame = docs.select(["doc_id", "authority"]).to_pandas().set_index("doc_id") if docs.num_rows \

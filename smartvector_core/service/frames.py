@@ -1,6 +1,6 @@
 """Audit frames for the pages and the CLI: documents, freshness, events, edges, query log, rejections.
 
-Part of :class:`smartvector_core.service.SmartVector` (a mixin: ``self`` is the whole service)."""
+A part of :class:`smartvector_core.service.SmartVector`, over its :class:`.core.ServiceContext`."""
 
 from __future__ import annotations
 
@@ -20,9 +20,20 @@ from ..models import EdgeType
 from ..temporal.codes import NO_END
 from ..temporal.freshness import WRITE_EVENTS, freshness_report, last_confirmations, replacing_versions
 from ..temporal.review import flag_for_review, most_urgent_first
+from .core import QueryLog, ServiceContext, ServicePart
+from .feedback import FeedbackService
 
 
-class FramesOps:
+class FramesService(ServicePart):
+    """Audit frames: documents, version chains, freshness, events, edges, the review queue, the
+    query log and its rejections, trust over time. ``log`` is written before each read; trust
+    over time is ``feedback_service``'s."""
+
+    def __init__(self, ctx: ServiceContext, log: QueryLog, feedback_service: FeedbackService) -> None:
+        super().__init__(ctx)
+        self.log = log
+        self.feedback_service = feedback_service
+        self._freshness_memo: tuple | None = None   # (table versions, as_of µs) -> the last freshness report
 
     def version_chain(self, doc_id: str) -> list[dict[str, Any]]:
         """Every version in ``doc_id``'s chain (SUPERSEDES edges), oldest -> newest."""
@@ -58,7 +69,7 @@ class FramesOps:
         """One row per document version with its ``trust`` at ``as_of`` (the same value as a
         result's ``trust``). The documents come from the knowledge state (read once per table
         version), not from a new store read."""
-        self._settle()
+        self.log.settle()
         state = self.knowledge.get()
         docs = state.docs if state.docs is not None else self.store.documents()
         if not docs.num_rows:
@@ -81,7 +92,7 @@ class FramesOps:
         Kept for the last (table versions, ``as_of``) asked: a page shown again, or by another
         session at the same moment, costs no new report until a table changes (any write, an
         accept or an access event included). Callers get a shallow copy (copy-on-write)."""
-        self._settle()
+        self.log.settle()
         key = (self.knowledge.versions(), to_us(as_of))
         memo = self._freshness_memo
         if memo is not None and memo[0] == key:
@@ -118,7 +129,7 @@ class FramesOps:
         return most_urgent_first(flag_for_review(freshness_report(docs, as_of)))
 
     def events_frame(self, doc_id: str | None = None) -> pd.DataFrame:
-        self._settle()
+        self.log.settle()
         events = self.store.events([doc_id] if doc_id else None).to_pandas()
         return events.sort_values("at", ascending=False, ignore_index=True) if len(events) else events
 
@@ -134,7 +145,7 @@ class FramesOps:
         return edges[mask].reset_index(drop=True)
 
     def query_log(self) -> pd.DataFrame:
-        self._settle()
+        self.log.settle()
         log = self.store.queries().to_pandas()
         return log.sort_values("asked_at", ascending=False, ignore_index=True) if len(log) else log
 
@@ -142,9 +153,9 @@ class FramesOps:
         """One row per rejection of every logged query: query_id, asked_at, id, code, reason.
 
         The rejected ids and their codes are the query log's ``rejection_ids`` /
-        ``rejection_codes`` columns (written by :meth:`_log_query`); the logged response adds
+        ``rejection_codes`` columns (written by :meth:`.core.QueryLog.log_query`); the logged response adds
         each rejection's reason (and chunk_id) at the same position."""
-        self._settle()
+        self.log.settle()
         rows = []
         for rec in self.store.queries().to_pylist():
             details = json.loads(rec["response"] or "{}").get("rejections", [])
@@ -160,7 +171,7 @@ class FramesOps:
     def trust_history(self, doc_id: str, *, until: datetime, points: int = 60) -> pd.DataFrame:
         """Trust of ``doc_id`` over time (columns ``at``, ``trust``), evaluated at its events and
         evenly in between."""
-        self._settle()
+        self.log.settle()
         docs = self.store.chunks_for_docs([doc_id])
         if not docs.num_rows:
             raise InputError(f"no document with id {doc_id!r} in the store", field="id")
@@ -170,7 +181,7 @@ class FramesOps:
         times = set(np.linspace(start, max(start, end), points).astype(np.int64).tolist())
         times.update(int(t) for t in events.loc[events["doc_id"] == doc_id, "at_us"] if start <= t <= end)
         ordered = sorted(times)
-        values = self._trust_at([doc_id], ordered)
+        values = self.feedback_service.trust_at([doc_id], ordered)
         return pd.DataFrame({"at": [from_us(t) for t in ordered], "trust": [v[doc_id] for v in values]})
 
 

@@ -1,6 +1,6 @@
 """Ingest and consolidation: records and files in, the demo corpus, consolidation runs, access events.
 
-Part of :class:`smartvector_core.service.SmartVector` (a mixin: ``self`` is the whole service)."""
+A part of :class:`smartvector_core.service.SmartVector`, over its :class:`.core.ServiceContext`."""
 
 from __future__ import annotations
 
@@ -14,18 +14,17 @@ import pyarrow.compute as pc
 
 from ..consolidation import consolidate as run_consolidation
 from ..consolidation import wake_accessed
+from ..consolidation.incremental import ConsolidationCache
 from ..ingest import IngestReport, ingest_documents, read_records, validate_records
 from ..ingest.pipeline import prepare_documents
 from ..ingest.validate import record_warnings
 from ..models import EdgeType, EventType
 from ..settings import DEMO_CORPUS
-from .core import (
-    PRE_INGEST_TAG,
-    PRE_INGEST_TAG_MIN_DOCS,
-)
+from .core import PRE_INGEST_TAG, PRE_INGEST_TAG_MIN_DOCS, ServicePart
 
 
-class IngestOps:
+class IngestService(ServicePart):
+    """Records and files in, the demo corpus, consolidation runs, access events."""
 
     # ------------------------------------------------------------------------------ ingest
     def load_records(self, paths: Iterable[str | Path]) -> list[dict[str, Any]]:
@@ -53,7 +52,7 @@ class IngestOps:
         report.warnings.extend(warnings)
         # also when a killed run left documents unconsolidated: a re-run converges
         wanted = consolidate and (report.added or report.updated or self._has_unconsolidated())
-        report.consolidation = self.consolidate(now=now) if wanted else None
+        report.consolidation = self.consolidate(now=now, cached=True) if wanted else None
         return report
 
     def _stored_supersedes(self, skip: set) -> dict[str, tuple[str, ...]]:
@@ -92,7 +91,8 @@ class IngestOps:
         return self.ingest_paths([DEMO_CORPUS], now=now, actor="demo")
 
     # ------------------------------------------------------------------------- consolidation
-    def consolidate(self, *, now: datetime, full: bool = False, config=None, engine: str = "local") -> dict[str, Any]:
+    def consolidate(self, *, now: datetime, full: bool = False, config=None, engine: str = "local",
+                    cached: bool = False) -> dict[str, Any]:
         """Run the consolidation agent (see :mod:`smartvector_core.consolidation`).
 
         Incremental by default: only UNCONSOLIDATED documents (new or edited) are compared with
@@ -102,6 +102,9 @@ class IngestOps:
         (default: the service's ``EngineConfig.consolidation``).
         ``engine="ray"``: the candidate search and per-pair checks run as Ray tasks
         (:mod:`smartvector_core.scaleout.ray_consolidate`); same result, writes from here.
+        ``cached``: read the documents and chunks from this service's
+        :class:`~smartvector_core.consolidation.incremental.ConsolidationCache` (caught up per
+        write; same result): what an ingest does, since a process that writes once writes again.
         """
         if engine not in ("local", "ray"):
             raise ValueError(f"unknown consolidation engine {engine!r} (local or ray)")
@@ -112,14 +115,21 @@ class IngestOps:
             finder = ray_finder()
         # only the events are needed: skip the knowledge cache's full reload (graph, documents)
         report = run_consolidation(self.store, None, now=now, full=full, config=config or self.config.consolidation,
-                                   finder=finder)
+                                   finder=finder, cache=self.consolidation_cache() if cached else None)
         return report.to_dict()
 
-    def _wake_dormant(self, access_events: list[dict[str, Any]]) -> None:
+    def consolidation_cache(self) -> ConsolidationCache:
+        """This service's consolidation inputs, made at its first cached run."""
+        cache = self.__dict__.get("_consolidation_inputs")
+        if cache is None:
+            cache = self.__dict__.setdefault("_consolidation_inputs", ConsolidationCache())
+        return cache
+
+    def wake_dormant(self, access_events: list[dict[str, Any]]) -> None:
         """DORMANT -> ACTIVE for accessed documents (a dormant document stays searchable)."""
         ids = list(dict.fromkeys(e["doc_id"] for e in access_events))
         state = self.knowledge.get()  # cached: its documents carry the lifecycle (no store read)
-        docs = getattr(state, "docs", None)
+        docs = state.docs
         rows = docs.filter(pc.is_in(docs.column("doc_id"), value_set=pa.array(ids))) if docs is not None \
             else self.store.chunks_for_docs(ids)
         states = dict(zip(rows.column("doc_id").to_pylist(), rows.column("lifecycle").to_pylist(), strict=True))
@@ -135,4 +145,4 @@ class IngestOps:
         rows = [{"doc_id": d, "event_type": EventType.ACCESS.value, "at": now, "query_id": query_id,
                  "actor": actor, "detail": {}} for d in dict.fromkeys(doc_ids)]
         self.knowledge.record_events(rows)
-        self._wake_dormant(rows)
+        self.wake_dormant(rows)

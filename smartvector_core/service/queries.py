@@ -1,6 +1,6 @@
 """Queries files (CONTRACT.md): one question a line, with labels for the benchmark.
 
-Part of :class:`smartvector_core.service.SmartVector` (a mixin: ``self`` is the whole service)."""
+Read by the CLI, the API and the benchmark; no state."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """Queries: one question in, a logged :class:`~smartvector_core.models.QueryResponse` out.
 
-Part of :class:`smartvector_core.service.SmartVector` (a mixin: ``self`` is the whole service)."""
+A part of :class:`smartvector_core.service.SmartVector`, over its :class:`.core.ServiceContext`."""
 
 from __future__ import annotations
 
@@ -9,18 +9,44 @@ from dataclasses import replace
 from datetime import datetime
 
 from ..clock import to_us
+from ..embedding import check_encoder
 from ..errors import InputError
 from ..models import QueryResponse
 from ..retrieval import QueryRequest, get_profile, run_query
 from ..retrieval.candidates import PASSAGES_PER_DOCUMENT
+from ..retrieval.query_cache import QueryCache
 from ..retrieval.search import start_encoding
-from .archive import without_archived
-from .core import (
-    MAX_K,
-)
+from .archive import ArchiveService, archived_reason
+from .calibration import CalibrationService
+from .core import MAX_K, QueryLog, ServiceContext, ServicePart
 
 
-class QueryOps:
+class QueryService(ServicePart):
+    """Questions in, logged answers out: the encoder check, the knowledge state a query reads,
+    the store's calibration (``calibration_service``), the operator archives in force
+    (``archive_service``), the query log (``log``)."""
+
+    def __init__(self, ctx: ServiceContext, log: QueryLog, calibration_service: CalibrationService,
+                 archive_service: ArchiveService) -> None:
+        super().__init__(ctx)
+        self.log = log
+        self.calibration_service = calibration_service
+        self.archive_service = archive_service
+        self._encoder_checked = False
+
+    def query_cache(self) -> QueryCache:
+        """The query path's cache (text index, full-text results, calibration) of the knowledge
+        state the next query reads (:meth:`.core.QueryLog.state_for_query`)."""
+        return self.query_caches.get(self.log.state_for_query())
+
+    def _check_encoder(self) -> None:
+        """A question is compared with the store's vectors only if one encoder made both
+        (:func:`embedding.check_encoder`); checked at this instance's first query (reading the
+        record costs a schema read, ~0.5 ms)."""
+        if not self._encoder_checked:
+            stored = self.store.encoder()
+            check_encoder(stored, getattr(self.embedder, "encoder_id", stored), self.store.uri)
+            self._encoder_checked = True
 
     # ------------------------------------------------------------------------------- query
     def query(self, text: str, *, as_of: datetime, profile: str = "default", k: int = 5,
@@ -30,7 +56,8 @@ class QueryOps:
         document, grouped under their document (``group_by="document"``: one per document).
 
         A document an operator archived by ``as_of`` leaves the results and is listed among the
-        rejections (``ARCHIVED``: :func:`.archive.without_archived`).
+        rejections (``ARCHIVED``, who archived it, when and why: the rerank gate of
+        :func:`retrieval.rerank.rerank`).
 
         ``asked_at`` (default ``as_of``) is when the question was really asked: the query log and
         the access events carry it, so asking about a past moment never rewrites that past's
@@ -47,14 +74,13 @@ class QueryOps:
             vector = start_encoding(self.embedder, request.text)
         cache = self.query_cache()
         if cache.calibration() is None:
-            self._fit_store_calibration(cache)
-        marks = self._archive_marks(cache.knowledge, to_us(as_of))
-        if marks:   # room for the archived documents' passages, which leave the results below
-            request = replace(request, k=min(MAX_K, k + min(len(marks), k) * max(1, per_document)))
+            self.calibration_service.fit_store_calibration(cache)
+        marks = self.archive_service.archive_marks(cache.knowledge, to_us(as_of))
+        if marks:
+            request = replace(request, archived={d: archived_reason(m) for d, m in marks.items()})
         response = run_query(self.store, self.embedder, request, cache=cache, vector=vector)
-        response = without_archived(response, marks, k)
         if log:
-            self._log_query(response, now=asked_at or as_of)
+            self.log.log_query(response, now=asked_at or as_of)
         return response
 
     def check_query_ids(self, questions: dict[str, str]) -> None:
@@ -65,8 +91,8 @@ class QueryOps:
         wanted = {qid: " ".join(str(text).split()) for qid, text in questions.items() if qid}
         if not wanted:
             return
-        with self._log_lock:
-            logged = [(r["query_id"], r["query"]) for r in self._pending_queries if r["query_id"] in wanted]
+        with self.ctx.log_lock:
+            logged = [(r["query_id"], r["query"]) for r in self.log.pending_queries if r["query_id"] in wanted]
         rows = self.store.queries(list(wanted)).select(["query_id", "query"])
         logged += zip(rows.column("query_id").to_pylist(), rows.column("query").to_pylist(), strict=True)
         for qid, text in logged:

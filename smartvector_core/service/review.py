@@ -1,6 +1,6 @@
 """The review queue: open contradictions, both sides of one, its resolution and the undo of that.
 
-Part of :class:`smartvector_core.service.SmartVector` (a mixin: ``self`` is the whole service).
+A part of :class:`smartvector_core.service.SmartVector`, over its :class:`.core.ServiceContext`.
 
 A resolution settles the pair (CONTRADICTION_SETTLED reverses its penalty) and records REVIEW
 events on both sides. ``keep_src`` / ``keep_dst`` correct the other side; accepting the kept one is
@@ -23,6 +23,10 @@ from ..consolidation.contradictions import settlement_events
 from ..errors import InputError
 from ..models import EdgeType, EventType, event_detail
 from ..store import edge_id as make_edge_id
+from .core import ServiceContext, ServicePart
+from .feedback import FeedbackService
+from .frames import FramesService
+from .ingest import IngestService
 
 REOPENED = "reopened"   # the REVIEW event's resolution when an operator undoes one
 UNDOABLE = ("keep_both", "keep_src", "keep_dst")   # a supersession is undone by restore, not here
@@ -33,11 +37,22 @@ def review_query_id(edge_id: str) -> str:
     return f"review:{edge_id}"
 
 
-class ReviewOps:
+class ReviewService(ServicePart):
+    """The review queue's contradictions: both sides, resolution, reopening. A resolution
+    records verdicts through ``feedback_service`` and consolidates through ``ingest_service``;
+    the edges and documents come from ``frames_service``."""
+
     RESOLUTIONS = ("keep_both", "keep_src", "keep_dst", "supersede_dst", "supersede_src")
 
+    def __init__(self, ctx: ServiceContext, frames_service: FramesService, feedback_service: FeedbackService,
+                 ingest_service: IngestService) -> None:
+        super().__init__(ctx)
+        self.frames_service = frames_service
+        self.feedback_service = feedback_service
+        self.ingest_service = ingest_service
+
     def _contradiction(self, edge_id: str) -> dict[str, Any]:
-        edges = self.edges_frame()
+        edges = self.frames_service.edges_frame()
         match = edges[(edges["edge_id"] == edge_id) & (edges["edge_type"] == EdgeType.CONTRADICTS.value)] \
             if len(edges) else edges
         if not len(match):
@@ -49,7 +64,7 @@ class ReviewOps:
         trust at ``as_of``, created and valid-from dates (ISO or None), doc type, lifecycle."""
         edge = self._contradiction(edge_id)
         ids = [edge["src"], edge["dst"]]
-        docs = self.documents_frame(as_of=as_of).set_index("id")
+        docs = self.frames_service.documents_frame(as_of=as_of).set_index("id")
         chunks = self.store.chunks_for_docs(ids).to_pandas().sort_values(["doc_id", "ordinal"])
         texts = chunks.groupby("doc_id")["text"].apply(lambda t: "\n".join(t)).to_dict()
 
@@ -98,16 +113,16 @@ class ReviewOps:
         out: dict[str, Any] = {"edge_id": edge_id, "resolution": resolution, "src": src, "dst": dst}
         if resolution in ("keep_src", "keep_dst"):
             kept, wrong = (src, dst) if resolution == "keep_src" else (dst, src)
-            out["corrected"] = self.feedback(wrong, "correct", now=now, actor=actor, query_id=review_query_id(edge_id))
+            out["corrected"] = self.feedback_service.feedback(wrong, "correct", now=now, actor=actor, query_id=review_query_id(edge_id))
             if confirm_kept:
-                out["accepted"] = self.feedback(kept, "accept", now=now, actor=actor, query_id=review_query_id(edge_id))
+                out["accepted"] = self.feedback_service.feedback(kept, "accept", now=now, actor=actor, query_id=review_query_id(edge_id))
         elif resolution.startswith("supersede"):
             newer, older = (src, dst) if resolution == "supersede_dst" else (dst, src)
             self.store.upsert_edges([{"edge_id": make_edge_id(newer, EdgeType.SUPERSEDES.value, older),
                                       "src": newer, "dst": older, "edge_type": EdgeType.SUPERSEDES.value,
                                       "origin": "review", "evidence": f"review of contradiction {edge_id}",
                                       "status": "", "created_at": now}])
-            out["consolidation"] = self.consolidate(now=now)
+            out["consolidation"] = self.ingest_service.consolidate(now=now)
         return out
 
     def reopen_contradiction(self, edge_id: str, *, now: datetime, actor: str = "operator") -> dict[str, Any]:
@@ -125,8 +140,8 @@ class ReviewOps:
         by = str(reviews.sort_values("at_us")["actor"].iloc[-1]) if len(reviews) else actor
         undone = []
         for doc_id in (edge["src"], edge["dst"]):
-            if self._standing_verdicts(review_query_id(edge_id), by, [doc_id]).get(doc_id):
-                undone.append(self.feedback_undo(doc_id, now=now, query_id=review_query_id(edge_id), actor=by))
+            if self.feedback_service.standing_by_document(review_query_id(edge_id), by, [doc_id]).get(doc_id):
+                undone.append(self.feedback_service.feedback_undo(doc_id, now=now, query_id=review_query_id(edge_id), actor=by))
         settled = events[(events["event_type"] == EventType.CONTRADICTION_SETTLED.value)
                          & events["detail"].astype(str).str.contains(edge_id, regex=False)]
         latest = settled.sort_values("at_us").groupby("doc_id").tail(1)

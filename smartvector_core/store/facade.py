@@ -26,11 +26,7 @@ keys at once silently create duplicate rows in LanceDB; appends from two process
 
 from __future__ import annotations
 
-import functools
-import operator
-from collections.abc import Callable
-from typing import Any, TypeVar
-
+from ..parts import delegate
 from ..settings import Settings
 from .chunks import ChunkTable
 from .context import StoreContext, open_store
@@ -40,19 +36,6 @@ from .logs import LogTables
 from .repair import repair, repair_tags
 from .search import ChunkSearch
 from .upkeep import Upkeep
-
-F = TypeVar("F", bound=Callable[..., Any])
-
-
-def _on(part: str, method: F) -> F:
-    """A method of the facade that calls ``method`` on the part held in ``self.<part>`` (the
-    part's name, signature and docstring: ``help(Store.search)`` shows them)."""
-    held = operator.attrgetter(part)
-
-    @functools.wraps(method)
-    def call(self, *args, **kwargs):
-        return method(held(self), *args, **kwargs)
-    return call  # type: ignore[return-value]
 
 
 class Store:
@@ -73,62 +56,62 @@ class Store:
         self.repairs: list[str] = repair_tags(self.ctx)   # what a fault left, undone on open (.repair)
 
     # ---------------------------------------------------------------- the shared context
-    write_lock = _on("ctx", StoreContext.write_lock)
-    crash_point = _on("ctx", StoreContext.crash_point)
+    write_lock = delegate("ctx", StoreContext.write_lock)
+    crash_point = delegate("ctx", StoreContext.crash_point)
 
     def repair(self) -> list[str]:
         """Every repair (:func:`.repair.repair`): broken tag files, then the write lock."""
         return repair(self.ctx)
 
     # ------------------------------------------------------------------------ chunks
-    encoder = _on("chunk_table", ChunkTable.encoder)
-    record_encoder = _on("chunk_table", ChunkTable.record_encoder)
-    count_chunks = _on("chunk_table", ChunkTable.count_chunks)
-    content_hashes = _on("chunk_table", ChunkTable.content_hashes)
-    vectors_for_hashes = _on("chunk_table", ChunkTable.vectors_for_hashes)
-    chunks_for_docs = _on("chunk_table", ChunkTable.chunks_for_docs)
-    add_chunks = _on("chunk_table", ChunkTable.add_chunks)
-    upsert_chunks = _on("chunk_table", ChunkTable.upsert_chunks)
-    update_doc_fields = _on("chunk_table", ChunkTable.update_doc_fields)
-    documents = _on("chunk_table", ChunkTable.documents)
-    chunk_rows = _on("chunk_table", ChunkTable.chunk_rows)
-    chunk_rows_after = _on("chunk_table", ChunkTable.chunk_rows_after)
-    chunks_by_row_id = _on("chunk_table", ChunkTable.chunks_by_row_id)
-    chunks_by_id = _on("chunk_table", ChunkTable.chunks_by_id)
-    current_chunks = _on("chunk_table", ChunkTable.current_chunks)
+    encoder = delegate("chunk_table", ChunkTable.encoder)
+    record_encoder = delegate("chunk_table", ChunkTable.record_encoder)
+    count_chunks = delegate("chunk_table", ChunkTable.count_chunks)
+    content_hashes = delegate("chunk_table", ChunkTable.content_hashes)
+    vectors_for_hashes = delegate("chunk_table", ChunkTable.vectors_for_hashes)
+    chunks_for_docs = delegate("chunk_table", ChunkTable.chunks_for_docs)
+    add_chunks = delegate("chunk_table", ChunkTable.add_chunks)
+    upsert_chunks = delegate("chunk_table", ChunkTable.upsert_chunks)
+    update_doc_fields = delegate("chunk_table", ChunkTable.update_doc_fields)
+    documents = delegate("chunk_table", ChunkTable.documents)
+    chunk_rows = delegate("chunk_table", ChunkTable.chunk_rows)
+    chunk_rows_after = delegate("chunk_table", ChunkTable.chunk_rows_after)
+    chunks_by_row_id = delegate("chunk_table", ChunkTable.chunks_by_row_id)
+    chunks_by_id = delegate("chunk_table", ChunkTable.chunks_by_id)
+    current_chunks = delegate("chunk_table", ChunkTable.current_chunks)
 
     # ------------------------------------------------------------------------ search
-    search = _on("search_part", ChunkSearch.search)
-    plain_search = _on("search_part", ChunkSearch.plain_search)
-    search_row_ids = _on("search_part", ChunkSearch.search_row_ids)
-    fts_search = _on("search_part", ChunkSearch.fts_search)
+    search = delegate("search_part", ChunkSearch.search)
+    plain_search = delegate("search_part", ChunkSearch.plain_search)
+    search_row_ids = delegate("search_part", ChunkSearch.search_row_ids)
+    fts_search = delegate("search_part", ChunkSearch.fts_search)
 
     # ------------------------------------------------------------------------- edges
-    upsert_edges = _on("edge_table", EdgeTable.upsert_edges)
-    edges = _on("edge_table", EdgeTable.edges)
+    upsert_edges = delegate("edge_table", EdgeTable.upsert_edges)
+    edges = delegate("edge_table", EdgeTable.edges)
 
     # ------------------------------------------------------------ events and queries
-    append_events = _on("logs", LogTables.append_events)
-    events = _on("logs", LogTables.events)
-    existing_event_ids = _on("logs", LogTables.existing_event_ids)
-    log_queries = _on("logs", LogTables.log_queries)
-    queries = _on("logs", LogTables.queries)
+    append_events = delegate("logs", LogTables.append_events)
+    events = delegate("logs", LogTables.events)
+    existing_event_ids = delegate("logs", LogTables.existing_event_ids)
+    log_queries = delegate("logs", LogTables.log_queries)
+    queries = delegate("logs", LogTables.queries)
 
     # ------------------------------------------------------- rows, versions, upkeep
-    count_rows = _on("upkeep", Upkeep.count_rows)
-    all_rows = _on("upkeep", Upkeep.all_rows)
-    version = _on("upkeep", Upkeep.version)
-    versions = _on("upkeep", Upkeep.versions)
-    table_versions = _on("upkeep", Upkeep.table_versions)
-    versions_of = _on("upkeep", Upkeep.versions_of)
-    fragments = _on("upkeep", Upkeep.fragments)
-    tag = _on("upkeep", Upkeep.tag)
-    tags = _on("upkeep", Upkeep.tags)
-    restore = _on("upkeep", Upkeep.restore)
-    restore_problem = _on("upkeep", Upkeep.restore_problem)
-    optimize = _on("upkeep", Upkeep.optimize)
+    count_rows = delegate("upkeep", Upkeep.count_rows)
+    all_rows = delegate("upkeep", Upkeep.all_rows)
+    version = delegate("upkeep", Upkeep.version)
+    versions = delegate("upkeep", Upkeep.versions)
+    table_versions = delegate("upkeep", Upkeep.table_versions)
+    versions_of = delegate("upkeep", Upkeep.versions_of)
+    fragments = delegate("upkeep", Upkeep.fragments)
+    tag = delegate("upkeep", Upkeep.tag)
+    tags = delegate("upkeep", Upkeep.tags)
+    restore = delegate("upkeep", Upkeep.restore)
+    restore_problem = delegate("upkeep", Upkeep.restore_problem)
+    optimize = delegate("upkeep", Upkeep.optimize)
 
     # ----------------------------------------------------------------------- indexes
-    chunk_indexes = _on("indexes", Indexes.chunk_indexes)
-    ensure_indexes = _on("indexes", Indexes.ensure_indexes)
-    ensure_text_index = _on("indexes", Indexes.ensure_text_index)
+    chunk_indexes = delegate("indexes", Indexes.chunk_indexes)
+    ensure_indexes = delegate("indexes", Indexes.ensure_indexes)
+    ensure_text_index = delegate("indexes", Indexes.ensure_text_index)

@@ -23,7 +23,7 @@ from .codes import (
 )
 from .decay import decay_scores, floors_for, half_lives_for, recency_scores, temporal_weights_for
 from .freshness import freshness_grades, freshness_report, live_f_share, pairing_action, pairing_partners
-from .intent import OPEN_START, QueryIntent, parse_intent, period_bounds
+from .intent import OPEN_START, QueryIntent, declared_version, parse_intent, period_bounds
 from .kinds import infer_doc_type, infer_kind
 from .tiers import confidence_tiers
 from .validity import remaining_window_hours, validity_multiplier, validity_states
@@ -33,7 +33,7 @@ __all__ = [
     "DEFAULT_TEMPORAL", "encode_kinds", "floors_for", "freshness_grades",
     "freshness_report", "half_lives_for", "live_f_share", "infer_doc_type", "infer_kind", "KIND_CODES",
     "KIND_EVENT", "kind_names", "KIND_STATIC", "KIND_VERSIONED", "NO_END",
-    "NO_START", "OPEN_START", "pairing_action", "pairing_partners", "parse_intent", "period_bounds",
+    "declared_version", "NO_START", "OPEN_START", "pairing_action", "pairing_partners", "parse_intent", "period_bounds",
     "QueryIntent", "recency_scores", "remaining_window_hours",
     "STATE_CODES", "STATE_EXPIRED", "state_names", "STATE_NOT_YET_VALID", "STATE_TEMPORAL",
     "STATE_VALID", "temporal_weights_for", "TemporalConfig", "validity_multiplier",

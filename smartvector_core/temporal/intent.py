@@ -39,7 +39,7 @@ made it worse, ranking newer documents higher when older ones were exactly what 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -240,6 +240,34 @@ def parse_intent(text: object, as_of: datetime, config: IntentConfig = DEFAULT_T
 
 
 # --- periods ------------------------------------------------------------------------------
+def declared_version(intent: QueryIntent, declared) -> QueryIntent:
+    """``intent`` with a period that is written as a declared ``version`` value read as that
+    version label: a document declaring ``version: 2025-Q1`` makes "what changed in 2025-Q1?"
+    ask for that version, not for the first quarter of 2025. ``declared``: the ``version``
+    values of the candidates (any iterable of str or None). The rule: when the text of the
+    range ("2025-Q1") or of the judged period ("as of 2025-Q1" -> "2025-Q1") equals a declared
+    value (case and a leading ``v`` aside), that value is the version and the range or the
+    judgement moment it came from is dropped; a version the question already names wins. A
+    period that no document declares stays a period."""
+    if intent.version is not None:
+        return intent
+    labels = {_version_key(v): str(v).strip() for v in declared if v is not None and str(v).strip()}
+    if not labels:
+        return intent
+    judged = _JUDGED.search(intent.judged_text) if intent.judged_text else None
+    if intent.range_text and _version_key(intent.range_text) in labels:
+        return replace(intent, version=labels[_version_key(intent.range_text)], time_range=None, range_text="",
+                       range_mode=None)
+    if judged is not None and _version_key(judged.group("a")) in labels:
+        return replace(intent, version=labels[_version_key(judged.group("a"))], judged_at=None, judged_text="",
+                       judged_period=None, judged_reading="")
+    return intent
+
+
+def _version_key(label: str) -> str:
+    return re.sub(r"^v(?=\d)", "", str(label).strip().lower())
+
+
 def period_bounds(period_text: str) -> tuple[datetime, datetime] | None:
     """``[start, end)`` of one written period ("2019", "March 2024", "Q1 2025", "2024-03-15",
     "the 2010s"), or None when it is not a real date (e.g. "2024-02-30"). A year before 1900

@@ -13,7 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import REPO
+from smartvector_core.service import SmartVector
+from smartvector_core.settings import load_settings
+from tests.conftest import NOW, REPO
 from tests.servers import free_port, wait_healthy
 
 AS_OF = "2026-06-01T12:00:00Z"
@@ -157,10 +159,17 @@ def test_openapi_schema_is_complete(server):
     assert "QueryOut" in schema["components"]["schemas"]
 
 
+def _logged_queries(env: dict[str, str]) -> int:
+    """Rows of the store's query log, read in this process."""
+    settings = load_settings(env["SMARTVECTOR_STORE"], env={"SMARTVECTOR_MODEL": env["SMARTVECTOR_MODEL"]})
+    return SmartVector(settings).stats()["queries"]
+
+
 def test_query_log_is_flushed_on_shutdown(tmp_path):
     env = _env(tmp_path)
-    assert _cli(env, "ingest", str(CORPUS)).returncode == 0
-    before = json.loads(_cli(env, "stats", "--json").stdout)["queries"]
+    seed = SmartVector(load_settings(env["SMARTVECTOR_STORE"], env={"SMARTVECTOR_MODEL": env["SMARTVECTOR_MODEL"]}))
+    assert seed.ingest_paths([CORPUS], now=NOW).documents > 0      # seeded here: only the server is a subprocess
+    before = _logged_queries(env)
     proc, base = _serve(env)
     try:
         for i in range(5):
@@ -168,8 +177,7 @@ def test_query_log_is_flushed_on_shutdown(tmp_path):
     finally:
         proc.terminate()          # SIGTERM: uvicorn shuts down, the lifespan flushes the buffers
         proc.wait(timeout=30)
-    after = json.loads(_cli(env, "stats", "--json").stdout)["queries"]
-    assert after - before == 5
+    assert _logged_queries(env) - before == 5
 
 
 HOSTILE_BODIES = [   # raw JSON: NaN, Infinity and 1e309 (read as Infinity) where numbers, times and text go
@@ -249,8 +257,6 @@ def test_the_actor_is_the_credential(server):
     events = _cli(env, "stats", "--json")
     assert events.returncode == 0
     from smartvector_core.embedding import HashingEmbedder
-    from smartvector_core.service import SmartVector
-    from smartvector_core.settings import load_settings
 
     app = SmartVector(load_settings(env["SMARTVECTOR_STORE"], env={}), embedder=HashingEmbedder())
     rows = [e for e in app.store.events(["policy_v2"]).to_pylist() if e["query_id"] == "actor-q"]

@@ -10,11 +10,9 @@ import pytest
 from smartvector_core.config import DEFAULT_ENGINE
 from smartvector_core.config.query import DEFAULT_ABSTENTION
 from smartvector_core.config.scoring import DEFAULT_SCORING
-from smartvector_core.embedding import HashingEmbedder
-from smartvector_core.service import SmartVector
-from smartvector_core.settings import load_settings
 
 from ..conftest import NOW
+from .helpers import configured_app
 
 RECORDS = [
     {"id": "refunds", "title": "Refund policy", "created_at": "2026-01-01T00:00:00Z",
@@ -25,23 +23,19 @@ RECORDS = [
 QUESTION = "Within how many days are refunds issued for an order?"
 
 
-def _app(store_dir, config=DEFAULT_ENGINE) -> SmartVector:
-    return SmartVector(load_settings(str(store_dir), env={}), embedder=HashingEmbedder(), config=config)
-
-
 @pytest.fixture
 def stored(store_dir):
-    _app(store_dir).ingest_records(RECORDS, now=NOW, consolidate=False)
+    configured_app(store_dir).ingest_records(RECORDS, now=NOW, consolidate=False)
     return store_dir
 
 
 def test_a_stricter_relevance_gate_rejects_and_its_reason_states_the_configured_gate(stored):
-    plain = _app(stored).query(QUESTION, as_of=NOW, log=False)
+    plain = configured_app(stored).query(QUESTION, as_of=NOW, log=False)
     assert plain.results and plain.results[0].id == "refunds"
     best = plain.results[0].signals["semantic"].value
     gate = round(best + 0.01, 2)     # just above the best passage: nothing passes
     strict = replace(DEFAULT_ENGINE, scoring=replace(DEFAULT_SCORING, relevance_gate=gate))
-    answer = _app(stored, strict).query(QUESTION, as_of=NOW, log=False)
+    answer = configured_app(stored, strict).query(QUESTION, as_of=NOW, log=False)
     assert not answer.results
     gated = [r for r in answer.rejections if r.code.value == "BELOW_RELEVANCE_GATE"]
     assert {r.id for r in gated} == {"refunds", "shipping"}
@@ -50,10 +44,10 @@ def test_a_stricter_relevance_gate_rejects_and_its_reason_states_the_configured_
 
 
 def test_a_higher_abstention_floor_abstains_caps_confidence_and_says_so(stored):
-    plain = _app(stored).query(QUESTION, as_of=NOW, log=False)
+    plain = configured_app(stored).query(QUESTION, as_of=NOW, log=False)
     assert not plain.abstained and plain.results[0].confidence > 0.1
     floor = 0.99
     strict = replace(DEFAULT_ENGINE, abstention=replace(DEFAULT_ABSTENTION, cosine=floor, cap=0.1))
-    answer = _app(stored, strict).query(QUESTION, as_of=NOW, log=False)
+    answer = configured_app(stored, strict).query(QUESTION, as_of=NOW, log=False)
     assert answer.abstained and answer.abstain_reason.endswith(f"< {floor}")
     assert answer.results and all(r.confidence <= 0.1 for r in answer.results)

@@ -213,7 +213,10 @@ def test_reembedding_one_word_edit():
     assert out["saving_chunks"] == pytest.approx(0.95)
 
 
-def test_fit_calibration_reads_only_tune(monkeypatch):
+@pytest.fixture(scope="module")
+def tune_fit():
+    """One ``fit_calibration`` of ``default`` (hashing model, nothing written), with the split of
+    every question it read: (the fit, those splits)."""
     seen: list[str] = []
     real = paper_bench_module.prepared_bench
 
@@ -221,8 +224,14 @@ def test_fit_calibration_reads_only_tune(monkeypatch):
         seen.extend(q["split"] for q in queries)
         return real(corpus, queries, **kwargs)
 
-    monkeypatch.setattr(paper_bench_module, "prepared_bench", spy)
-    out = paper_bench_module.fit_calibration(HashingEmbedder(), profiles=("default",), write=False)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(paper_bench_module, "prepared_bench", spy)
+        out = paper_bench_module.fit_calibration(HashingEmbedder(), profiles=("default",), write=False)
+    return out, seen
+
+
+def test_fit_calibration_reads_only_tune(tune_fit):
+    out, seen = tune_fit
     assert seen and set(seen) == {"tune"}
     assert out["meta"]["split"] == "tune" and out["written"] is None
     assert out["profiles"]["default"]["n"] > 0
@@ -243,8 +252,8 @@ def test_paper_suite_end_to_end(capsys):
     assert out["paper"]["smartvector"]["top1"] == 0.62
 
 
-def test_fit_calibration_adds_operator_verdicts():
-    base = paper_bench_module.fit_calibration(HashingEmbedder(), profiles=("default",), write=False)
+def test_fit_calibration_adds_operator_verdicts(tune_fit):
+    base, _ = tune_fit
     verdicts = {"default": ([0.9, 0.9, 0.2], [False, False, True]), "naive": ([0.5], [True])}
     out = paper_bench_module.fit_calibration(HashingEmbedder(), profiles=("default",), write=False,
                                              feedback=verdicts)

@@ -246,7 +246,7 @@ def test_cosine_and_time_margins_are_against_the_best_result_of_another_source()
 
 
 def test_leave_one_corpus_out_never_fits_on_the_corpus_it_reports():
-    from smartvector_core.evaluation import confidence_fit as cf
+    from smartvector_core.evaluation.accuracy import confidence_fit as cf
 
     rng = np.random.default_rng(3)
 

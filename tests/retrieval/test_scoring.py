@@ -19,6 +19,7 @@ from smartvector_core.retrieval.scoring import (
     current_signal,
     event_relevance,
     relative_similarity,
+    roundup_titles,
     semantic_signal,
     temporal_layer_score,
     temporal_signal,
@@ -92,3 +93,16 @@ def test_four_signal_score_with_the_papers_weights():
     # 0.35·0.6 + 0.25·1.0 + 0.25·0.7 + 0.15·1 = 0.21 + 0.25 + 0.175 + 0.15 = 0.785
     assert out.score == pytest.approx([0.505, 0.785])
     assert out.contributions()["temporal"] == pytest.approx([0.05, 0.25])
+
+
+def test_roundup_titles_count_listed_items():
+    titles = np.array([
+        "Yellowstone floods, Fed meeting: 5 things to know Wednesday",       # 2 separators: 3 items
+        "Justice Stephen Breyer, NATO and R. Kelly. It's Wednesday's news.",  # ", ", " and ", ". ": 4 items
+        "Yellowstone still closed as flooding recedes",                       # 1 item
+        "Opinion: Arrests at Idaho Pride event could be a harbinger",         # ": ": 2 items
+        None,                                                                 # no title: 1 item
+    ], dtype=object)
+    assert roundup_titles(titles).tolist() == [True, True, False, False, False]
+    assert roundup_titles(titles, min_items=2).tolist() == [True, True, False, True, False]
+    assert roundup_titles(np.array([], dtype=object)).shape == (0,)

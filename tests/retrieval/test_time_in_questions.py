@@ -108,3 +108,26 @@ def test_latest_is_a_recency_word_not_a_version(app):
     assert "VERSION_MISMATCH" not in {r.code.value for r in resp.rejections}
     named = _ask(app, "What changed in release 1.0?")
     assert named.results[0].id == "release_1"
+
+
+QUARTERS = [{"id": "plan_q1", "title": "Roadmap", "kind": "VERSIONED", "doc_type": "policy", "version": "2025-Q1",
+             "created_at": "2024-12-01T00:00:00Z", "text": "The 2025-Q1 roadmap ships the export API."},
+            {"id": "plan_q2", "title": "Roadmap", "kind": "VERSIONED", "doc_type": "policy", "version": "2025-Q2",
+             "created_at": "2025-03-01T00:00:00Z", "supersedes": "plan_q1",
+             "text": "The 2025-Q2 roadmap ships the login page."}]
+
+
+def test_a_declared_version_written_as_a_quarter_is_a_version_label(app):
+    app.ingest_records(QUARTERS, now=NOW)
+    resp = _ask(app, "What does the roadmap ship in 2025-Q1?")
+    # both were written before the quarter ended, yet the label picks the version that declares it
+    assert resp.intent["version"] == "2025-Q1" and resp.intent["time_range"] is None
+    assert resp.results[0].id == "plan_q1"
+    assert any("question names version 2025-Q1" in r for r in resp.results[0].reasons)
+    assert "plan_q2" in {r.id for r in resp.rejections if r.code.value == "VERSION_MISMATCH"}
+
+
+def test_a_quarter_no_document_declares_stays_a_period(app):
+    app.ingest_records(QUARTERS, now=NOW)
+    resp = _ask(app, "What does the roadmap ship in Q3 2025?")
+    assert resp.intent["version"] is None and resp.intent["range_mode"] == "hard"

@@ -52,6 +52,11 @@ def test_archive_takes_a_document_out_of_answers_and_unarchive_brings_it_back(lo
     assert [r["rank"] for r in line["results"]] == list(range(1, len(after) + 1))
     archived = [r for r in line["rejections"] if r["id"] == "refunds"]
     assert archived and archived[0]["code"] == "ARCHIVED" and "replaced by the FAQ" in archived[0]["reason"]
+    assert archived[0]["reason"].startswith("archived by cli on ")
+    assert line["rejections"][0]["id"] == "refunds"          # an operator's archive is listed first
+    # the rerank gate holds under every profile, cosine only too
+    plain, plain_line = _answer_ids(loaded, "refund within 30 days", "--profile", "naive")
+    assert "refunds" not in plain and "refunds" in {r["id"] for r in plain_line["rejections"]}
     assert json.loads(loaded("stats", "--json")[1])["by_lifecycle"]["ARCHIVED"] >= 1
 
     # a question about a moment before the archive still sees it (time is a parameter)

@@ -1,7 +1,9 @@
-"""A seeded temporary store for the dashboard tests (hashing embedder, demo corpus + a hostile title)."""
+"""A seeded temporary store for the dashboard tests (hashing embedder, demo corpus + a hostile title):
+built once per test process, copied for each test."""
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import pytest
@@ -22,10 +24,19 @@ def seed_store(path: Path, model: str = "hashing") -> SmartVector:
     return sv
 
 
-@pytest.fixture
-def seeded_store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    store = tmp_path / "store"
+@pytest.fixture(scope="session")
+def seeded_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The seeded store, built once per test process; tests get copies (:func:`seeded_store`)."""
+    store = tmp_path_factory.mktemp("seeded") / "store"
     seed_store(store)
+    return store
+
+
+@pytest.fixture
+def seeded_store(seeded_template: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A copy of the seeded store of its own for each test (it may write), in the environment."""
+    store = tmp_path / "store"
+    shutil.copytree(seeded_template, store)
     monkeypatch.setenv("SMARTVECTOR_STORE", str(store))
     monkeypatch.setenv("SMARTVECTOR_MODEL", "hashing")
     monkeypatch.delenv("SMARTVECTOR_OPERATOR_TOKEN", raising=False)

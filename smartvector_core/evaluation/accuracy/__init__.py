@@ -13,6 +13,7 @@ from .baselines import (
     llamaindex_time_weighted,
     rrf_fuse,
 )
+from .dashboard import page_benchmark
 from .metrics import (
     evaluate,
     expected_calibration_error,
@@ -26,7 +27,7 @@ from .paper_suite import Suite, generate_paper_suite, write_jsonl, write_suite
 from .runner import ALL_PROFILES, BASELINES, BenchResult, PreparedBench, prepared_bench, run_bench
 
 __all__ = [
-    "ALL_PROFILES", "BASELINES", "BenchResult", "PAPER_FIGURES", "PreparedBench", "ablation_profiles",
+    "ALL_PROFILES", "BASELINES", "page_benchmark", "BenchResult", "PAPER_FIGURES", "PreparedBench", "ablation_profiles",
     "fit_calibration", "measure_reembedding", "prepared_bench", "robustness", "run_ablations", "run_bench",
     "run_paper_bench", "simplex_grid", "weight_sweep",
     "Suite", "evaluate", "expected_calibration_error", "fixed_recency", "generate_paper_suite",
