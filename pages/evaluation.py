@@ -53,14 +53,18 @@ if result:
         show_table(metrics.reset_index(), key="eval_metrics", file_name="metrics.csv", title="Metrics per profile")
         show_figure(charts.metric_bars(metrics), key="eval_bars")
         missed = views.as_frame(result.get("missed"))
-        if len(missed):
-            chosen = st.selectbox("Questions a profile got wrong at rank 1", sorted(missed["profile"].unique()),
-                                  index=None, key="eval_missed_profile", placeholder="Choose a profile")
+        if len(missed):     # the top-1 bars' misses, per profile (demo and paper suite alike)
+            counts = missed["profile"].value_counts()
+            chosen = st.selectbox("Questions a profile got wrong at rank 1", list(counts.index), index=None,
+                                  key="eval_missed_profile", placeholder="Choose a profile",
+                                  format_func=lambda p: f"{p} ({counts[p]} wrong)")
             if chosen:
                 wrong = missed[missed["profile"] == chosen].drop(columns=["profile"])
+                by_type = (" · by type: " + ", ".join(f"{t} {n}" for t, n in wrong["type"].value_counts().items())
+                           if "type" in wrong.columns else "")
                 show_table(wrong, key="eval_missed", file_name=f"missed_{chosen}.csv", wrap=("question",),
                            title=f"{len(wrong)} question(s) {chosen} answered wrongly at rank 1 "
-                                 f"({int(wrong['stale'].sum())} with a stale version)")
+                                 f"({int(wrong['stale'].sum())} with a stale version){by_type}")
         curves = result.get("reliability") or result.get("calibration") or {}
         st.subheader("Calibration")
         if curves:

@@ -1,10 +1,16 @@
 """Query Lab: one question, two profiles side by side, every score broken into its signals.
 
-Drawn for a warm round trip of at most half a second: each score's breakdown is a bar in each
-``<signal>_contribution`` cell of the Results table (the Plotly charts are behind a toggle),
-widget keys stay the same from question to question (side and rank), so the browser
-updates the cards in place instead of building them anew, and a card's passages are sent when
-the operator opens them.
+Drawn for a warm round trip of at most half a second:
+
+- the question's part of the page is a fragment (``st.fragment``): a question, a verdict or an
+  opened expander reruns that part only, not the router, the sidebar and the title;
+- both profiles are answered by one service call (``SmartVector.compare``: one embedding);
+- each score's breakdown is a bar in each ``<signal>_contribution`` cell of the Results table
+  (the Plotly charts are behind a toggle);
+- what is read on request is sent when opened: a card's passages, the parsed intent, the
+  rejections, the verdict history (expanders with state);
+- widget keys stay the same from question to question (side and rank), so the browser updates
+  the cards in place instead of building them anew.
 """
 
 import time
@@ -27,34 +33,48 @@ from smartvector_core.retrieval import PROFILES
 from smartvector_core.ui import charts, views
 
 page_setup()
-started, started_cpu = time.perf_counter(), time.thread_time()
 st.title("Query Lab")
 sv = service()
 names = list(PROFILES)
 if "lab_default_as_of" not in st.session_state:  # the picker starts at the minute the session opened
     st.session_state["lab_default_as_of"] = utc_now().replace(tzinfo=None, second=0, microsecond=0)
 
-with st.form("lab_form"):
-    text = st.text_input("Question", key="lab_text", placeholder="What are the API rate limits?")
-    c1, c2, c3, c4, c5 = st.columns([2, 2, 1, 3, 1])
-    left = c1.selectbox("Left profile", names, index=names.index("naive"), key="lab_left")
-    right = c2.selectbox("Right profile", names, index=names.index("default"), key="lab_right")
-    pinned = c3.toggle("Pin", key="lab_pin", help="Off: each question is asked now. On: as of the moment set.")
-    as_of = c4.datetime_input("As of (UTC, when pinned)", value=st.session_state["lab_default_as_of"],
-                              step=timedelta(minutes=1), key="lab_as_of", format="YYYY-MM-DD")
-    k = c5.number_input("Results", 1, 50, 5, key="lab_k")
-    run = st.form_submit_button("Run side by side", type="primary")
 
-if run:
+def ask_form() -> None:
+    """The question, the two profiles, the moment and k; on "Run side by side", both answers."""
+    with st.form("lab_form"):
+        text = st.text_input("Question", key="lab_text", placeholder="What are the API rate limits?")
+        c1, c2, c3, c4, c5 = st.columns([2, 2, 1, 3, 1])
+        left = c1.selectbox("Left profile", names, index=names.index("naive"), key="lab_left")
+        right = c2.selectbox("Right profile", names, index=names.index("default"), key="lab_right")
+        pinned = c3.toggle("Pin", key="lab_pin", help="Off: each question is asked now. On: as of the moment set.")
+        as_of = c4.datetime_input("As of (UTC, when pinned)", value=st.session_state["lab_default_as_of"],
+                                  step=timedelta(minutes=1), key="lab_as_of", format="YYYY-MM-DD")
+        k = c5.number_input("Results", 1, 50, 5, key="lab_k")
+        run = st.form_submit_button("Run side by side", type="primary")
+    if not run:
+        return
     if not text.strip():
         st.warning("Type a question first.")
-    else:
-        with shown_errors("Query"), st.spinner("Querying both profiles…"):
-            asked_at = datetime.now(UTC)
-            moment = as_utc(as_of) if pinned else asked_at
-            st.session_state["lab_responses"] = [
-                r.to_dict() for r in sv.compare(text, (left, right), as_of=moment, k=int(k), asked_at=asked_at)]
-            st.session_state.pop("lab_flash", None)
+        return
+    with shown_errors("Query"):
+        asked_at = datetime.now(UTC)
+        moment = as_utc(as_of) if pinned else asked_at
+        responses = [r.to_dict() for r in sv.compare(text, (left, right), as_of=moment, k=int(k), asked_at=asked_at)]
+        st.session_state["lab_responses"] = responses
+        # a query id is new at each question: no verdict names it yet (a verdict clears this)
+        st.session_state["lab_verdicts"] = {(actor_name(), r["query_id"]): {} for r in responses}
+        st.session_state.pop("lab_flash", None)
+
+
+def standing_verdicts(query_id: str) -> dict[str, str]:
+    """This operator's verdicts on ``query_id``'s answers, read once per question and after
+    each verdict (``record`` forgets them), not at every rerun of the fragment."""
+    known = st.session_state.setdefault("lab_verdicts", {})
+    key = (actor_name(), query_id)
+    if key not in known:
+        known[key] = sv.standing_verdicts(query_id, actor_name())
+    return known[key]
 
 
 def record(verdict: str, doc_id: str, query_id: str) -> None:
@@ -63,6 +83,7 @@ def record(verdict: str, doc_id: str, query_id: str) -> None:
     that document."""
     if not require_write("Feedback"):
         return
+    st.session_state.pop("lab_verdicts", None)
     with shown_errors("Feedback"):
         now = utc_now()
         if verdict == "undo":
@@ -129,12 +150,14 @@ def show_response(response: dict, side: str) -> None:
             st.text(response.get("abstain_reason") or "nothing in the store is about the question")
     intent = views.intent_summary(response.get("intent"))
     if len(intent):
-        with st.expander("Parsed intent (time range, moment judged, recency weight…)", expanded=False):
-            st.text("\n".join(f"{f}: {v}" for f, v in zip(intent["field"], intent["value"], strict=True)))
+        shown = st.expander("Parsed intent (time range, recency weight, names…)", key=f"intent_{side}",
+                            on_change="rerun")
+        if shown.open:
+            shown.text("\n".join(f"{f}: {v}" for f, v in zip(intent["field"], intent["value"], strict=True)))
     if st.session_state.get("lab_charts"):
         show_figure(charts.score_breakdown(response["results"], title=f"Score breakdown · {response['profile']}"),
                     key=f"lab_chart_{side}", config={"displayModeBar": False})
-    verdicts = sv.standing_verdicts(response["query_id"], actor_name())
+    verdicts = standing_verdicts(response["query_id"])
     groups = [] if response.get("abstained") else views.passages_by_document(response["results"])
     for first, passages in groups:
         with st.container(border=True):
@@ -156,9 +179,13 @@ def show_response(response: dict, side: str) -> None:
                               on_change="rerun")
         if history.open:       # read when opened: one row per (document, question), each with its undo
             verdict_history(history, [first for first, _ in groups], response["query_id"], side)
-    show_table(views.rejections_table(response), key=f"lab_rej_{side}", wrap=("reason",),
-               title=f"Rejected ({len(response['rejections'])}) · {response['profile']}",
-               file_name=f"rejections_{response['query_id']}.csv")
+    rejected = st.expander(f"Rejected ({len(response['rejections'])}) · {response['profile']}: id, code, reason",
+                           key=f"rejected_{side}", on_change="rerun")
+    if rejected.open:     # a table costs the browser most of a card's drawing: sent when opened
+        with rejected:
+            show_table(views.rejections_table(response), key=f"lab_rej_{side}", wrap=("reason",),
+                       title=f"Rejected ({len(response['rejections'])}) · {response['profile']}",
+                       file_name=f"rejections_{response['query_id']}.csv")
     results = views.results_frame(response)
     signals, low, high = views.contribution_columns(results)
     bars = {c: st.column_config.ProgressColumn(c, format="%.3f", min_value=low, max_value=high,
@@ -168,8 +195,16 @@ def show_response(response: dict, side: str) -> None:
                title=f"Results · {response['profile']}", file_name=f"results_{response['query_id']}.csv")
 
 
-responses = st.session_state.get("lab_responses")
-if responses:
+@st.fragment
+def lab() -> None:
+    """The question's part of the page: a question, a verdict or an opened expander reruns this
+    only (the caption's "page run" is its server time)."""
+    started, started_cpu = time.perf_counter(), time.thread_time()
+    ask_form()
+    responses = st.session_state.get("lab_responses")
+    if not responses:
+        st.info("Ask a question to compare two profiles.")
+        return
     st.toggle("Score breakdown charts", key="lab_charts",
               help="One stacked bar per result (hover: value × weight). The Results tables show the same "
                    "contributions as bars in their `_contribution` columns.")
@@ -179,5 +214,6 @@ if responses:
     engine = sum(sum((r.get("timings_ms") or {}).values()) for r in responses)
     st.caption(f"engine {engine:.0f} ms for both profiles · page run {(time.perf_counter() - started) * 1000:.0f} ms"
                f" (CPU {(time.thread_time() - started_cpu) * 1000:.0f} ms; the query log is written in the background)")
-else:
-    st.info("Ask a question to compare two profiles.")
+
+
+lab()

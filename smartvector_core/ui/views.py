@@ -209,7 +209,7 @@ def contribution_columns(frame: pd.DataFrame) -> tuple[list[str], float, float]:
     their in-cell bars: from min(0, smallest) to the largest contribution (a negative
     contribution draws from the left end), so bars compare across signals and rows."""
     columns = [c for c in frame.columns if str(c).endswith("_contribution")]
-    values = frame[columns].apply(pd.to_numeric, errors="coerce").to_numpy(dtype=float) if columns else np.empty(0)
+    values = frame[columns].astype(float).to_numpy() if columns else np.empty(0)   # None -> NaN
     finite = values[np.isfinite(values)]
     low = min(0.0, float(finite.min())) if finite.size else 0.0
     high = float(finite.max()) if finite.size else 1.0

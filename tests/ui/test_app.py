@@ -441,6 +441,11 @@ def test_tables_have_titles_and_wrap_their_reasons(seeded_store):
     at = _query(_app(), "rate limit policy")
     _ok(at)
     titles = [m.value for m in at.markdown if m.value.startswith("**")]
+    assert not any(t.startswith("**Rejected") for t in titles)        # closed: the rejections are not sent
+    at.session_state["rejected_left"] = True                           # what opening the expander sets
+    at.run()
+    _ok(at)
+    titles = [m.value for m in at.markdown if m.value.startswith("**")]
     assert any(t.startswith("**Rejected") for t in titles) and any(t.startswith("**Results") for t in titles)
     assert len([d for d in at.dataframe]) <= len(titles) + 2      # the intent tables sit in titled expanders
 

@@ -108,7 +108,7 @@ def test_every_page_in_chromium(server, tmp_path):
             confidence = re.search(r"confidence (\d\.\d{3})", card.inner_text()).group(1)
             assert page.get_by_text("Results · naive").count() >= 1 and page.get_by_text("Rejected (").count() >= 2
             with page.expect_download() as download:
-                page.locator('[data-testid="stDownloadButton"]').nth(1).get_by_role("button").click()
+                page.locator('[data-testid="stDownloadButton"]').first.get_by_role("button").click()   # Results · naive
             csv = Path(download.value.path()).read_text(encoding="utf-8").splitlines()
             header, first_row = csv[0].split(","), csv[1].split(",")
             assert float(first_row[header.index("confidence")]) == float(confidence)   # the card's number
@@ -164,6 +164,14 @@ def test_every_page_in_chromium(server, tmp_path):
                 _open(page, server, path, heading)
                 page.get_by_text(marker).first.wait_for(timeout=30_000)
                 shots.append(_shot(page, tmp_path, path))
+            # the guided demo: one click asks naive and default; both answers and why they differ
+            _open(page, server, "demo", "Guided demo")
+            page.get_by_role("button", name="Ask both").first.click()
+            page.get_by_text("Why: ").first.wait_for(timeout=60_000)
+            _settled(page)
+            assert page.get_by_text("naive answers").count() == 1 and page.get_by_text("default answers").count() == 1
+            assert page.get_by_text(re.compile(r"trust \d\.\d{3}")).count() >= 1
+            shots.append(_shot(page, tmp_path, "demo"))
             _open(page, server, "rejection_log", "Rejection Log")
             picker = page.locator('[data-testid="stSelectbox"]').filter(has_text="Query (asked at")
             chosen = picker.evaluate("e => e.innerText + ' ' + [...e.querySelectorAll('input')]"
@@ -173,7 +181,7 @@ def test_every_page_in_chromium(server, tmp_path):
             browser.close()
     assert not dialogs
     assert not outside, f"requests to outside hosts (fails offline): {sorted(set(outside))}"
-    assert len(shots) == 8 and all(s.stat().st_size > 10_000 for s in shots)
+    assert len(shots) == 9 and all(s.stat().st_size > 10_000 for s in shots)
 
 
 def _pick(page, label: str, option: str | None = None) -> str:
@@ -263,5 +271,46 @@ def test_editor_and_agent_workflows_in_chromium(server, tmp_path):
             undone = page.get_by_text(f"correct undone on {doc}").first.inner_text()
             restored = float(undone.rsplit("→ ", 1)[1][:5])
             assert restored > lowered and restored == pytest.approx(trust, abs=0.02)   # each answer's access adds a little
+        finally:
+            browser.close()
+
+
+def test_paper_benchmark_drills_down_to_the_questions_it_got_wrong_in_chromium(server, tmp_path):
+    """Evaluation page, paper suite: the top-1 figure of a profile leads to the questions it got
+    wrong at rank 1, as many as the figure counts (the metrics CSV's top1 and n), with their type."""
+    if not CHROMIUM.exists():
+        pytest.skip("/usr/bin/chromium is not installed (apt-get install chromium; `make test` does it)")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_FLAGS)
+        try:
+            page = browser.new_context(viewport={"width": 1440, "height": 900}, accept_downloads=True).new_page()
+            _open(page, server, "evaluation", "Evaluation", timeout_ms=180_000)
+            page.get_by_text("Paper suite (held-out split)").click()
+            page.get_by_role("button", name="Run benchmark").click()
+            page.get_by_text("Metrics per profile").first.wait_for(timeout=300_000)
+            _settled(page, 300_000)
+            with page.expect_download() as download:
+                page.locator('[data-testid="stDownloadButton"]').first.get_by_role("button").click()
+            rows = Path(download.value.path()).read_text(encoding="utf-8").splitlines()
+            header = rows[0].split(",")
+            metrics = {r.split(",")[header.index("profile")]: r.split(",") for r in rows[1:]}
+            naive = metrics["naive"]
+            wrong = round((1 - float(naive[header.index("top1")])) * int(float(naive[header.index("n")])))
+            assert wrong > 0
+            # picked by a click, no Escape after it (Escape clears a picker that starts empty)
+            page.locator('[data-testid="stSelectbox"]').filter(has_text="Questions a profile got wrong") \
+                .locator("input").first.click()
+            page.keyboard.press("ArrowDown")            # opens the list
+            choice = page.locator('[role="option"]').filter(has_text="naive (").first
+            assert choice.inner_text().strip() == f"naive ({wrong} wrong)"
+            choice.click()
+            _settled(page)
+            title = page.get_by_text(re.compile(rf"^{wrong} question\(s\) naive answered wrongly at rank 1 .* by type: "))
+            title.first.wait_for(timeout=60_000)
+            shot = tmp_path / "evaluation_paper.png"
+            page.screenshot(path=str(shot), full_page=False)
+            assert shot.stat().st_size > 10_000
         finally:
             browser.close()

@@ -25,9 +25,12 @@ def page_benchmark(embedder, suite: str, profiles: Sequence[str], *, ablations: 
     ``sweep`` when asked; ``progress(step, done, total)`` per step)."""
     if suite == "demo":
         return demo_bench(embedder, profiles)
-    if suite == "paper":
-        return run_paper_bench(embedder, profiles=profiles, ablations=ablations, sweep=sweep, rates=(),
-                               progress=progress)
+    if suite == "paper":   # plus the questions each profile got wrong at rank 1, as on the demo
+        kept: dict[str, Any] = {}
+        out = run_paper_bench(embedder, profiles=profiles, ablations=ablations, sweep=sweep, rates=(),
+                              progress=progress, keep_runs=kept)
+        out["missed"] = missed_questions(kept.get("runs") or {}, kept.get("queries") or [])
+        return out
     raise InputError(f"expected one of {', '.join(SUITES)}, found {suite!r}", field="suite")
 
 
@@ -61,8 +64,10 @@ def missed_questions(runs: Mapping[str, Mapping[str, Sequence[Mapping[str, Any]]
                      specs: Sequence[Any]) -> list[dict[str, Any]]:
     """The questions each profile got wrong at rank 1 (what its top-1 figure counts against it):
     ``profile``, ``query_id``, ``question``, ``answered`` (its top result, "—" when none),
-    ``expected`` (the relevant ids) and ``stale`` (the answer is one of the query's stale ids)."""
+    ``expected`` (the relevant ids), ``stale`` (the answer is one of the query's stale ids) and,
+    where the questions have one (the paper suite), the question's ``type`` beside its id."""
     by_id = {s.id: s for s in specs}
+    typed = any(getattr(s, "type", None) for s in specs)
     rows = []
     for profile, by_query in runs.items():
         for qid, results in by_query.items():
@@ -71,6 +76,9 @@ def missed_questions(runs: Mapping[str, Mapping[str, Sequence[Mapping[str, Any]]
                 continue
             top = str(results[0].get("id")) if results else ""
             if top not in set(spec.relevant):
-                rows.append({"profile": profile, "query_id": qid, "question": spec.text, "answered": top or "—",
+                row = {"profile": profile, "query_id": qid}
+                if typed:       # beside the id: the table's right edge may clip its last column
+                    row["type"] = getattr(spec, "type", None) or "—"
+                rows.append({**row, "question": spec.text, "answered": top or "—",
                              "expected": ", ".join(spec.relevant), "stale": top in set(spec.stale or ())})
     return rows

@@ -118,12 +118,14 @@ def run_paper_bench(embedder, *, seed: int = DEFAULT_SEED, split: str = "heldout
                     rates: Sequence[float] = CONTRADICTION_RATES, profiles: Sequence[str] = ALL_PROFILES,
                     k: int = 5, ablations: bool = False, sweep: bool = False,
                     sweep_step: float = DEFAULT_SWEEP_STEP, reembed: bool = False,
-                    mode: str = "live", progress=None) -> dict[str, Any]:
+                    mode: str = "live", progress=None, keep_runs: dict | None = None) -> dict[str, Any]:
     """The paper benchmark (module docstring); returns the CONTRACT bench JSON plus extras.
     ``mode``: ``live`` (ingested right after the corpus, each question at its own ``as_of``) or ``backdated``
     (:func:`.runner.ingest_moment`). ``progress(step, done, total)``: called as each phase
     starts and after each point of the weight sweep (an exception it raises stops the run; the
-    temporary stores are removed on the way out)."""
+    temporary stores are removed on the way out). ``keep_runs``: filled with the main run's
+    answers per profile (``"runs"``: profile -> query id -> results) and its questions
+    (``"queries"``: :class:`.runner.BenchQuery`), what the figures count."""
     def report(step: str, done: int = 0, total: int = 1) -> None:
         if progress is not None:
             progress(step, done, total)
@@ -138,7 +140,10 @@ def run_paper_bench(embedder, *, seed: int = DEFAULT_SEED, split: str = "heldout
     report("building the benchmark store (ingest, consolidation)")
     with prepared_bench(suite.corpus, queries, embedder=timed, k=k, timings=timings, mode=mode) as bench:
         report("scoring the profiles")
-        out["profiles"] = score_profiles(bench, names, timings)
+        runs: dict[str, dict] = {}
+        out["profiles"] = score_profiles(bench, names, timings, keep_runs=runs)
+        if keep_runs is not None:
+            keep_runs.update(runs=runs, queries=list(bench.queries))
         out["params"] = {**suite.params, "split": split, "k": k, "mode": mode, "now": bench.now.isoformat(),
                          "ingested_at": bench.now.isoformat(),
                          "model": getattr(embedder, "name", type(embedder).__name__), "query_log": False,
