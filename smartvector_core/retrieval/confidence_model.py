@@ -385,11 +385,16 @@ def fit_model(x: np.ndarray, y: np.ndarray, weights: np.ndarray | None = None, *
     return ConfidenceModel(tuple(names), mean, scale, found.x[1:].astype(np.float64), float(found.x[0]))
 
 
-def centred_isotonic(x: np.ndarray, y: np.ndarray, weights: np.ndarray | None = None
+def centred_isotonic(x: np.ndarray, y: np.ndarray, weights: np.ndarray | None = None, *, ends: bool = False
                      ) -> tuple[np.ndarray, np.ndarray]:
     """Isotonic (non-decreasing) regression of ``y`` on ``x``, as knots at the weighted centre of
     each block of equal fitted value (and the data's ends), for ``np.interp``: piecewise linear,
-    non-decreasing, strictly increasing between blocks of different value."""
+    non-decreasing, strictly increasing between blocks of different value.
+
+    ``ends``: knots at each block's first and last ``x`` instead, so the fitted value holds over
+    the whole block (flat inside it). An observation then never moves the curve at its own ``x``
+    against its label: a wrong verdict at ``x`` can only lower the value there (with centres, a
+    block pooled around it moves its centre away and the line from the next block can rise)."""
     from sklearn.isotonic import IsotonicRegression
 
     x = np.asarray(x, dtype=np.float64)
@@ -404,8 +409,13 @@ def centred_isotonic(x: np.ndarray, y: np.ndarray, weights: np.ndarray | None = 
     sums = np.add.reduceat(ws, starts)
     centres = np.add.reduceat(ws * xs, starts) / np.maximum(sums, 1e-12)
     values = fs[starts]
-    kx = np.r_[xs[0], centres, xs[-1]]
-    ky = np.r_[values[0], values, values[-1]]
+    if ends:
+        last = np.r_[starts[1:], len(xs)] - 1
+        kx = np.column_stack([xs[starts], xs[last]]).ravel()
+        ky = np.repeat(values, 2)
+    else:
+        kx = np.r_[xs[0], centres, xs[-1]]
+        ky = np.r_[values[0], values, values[-1]]
     keep = np.r_[True, np.diff(kx) > 0]
     return kx[keep], ky[keep]
 

@@ -64,3 +64,15 @@ def test_abstention_rule():
     pool = ["Refund policy", "refund macro", "refunds FAQ", "pricing plans"]
     assert cal.lexical_support("refund", pool[:1], pool) == 0.0
     assert cal.lexical_support("pricing", pool[3:], pool) == 1.0
+
+
+@given(st.lists(st.floats(0, 1), min_size=2, max_size=20), st.floats(0.01, 0.99), st.integers(1, 5))
+def test_a_wrong_verdict_never_raises_the_confidence_at_its_certainty(knot_y, x, n):
+    """Whatever the prior's knots, verdicts "wrong" at certainty ``x`` leave the store's
+    calibration at ``x`` at most the prior's; "right" ones leave it at least the prior's."""
+    prior = (np.linspace(0, 1, len(knot_y)), np.maximum.accumulate(np.array(knot_y)))
+    before = np.interp(x, *prior)
+    wrong = cal.refit_knots("default", np.full(n, x), np.zeros(n), prior=prior)
+    right = cal.refit_knots("default", np.full(n, x), np.ones(n), prior=prior)
+    assert np.interp(x, *wrong) <= before + 1e-9
+    assert np.interp(x, *right) >= before - 1e-9

@@ -18,8 +18,9 @@ from pathlib import Path
 
 from ...errors import InputError
 from ...facts import classify_pair
+from ...settings import REPO_ROOT
 
-DEFAULT_PAIRS = Path(__file__).resolve().parents[2] / "data" / "eval" / "contradiction_pairs.jsonl"
+DEFAULT_PAIRS = REPO_ROOT / "data" / "eval" / "contradiction_pairs.jsonl"
 _FIELDS = {"a": str, "b": str, "same_subject": bool, "contradicts": bool}
 
 
