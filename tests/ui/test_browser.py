@@ -71,6 +71,59 @@ def _ask(page, question: str) -> None:
     _settled(page)
 
 
+def _check_query_lab(page, server, tmp_path) -> Path:
+    """The Query Lab in the browser: cards with the moment judged, one confidence on the card, in the
+    table and in the CSV; passages and charts on request; a verdict, its repeat and its undo; an
+    abstention and a <script> title shown as text. Returns its screenshot."""
+    # Query Lab: cards with the moment judged and one confidence in card, table and CSV
+    _open(page, server, "query_lab", "Query Lab")
+    _ask(page, "What was the API rate limit as of March 2025?")
+    charts = page.locator('[data-testid="stPlotlyChart"]')
+    assert charts.count() == 0          # the score breakdown is in the Results tables' bar columns
+    assert page.get_by_text("judged at 2025-03-31").count() >= 1
+    shot = _shot(page, tmp_path, "query_lab")
+    card = page.locator('[data-testid="stText"]').filter(has_text=re.compile(r"confidence \d\.\d{3} \(")).first
+    confidence = re.search(r"confidence (\d\.\d{3})", card.inner_text()).group(1)
+    assert page.get_by_text("Results · naive").count() >= 1 and page.get_by_text("Rejected (").count() >= 2
+    with page.expect_download() as download:
+        page.locator('[data-testid="stDownloadButton"]').first.get_by_role("button").click()   # Results · naive
+    csv = Path(download.value.path()).read_text(encoding="utf-8").splitlines()
+    header, first_row = csv[0].split(","), csv[1].split(",")
+    assert float(first_row[header.index("confidence")]) == float(confidence)   # the card's number
+    assert header[3:5] == ["score", "semantic_contribution"]        # the breakdown beside the score
+    texts = page.locator('[data-testid="stText"]').count()
+    page.locator('[data-testid="stExpander"] summary').filter(
+        has_text=re.compile(r"(Full text|\d+ passages)$")).first.click()   # passages come when opened
+    page.wait_for_function(f"() => document.querySelectorAll('[data-testid=\"stText\"]').length > {texts}",
+                           timeout=30_000)
+    _settled(page)
+    page.get_by_text("Score breakdown charts").click()             # the charts, on request
+    charts.nth(1).wait_for(timeout=30_000)
+    page.locator(".js-plotly-plot .barlayer").first.wait_for(timeout=30_000)
+    assert charts.count() == 2
+    _settled(page)
+
+    # a verdict, the same verdict again (recorded once), then its undo
+    page.get_by_role("button", name="Accept").first.click()
+    page.get_by_text("accept recorded on").first.wait_for(timeout=30_000)
+    _settled(page)
+    page.get_by_role("button", name="Accept").first.click()
+    page.get_by_text("already recorded").first.wait_for(timeout=30_000)
+    _settled(page)
+    page.get_by_role("button", name="Undo").first.click()
+    page.get_by_text("accept undone on").first.wait_for(timeout=30_000)
+    _settled(page)
+
+    # abstention, then a <script> title shown as literal text
+    _ask(page, "asdf qwerty zxcv")
+    page.get_by_text("Nothing relevant in the store").first.wait_for(timeout=30_000)
+    _ask(page, "API rate limits shown as text not HTML bold")
+    page.get_by_text(SCRIPT_TITLE).first.wait_for(timeout=30_000)
+    assert page.locator("script", has_text="alert(1)").count() == 0
+
+    return shot
+
+
 def test_every_page_in_chromium(server, tmp_path):
     if not CHROMIUM.exists():
         pytest.skip("/usr/bin/chromium is not installed (apt-get install chromium; `make test` does it)")
@@ -97,51 +150,7 @@ def test_every_page_in_chromium(server, tmp_path):
             assert page.locator("code", has_text="{").count() == 0
             shots.append(_shot(page, tmp_path, "overview"))
 
-            # Query Lab: cards with the moment judged and one confidence in card, table and CSV
-            _open(page, server, "query_lab", "Query Lab")
-            _ask(page, "What was the API rate limit as of March 2025?")
-            charts = page.locator('[data-testid="stPlotlyChart"]')
-            assert charts.count() == 0          # the score breakdown is in the Results tables' bar columns
-            assert page.get_by_text("judged at 2025-03-31").count() >= 1
-            shots.append(_shot(page, tmp_path, "query_lab"))
-            card = page.locator('[data-testid="stText"]').filter(has_text=re.compile(r"confidence \d\.\d{3} \(")).first
-            confidence = re.search(r"confidence (\d\.\d{3})", card.inner_text()).group(1)
-            assert page.get_by_text("Results · naive").count() >= 1 and page.get_by_text("Rejected (").count() >= 2
-            with page.expect_download() as download:
-                page.locator('[data-testid="stDownloadButton"]').first.get_by_role("button").click()   # Results · naive
-            csv = Path(download.value.path()).read_text(encoding="utf-8").splitlines()
-            header, first_row = csv[0].split(","), csv[1].split(",")
-            assert float(first_row[header.index("confidence")]) == float(confidence)   # the card's number
-            assert header[3:5] == ["score", "semantic_contribution"]        # the breakdown beside the score
-            texts = page.locator('[data-testid="stText"]').count()
-            page.locator('[data-testid="stExpander"] summary').filter(
-                has_text=re.compile(r"(Full text|\d+ passages)$")).first.click()   # passages come when opened
-            page.wait_for_function(f"() => document.querySelectorAll('[data-testid=\"stText\"]').length > {texts}",
-                                   timeout=30_000)
-            _settled(page)
-            page.get_by_text("Score breakdown charts").click()             # the charts, on request
-            charts.nth(1).wait_for(timeout=30_000)
-            page.locator(".js-plotly-plot .barlayer").first.wait_for(timeout=30_000)
-            assert charts.count() == 2
-            _settled(page)
-
-            # a verdict, the same verdict again (recorded once), then its undo
-            page.get_by_role("button", name="Accept").first.click()
-            page.get_by_text("accept recorded on").first.wait_for(timeout=30_000)
-            _settled(page)
-            page.get_by_role("button", name="Accept").first.click()
-            page.get_by_text("already recorded").first.wait_for(timeout=30_000)
-            _settled(page)
-            page.get_by_role("button", name="Undo").first.click()
-            page.get_by_text("accept undone on").first.wait_for(timeout=30_000)
-            _settled(page)
-
-            # abstention, then a <script> title shown as literal text
-            _ask(page, "asdf qwerty zxcv")
-            page.get_by_text("Nothing relevant in the store").first.wait_for(timeout=30_000)
-            _ask(page, "API rate limits shown as text not HTML bold")
-            page.get_by_text(SCRIPT_TITLE).first.wait_for(timeout=30_000)
-            assert page.locator("script", has_text="alert(1)").count() == 0
+            shots.append(_check_query_lab(page, server, tmp_path))
 
             # Knowledge Graph: labelled nodes and arrowheads, a focused node
             _open(page, server, "knowledge_graph", "Knowledge Graph")
