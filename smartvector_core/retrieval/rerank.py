@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..clock import US_PER_DAY
+from ..clock import US_PER_DAY, to_us
 from ..config.temporal import TemporalConfig
 from ..facts import conflict_severity, find_contradiction
 from ..facts.rules import NEITHER, less_trusted_side
@@ -195,7 +195,7 @@ def rerank(cands: Candidates, profile: Profile, *, t_us: int, intent: QueryInten
         codes = reject(codes, np.isin(cands.doc_id, np.array(list(archived), dtype=object)), RejectionCode.ARCHIVED)
     notes: dict[int, list[str]] = {}
     soft = intent.soft_range_us if (intent is not None and profile.use_intent) else None
-    recent = ended_in_window(cands, states, soft)
+    recent = ended_in_window(cands, states, soft if soft is not None else _day_asked(intent, profile))
     rng = intent.hard_range_us if (intent is not None and profile.use_intent) else None
     range_ignored = False
     if rng is not None and profile.gates and not (in_range(cands, rng, superseded_us)
@@ -206,8 +206,8 @@ def rerank(cands: Candidates, profile: Profile, *, t_us: int, intent: QueryInten
         if intent is not None and profile.use_intent and (intent.version or intent.version_rank):
             bypass, codes, notes = _target_versions(pool, intent, codes)
         codes = _gate(pool, codes, rng, bypass | recent, profile, scoring)
-        notes = _with_notes(notes, {int(i): ["an EVENT that ended inside the recent window the question names: "
-                                             "it answers it"] for i in np.flatnonzero(recent)})
+        notes = _with_notes(notes, {int(i): ["an EVENT that ended inside the recent window or the day the question "
+                                             "names: it answers it"] for i in np.flatnonzero(recent)})
 
     signals = _score(pool, profile, intent, scoring, temporal, recent)
     score = signals.score.copy()
@@ -415,9 +415,21 @@ def _target_versions(pool: Pool, intent: QueryIntent, codes: np.ndarray
     return hit, codes, notes
 
 
+def _day_asked(intent, profile: Profile) -> tuple[int, int] | None:
+    """The day the question judges at ("on 12 December", "next Monday": the judgement moment is
+    that day's end), as int64 µs ``[start, end)``; None when it names no moment, or one of more
+    than a day ("as of 2018" judges the state at the year's end, not what happened in it)."""
+    if intent is None or not profile.use_intent or intent.judged_period is None:
+        return None
+    start, end = (to_us(t) for t in intent.judged_period)
+    return (start, end) if end - start <= US_PER_DAY else None
+
+
 def ended_in_window(cands, states: np.ndarray, soft) -> np.ndarray:
-    """EVENTs that ended inside the soft recent window the question names ("this week"): expired
-    at the moment of judgement, yet what the question is about."""
+    """EVENTs that ended inside the window the question names: its soft recent window ("this
+    week"), or the day it asks about (:func:`_day_asked`: an outage from 02:00 to 06:00 on the
+    day asked has ended by the day's end, the moment judged). Expired at the moment of
+    judgement, yet what the question is about."""
     if soft is None:
         return np.zeros(len(cands), dtype=bool)
     return ((states == STATE_EXPIRED) & (cands.kind == KIND_EVENT) & (cands.valid_until_us >= soft[0])

@@ -83,6 +83,23 @@ def test_a_future_day_judges_events_at_that_day(app):
     assert {r.id: r.code.value for r in plain.rejections}.get("migration") == "NOT_YET_VALID"
 
 
+OUTAGE = {"id": "outage", "title": "Read-only window", "kind": "EVENT", "doc_type": "announcement",
+          "created_at": "2026-11-25T00:00:00Z", "valid_from": "2026-12-12T02:00:00Z",
+          "valid_until": "2026-12-12T06:00:00Z",
+          "text": "On 12 December the API is read-only from 02:00 to 06:00 UTC during the migration."}
+
+
+def test_an_event_during_the_day_asked_answers_it(app):
+    """Judged at the end of 12 December, the 02:00-06:00 window has ended; the question asks about
+    the day, so the event answers it. A moment of more than a day ("as of 2026") does not."""
+    app.ingest_records([OUTAGE], now=NOW)
+    resp = _ask(app, "Is the API available on 12 December?")
+    assert resp.results and resp.results[0].id == "outage"
+    assert any("or the day the question names" in r for r in resp.results[0].reasons)
+    later = _ask(app, "Is the API available as of 2027?")
+    assert {r.id: r.code.value for r in later.rejections}.get("outage") == "HARD_EXPIRED_EVENT"
+
+
 def test_an_event_that_ended_this_week_answers_this_week(app):
     app.ingest_records([MAINTENANCE], now=NOW)
     resp = _ask(app, "What happened this week with the database maintenance?")
