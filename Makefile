@@ -7,7 +7,8 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-$(shell sha1sum requirements.txt | cut -c1-12)
 PORT ?= 8501
-TEST_WORKERS ?= auto
+# one worker per core, at most 4 (each loads torch and the model; the subprocess tests spawn more)
+TEST_WORKERS ?= $(shell n=$$(nproc 2>/dev/null || echo 2); [ $$n -gt 4 ] && n=4; echo $$n)
 
 .PHONY: run test lint demo bench perf chromium screenshot serve mutation calibrate
 
