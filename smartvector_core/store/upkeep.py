@@ -186,13 +186,29 @@ class Upkeep:
                 t.optimize()  # compaction; the cleanup follows with a cut-off computed after it
                 if cleanup_older_than_days is None:
                     continue
-                local_now = now.astimezone().replace(tzinfo=None)   # LanceDB stamps versions in naive local time
-                age = timedelta(days=cleanup_older_than_days)
-                tagged = {v["version"] for v in t.tags.list().values()}
-                stamps = [v["timestamp"] for v in t.list_versions() if v["version"] in tagged]
-                if stamps:  # one second of slack for the time between here and LanceDB's clock
-                    age = max(age, local_now - min(stamps) + timedelta(seconds=1))
-                t.optimize(cleanup_older_than=age)  # compacted already: this is the cleanup
+                _cleanup(t, timedelta(days=cleanup_older_than_days), now)
+
+
+_SLACK_S = (1, 10, 120, 3600)   # seconds kept before the oldest tagged version, tried in turn
+
+
+def _cleanup(table, age: timedelta, now: datetime) -> None:
+    """Drop ``table``'s versions older than ``age`` at ``now``, never a tagged one: the cut-off
+    stops ``slack`` before the oldest tagged version. LanceDB measures the age from its own
+    clock, which has moved on since ``now`` (by the command's run so far), so a cut-off it finds
+    past a tag (its "tagged version(s)" error) is retried with more slack: keeping a few more
+    versions is safe, deleting a tagged one is refused."""
+    local_now = now.astimezone().replace(tzinfo=None)   # LanceDB stamps versions in naive local time
+    tagged = {v["version"] for v in table.tags.list().values()}
+    stamps = [v["timestamp"] for v in table.list_versions() if v["version"] in tagged]
+    for slack in _SLACK_S:
+        cut = max(age, local_now - min(stamps) + timedelta(seconds=slack)) if stamps else age
+        try:
+            table.optimize(cleanup_older_than=cut)   # compacted already: this is the cleanup
+            return
+        except RuntimeError as err:
+            if not stamps or "tagged" not in str(err) or slack == _SLACK_S[-1]:
+                raise
 
 
 def _ranges(numbers: list[int]) -> str:

@@ -91,3 +91,34 @@ def test_the_first_full_text_search_builds_the_missing_text_index(fake_app):
 def test_a_facade_method_is_its_part_s_method(name, part):
     method = getattr(Store, name)
     assert method.__wrapped__ is part and method.__doc__ == part.__doc__
+
+
+def test_a_cleanup_lancedb_finds_past_a_tag_is_retried_with_more_slack():
+    """LanceDB measures the cleanup's age from its own clock, which has moved on since ``now``:
+    a cut-off it finds past a tagged version is tried again further back, never given up on the
+    first refusal, and another error is not swallowed."""
+    from datetime import UTC, datetime, timedelta
+
+    from smartvector_core.store.upkeep import _cleanup
+
+    now = datetime(2026, 12, 1, 12, 0, tzinfo=UTC)
+    tag_at = now.astimezone().replace(tzinfo=None) - timedelta(minutes=5)
+
+    class Table:
+        def __init__(self, refusals, error="Cleanup error: 1 tagged version(s) have been marked"):
+            self.refusals, self.error, self.cuts = refusals, error, []
+            self.tags = type("Tags", (), {"list": lambda _: {"keep": {"version": 3}}})()
+
+        def list_versions(self):
+            return [{"version": v, "timestamp": tag_at - timedelta(minutes=3 - v)} for v in (1, 2, 3)]
+
+        def optimize(self, cleanup_older_than):
+            self.cuts.append(cleanup_older_than)
+            if len(self.cuts) <= self.refusals:
+                raise RuntimeError(self.error)
+
+    table = Table(refusals=2)
+    _cleanup(table, timedelta(0), now)
+    assert [round(c.total_seconds()) for c in table.cuts] == [301, 310, 420]   # 1 s, 10 s, 120 s before the tag
+    with pytest.raises(RuntimeError, match="disk"):
+        _cleanup(Table(refusals=1, error="disk full"), timedelta(0), now)
