@@ -17,7 +17,7 @@ evidence should move it (:data:`DIRECTION`: more support never lowers the confid
 standardised and regularised, it is stable across corpora; the isotonic map on top corrects what is left of its calibration and is the part
 a store refits from its operators' verdicts (``calibration.refit_knots`` on the logged
 certainty). The knots of the map sit at the centres of the isotonic blocks and are joined by
-straight lines (:func:`centred_isotonic`): still non-decreasing, but two different certainties
+straight lines (:func:`isotonic_knots`): still non-decreasing, but two different certainties
 keep two different confidences (sklearn's own thresholds make flat steps, which is how a prior
 collapses into a handful of values).
 
@@ -26,7 +26,7 @@ result of the fit data, ``w_j · z_j``; the two or three largest in size, in wor
 (:data:`FACTOR_WORDS`), are what moved this confidence most.
 
 Evaluated per query on the whole result list at once with numpy; SciPy and scikit-learn are
-needed only to fit (:func:`fit_model`, :func:`centred_isotonic`).
+needed only to fit (:func:`fit_model`, :func:`isotonic_knots`).
 """
 
 from __future__ import annotations
@@ -385,13 +385,13 @@ def fit_model(x: np.ndarray, y: np.ndarray, weights: np.ndarray | None = None, *
     return ConfidenceModel(tuple(names), mean, scale, found.x[1:].astype(np.float64), float(found.x[0]))
 
 
-def centred_isotonic(x: np.ndarray, y: np.ndarray, weights: np.ndarray | None = None, *, ends: bool = False
-                     ) -> tuple[np.ndarray, np.ndarray]:
+def isotonic_knots(x: np.ndarray, y: np.ndarray, weights: np.ndarray | None = None, *, at: str = "centres"
+                   ) -> tuple[np.ndarray, np.ndarray]:
     """Isotonic (non-decreasing) regression of ``y`` on ``x``, as knots at the weighted centre of
-    each block of equal fitted value (and the data's ends), for ``np.interp``: piecewise linear,
+    each block of equal fitted value (``at="centres"``; and the data's ends), for ``np.interp``: piecewise linear,
     non-decreasing, strictly increasing between blocks of different value.
 
-    ``ends``: knots at each block's first and last ``x`` instead, so the fitted value holds over
+    ``at="ends"``: knots at each block's first and last ``x`` instead, so the fitted value holds over
     the whole block (flat inside it). An observation then never moves the curve at its own ``x``
     against its label: a wrong verdict at ``x`` can only lower the value there (with centres, a
     block pooled around it moves its centre away and the line from the next block can rise)."""
@@ -409,7 +409,9 @@ def centred_isotonic(x: np.ndarray, y: np.ndarray, weights: np.ndarray | None = 
     sums = np.add.reduceat(ws, starts)
     centres = np.add.reduceat(ws * xs, starts) / np.maximum(sums, 1e-12)
     values = fs[starts]
-    if ends:
+    if at not in ("centres", "ends"):
+        raise ValueError(f"isotonic_knots: at is 'centres' or 'ends', not {at!r}")
+    if at == "ends":
         last = np.r_[starts[1:], len(xs)] - 1
         kx = np.column_stack([xs[starts], xs[last]]).ravel()
         ky = np.repeat(values, 2)

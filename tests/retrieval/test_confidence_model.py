@@ -100,10 +100,10 @@ def test_fit_model_learns_the_direction_of_the_evidence():
     assert auroc(p, y) > 0.85
 
 
-def test_centred_isotonic_keeps_distinct_certainties_distinct():
+def test_isotonic_knots_keeps_distinct_certainties_distinct():
     x = np.array([0.1, 0.2, 0.3, 0.4, 0.5, 0.6])
     y = np.array([0, 0, 1, 0, 1, 1])
-    kx, ky = cm.centred_isotonic(x, y)
+    kx, ky = cm.isotonic_knots(x, y)
     assert np.all(np.diff(kx) > 0) and np.all(np.diff(ky) >= 0)
     # blocks: {.1,.2}→0, {.3,.4}→.5, {.5,.6}→1; knots at the ends and at the centres .15, .35, .55
     assert kx.tolist() == pytest.approx([0.1, 0.15, 0.35, 0.55, 0.6])
