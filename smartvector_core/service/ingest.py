@@ -35,11 +35,13 @@ class IngestService(ServicePart):
         super().__init__(ctx)
         self.warm_inputs: ConsolidationCache | None = None
 
-    def keep_consolidation_inputs(self) -> None:
+    def keep_consolidation_inputs(self) -> ConsolidationCache:
         """From now on, ingests consolidate from a cache caught up per write (same result as
-        reading the store): for a process that writes again, the API server and the dashboard."""
+        reading the store): for a process that writes again, the API server and the dashboard.
+        Returns the cache (:attr:`warm_inputs`), made at the first call."""
         if self.warm_inputs is None:
             self.warm_inputs = ConsolidationCache()
+        return self.warm_inputs
 
     # ------------------------------------------------------------------------------ ingest
     def load_records(self, paths: Iterable[str | Path]) -> list[dict[str, Any]]:
@@ -130,13 +132,8 @@ class IngestService(ServicePart):
             finder = ray_finder()
         # only the events are needed: skip the knowledge cache's full reload (graph, documents)
         report = run_consolidation(self.store, None, now=now, full=full, config=config or self.config.consolidation,
-                                   finder=finder, cache=self.consolidation_cache() if cached else None)
+                                   finder=finder, cache=self.keep_consolidation_inputs() if cached else None)
         return report.to_dict()
-
-    def consolidation_cache(self) -> ConsolidationCache:
-        """This service's consolidation inputs (:attr:`warm_inputs`), made at its first cached run."""
-        self.keep_consolidation_inputs()
-        return self.warm_inputs
 
     def wake_dormant(self, access_events: list[dict[str, Any]]) -> None:
         """DORMANT -> ACTIVE for accessed documents (a dormant document stays searchable)."""

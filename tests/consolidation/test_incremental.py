@@ -80,7 +80,7 @@ def twin_stores(tmp_path, request):
 def test_cached_runs_write_what_store_reading_runs_write(twin_stores):
     cached, read, corpus = twin_stores
     assert _state(cached) == _state(read)
-    cache = cached.ingest_service.consolidation_cache()
+    cache = cached.keep_consolidation_inputs()
     cache.inputs(cached.store)   # warm: the one read of the table
     reached = dict.fromkeys(("inferred_supersedes", "contradictions", "inferred_depends_on", "rippled"), 0)
     for write in _writes(corpus):
