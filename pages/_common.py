@@ -56,11 +56,14 @@ def _service(store_uri: str, model_name: str, options: tuple[tuple[str, str], ..
     The Store opens LanceDB with ``read_consistency_interval`` 0, so every read sees the writes
     of other sessions and of the CLI. The query log and access events are written by a
     background thread (``SmartVector.write_log_in_background``; every read settles them first).
+    The query path is warmed here (``SmartVector.warm``: model, knowledge state, calibration, the
+    chunks' in-memory copy), behind the spinner, so no question pays for it.
     """
     settings = dataclasses.replace(load_settings(store_uri), model_name=model_name, storage_options=dict(options))
     sv = SmartVector(settings)
     sv.write_log_in_background()   # a question never waits for the query log's LanceDB commits
     sv.keep_consolidation_inputs()   # an editor's next paste consolidates from a warm cache
+    sv.warm()     # the first question does not pay for the store's caches
     return sv
 
 

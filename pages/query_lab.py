@@ -44,13 +44,13 @@ def ask_form() -> None:
     """The question, the two profiles, the moment and k; on "Run side by side", both answers."""
     with st.form("lab_form"):
         text = st.text_input("Question", key="lab_text", placeholder="What are the API rate limits?")
-        c1, c2, c3, c4, c5 = st.columns([2, 2, 1, 3, 1])
-        left = c1.selectbox("Left profile", names, index=names.index("naive"), key="lab_left")
-        right = c2.selectbox("Right profile", names, index=names.index("default"), key="lab_right")
-        pinned = c3.toggle("Pin", key="lab_pin", help="Off: each question is asked now. On: as of the moment set.")
-        as_of = c4.datetime_input("As of (UTC, when pinned)", value=st.session_state["lab_default_as_of"],
-                                  step=timedelta(minutes=1), key="lab_as_of", format="YYYY-MM-DD")
-        k = c5.number_input("Results", 1, 50, 5, key="lab_k")
+        row = st.container(horizontal=True, vertical_alignment="bottom")   # one block, not six columns
+        left = row.selectbox("Left profile", names, index=names.index("naive"), key="lab_left")
+        right = row.selectbox("Right profile", names, index=names.index("default"), key="lab_right")
+        pinned = row.toggle("Pin", key="lab_pin", help="Off: each question is asked now. On: as of the moment set.")
+        as_of = row.datetime_input("As of (UTC, when pinned)", value=st.session_state["lab_default_as_of"],
+                                   step=timedelta(minutes=1), key="lab_as_of", format="YYYY-MM-DD")
+        k = row.number_input("Results", 1, 50, 5, key="lab_k", width=120)
         run = st.form_submit_button("Run side by side", type="primary")
     if not run:
         return
@@ -108,19 +108,19 @@ def record(verdict: str, doc_id: str, query_id: str) -> None:
 
 
 def feedback_row(result: dict, query_id: str, side: str, verdict: str | None) -> None:
-    """Accept and Correct, and Undo where this operator's verdict stands. Keys name the side and
-    rank only (the callback's arguments name the document and query)."""
+    """Accept and Correct, and Undo where this operator's verdict stands, drawn into the card (a
+    horizontal container: the buttons share a row under its full-width text, no block of their
+    own). Keys name the side and rank only (the callback's arguments name the document and query)."""
     key = f"{side}_{result['rank']}"
-    row = st.container(horizontal=True)      # one row of buttons (fewer elements than columns)
     args = (result["id"], query_id)
-    row.button("Accept", key=f"accept_{key}", icon=":material/thumb_up:", on_click=record, args=("accept", *args),
-              type="primary" if verdict == "accept" else "secondary")
-    row.button("Correct", key=f"correct_{key}", icon=":material/report:", on_click=record, args=("correct", *args),
-              type="primary" if verdict == "correct" else "secondary",
-              help="Marks this version wrong; the penalty ripples to documents that depend on it")
+    st.button("Accept", key=f"accept_{key}", icon=":material/thumb_up:", on_click=record, args=("accept", *args),
+               type="primary" if verdict == "accept" else "secondary")
+    st.button("Correct", key=f"correct_{key}", icon=":material/report:", on_click=record, args=("correct", *args),
+               type="primary" if verdict == "correct" else "secondary",
+               help="Marks this version wrong; the penalty ripples to documents that depend on it")
     if verdict is not None:
-        row.button("Undo", key=f"undo_{key}", icon=":material/undo:", on_click=record, args=("undo", *args),
-                   help="Appends a reversing event; the verdict stays in the history")
+        st.button("Undo", key=f"undo_{key}", icon=":material/undo:", on_click=record, args=("undo", *args),
+                  help="Appends a reversing event; the verdict stays in the history")
     flash = st.session_state.get("lab_flash")
     if flash and flash["doc"] == result["id"]:   # an undo from the history names an earlier query
         st.success(flash["text"])
@@ -141,6 +141,9 @@ def verdict_history(box, docs: list[dict], current_query: str, side: str) -> Non
 
 
 def show_response(response: dict, side: str) -> None:
+    """One profile's answer: a header, then one card per document (one text element: title,
+    numbers, the score's breakdown, the answer passage, the reasons; its verdict buttons), then
+    the details the operator opens (each sent when opened: :func:`details`)."""
     st.subheader(f"Profile: {response['profile']}")
     judged, judged_line = views.judged_moment(response)
     st.text(f"query id {response['query_id']} · {judged_line}")
@@ -148,51 +151,61 @@ def show_response(response: dict, side: str) -> None:
         with st.container(border=True):
             st.markdown("**Nothing relevant in the store**")
             st.text(response.get("abstain_reason") or "nothing in the store is about the question")
-    intent = views.intent_summary(response.get("intent"))
-    if len(intent):
-        shown = st.expander("Parsed intent (time range, recency weight, names…)", key=f"intent_{side}",
-                            on_change="rerun")
-        if shown.open:
-            shown.text("\n".join(f"{f}: {v}" for f, v in zip(intent["field"], intent["value"], strict=True)))
     if st.session_state.get("lab_charts"):
         show_figure(charts.score_breakdown(response["results"], title=f"Score breakdown · {response['profile']}"),
                     key=f"lab_chart_{side}", config={"displayModeBar": False})
     verdicts = standing_verdicts(response["query_id"])
     groups = [] if response.get("abstained") else views.passages_by_document(response["results"])
     for first, passages in groups:
-        with st.container(border=True):
+        with st.container(border=True, horizontal=True):   # the text's full row, then the buttons
             reasons = [f"• {reason}" for reason in first.get("reasons") or []]
-            st.text("\n".join([*views.result_card(first, judged), "", views.answer_text(first), "",
-                               *reasons]))   # one element per card: the answer passage's text on it
+            more = [f"(+{len(passages) - 1} more passage(s) of this document: Full text, below)"] \
+                if len(passages) > 1 else []
+            st.text("\n".join([*views.result_card(first, judged), "", views.answer_text(first), *more, "",
+                               *reasons]), width="stretch")   # one element per card: the answer on it
             if verdicts.get(first["id"]):
                 st.caption(f"Your verdict: {verdicts[first['id']]}")
-            label = "Full text" if len(passages) == 1 else f"{len(passages)} passages"
-            shown = st.expander(label, key=f"passages_{side}_{first['rank']}", on_change="rerun")
-            if shown.open:         # the text is sent when the operator opens it
-                for passage in passages:
-                    if len(passages) > 1:
-                        shown.caption(f"rank {passage['rank']} · score {float(passage['score']):.3f}")
-                    shown.text(passage["text"])
             feedback_row(first, response["query_id"], side, verdicts.get(first["id"]))
-    if groups:   # one history per answer (an element per card cost the browser ~0.1 s a run)
-        history = st.expander("Your verdicts on these documents, every question", key=f"history_{side}",
-                              on_change="rerun")
-        if history.open:       # read when opened: one row per (document, question), each with its undo
-            verdict_history(history, [first for first, _ in groups], response["query_id"], side)
-    rejected = st.expander(f"Rejected ({len(response['rejections'])}) · {response['profile']}: id, code, reason",
-                           key=f"rejected_{side}", on_change="rerun")
-    if rejected.open:     # a table costs the browser most of a card's drawing: sent when opened
-        with rejected:
+    details(response, side, groups)
+
+
+def opened(label: str, key: str):
+    """An expander whose content is sent only while it is open (``None`` while closed)."""
+    box = st.expander(label, key=key, on_change="rerun")
+    return box if box.open else None
+
+
+def details(response: dict, side: str, groups: list) -> None:
+    """What is read on request, one expander each, its content sent when opened: every passage's
+    full text, the verdict history (with undo), the Results table (every signal's contribution,
+    CSV), the rejections, the parsed intent. A table, an expander or a button row per card costs
+    the browser more than the card's text: the cards carry only what is read at a glance."""
+    profile, query_id = response["profile"], response["query_id"]
+    if groups and (box := opened(f"Full text · {sum(len(p) for _, p in groups)} passage(s)", f"passages_{side}")):
+        for first, passages in groups:
+            for passage in passages:
+                box.caption(f"{passage['rank']}. {first.get('title') or first['id']} · id {first['id']} · "
+                            f"score {float(passage['score']):.3f}")
+                box.text(passage["text"])
+    if groups and (box := opened("Your verdicts on these documents, every question", f"history_{side}")):
+        verdict_history(box, [first for first, _ in groups], query_id, side)
+    if box := opened(f"Results · {profile}: every signal's contribution, CSV", f"table_{side}"):
+        with box:
+            results = views.results_frame(response)
+            signals, low, high = views.contribution_columns(results)
+            bars = {c: st.column_config.ProgressColumn(c, format="%.3f", min_value=low, max_value=high,
+                                                       help="this signal's contribution to the score (value × weight)")
+                    for c in signals}
+            show_table(results, key=f"lab_res_{side}", wrap=("reasons",), column_config=bars,
+                       title=f"Results · {profile}", file_name=f"results_{query_id}.csv")
+    rejected = response["rejections"]
+    if box := opened(f"Rejected ({len(rejected)}) · {profile}: id, code, reason", f"rejected_{side}"):
+        with box:
             show_table(views.rejections_table(response), key=f"lab_rej_{side}", wrap=("reason",),
-                       title=f"Rejected ({len(response['rejections'])}) · {response['profile']}",
-                       file_name=f"rejections_{response['query_id']}.csv")
-    results = views.results_frame(response)
-    signals, low, high = views.contribution_columns(results)
-    bars = {c: st.column_config.ProgressColumn(c, format="%.3f", min_value=low, max_value=high,
-                                               help="this signal's contribution to the score (value × weight)")
-            for c in signals}
-    show_table(results, key=f"lab_res_{side}", wrap=("reasons",), column_config=bars,
-               title=f"Results · {response['profile']}", file_name=f"results_{response['query_id']}.csv")
+                       title=f"Rejected ({len(rejected)}) · {profile}", file_name=f"rejections_{query_id}.csv")
+    intent = views.intent_summary(response.get("intent"))
+    if len(intent) and (box := opened("Parsed intent (time range, recency weight, names…)", f"intent_{side}")):
+        box.text("\n".join(f"{f}: {v}" for f, v in zip(intent["field"], intent["value"], strict=True)))
 
 
 @st.fragment

@@ -124,10 +124,10 @@ class Engine:
             yield self.service
 
     def start(self) -> None:
-        """Open (or create) the store and load the model before the first request, then hand
-        the query log to the service's background writer (:meth:`SmartVector.write_log_in_background`)."""
-        self.service.store.count_chunks()
-        self.service.embedder.encode(["warm-up"])
+        """Open (or create) the store and ready the query path before the first request (model,
+        knowledge state, calibration, the chunks' in-memory copy: :meth:`SmartVector.warm`), then
+        hand the query log to the service's background writer (:meth:`SmartVector.write_log_in_background`)."""
+        self.service.warm()
         self.service.write_log_in_background(self.flush_interval_s)
 
     def stop(self) -> None:

@@ -99,6 +99,7 @@ class SmartVector(ServicePart):
     compare = delegate("query_service", QueryService.compare)
     check_query_ids = delegate("query_service", QueryService.check_query_ids)
     query_cache = delegate("query_service", QueryService.query_cache)
+    warm = delegate("query_service", QueryService.warm)
 
     # ------------------------------------------------------------------------- feedback
     feedback = delegate("feedback_service", FeedbackService.feedback)

@@ -343,21 +343,34 @@ def age_text(created_at: object, judged: datetime) -> str:
 
 
 def result_card(result: Mapping[str, Any], judged: datetime) -> list[str]:
-    """The lines of one result's card: title, the two trust-model numbers, what moved the
-    confidence most (``confidence_factors``, in words), the age at the moment judged, and where
-    it stands (validity, kind, action, lifecycle)."""
+    """The lines of one result's card: title, the two trust-model numbers, the score and its
+    breakdown (:func:`score_breakdown`), what moved the confidence most (``confidence_factors``,
+    in words), the age at the moment judged, and where it stands (validity, kind, action)."""
     title = f"{result.get('rank')}. {result.get('title') or result.get('id')}"
     numbers = (f"confidence {share_text(result.get('confidence'))} ({result.get('confidence_tier')}) · "
-               f"trust {share_text(result.get('trust'))} · score {float(result.get('score') or 0.0):.3f}")
+               f"trust {share_text(result.get('trust'))}")
     created = str(result.get("created_at") or "")[:10]
     where = (f"id {result.get('id')} · {result.get('validity_state')} · {result.get('kind')} · "
              f"{result.get('action')} · created {created or '?'}, {age_text(result.get('created_at'), judged)} "
              f"at the moment judged")
     factors = list(result.get("confidence_factors") or [])
-    lines = [title, numbers]
+    lines = [title, numbers, score_breakdown(result)]
     if factors:
         lines.append("confidence: " + "; ".join(factors))
     return [*lines, where]
+
+
+def score_breakdown(result: Mapping[str, Any]) -> str:
+    """The score as the sum of its signals' parts (each ``contribution = value × weight``,
+    DESIGN.md "Explanations are data"), in the response's order: the numbers of the Results
+    table's ``<signal>_contribution`` columns, as "score 0.800 = semantic 0.315 + temporal 0.092 …"
+    (a negative part reads "- 0.050")."""
+    score = f"score {float(result.get('score') or 0.0):.3f}"
+    parts = [(name, (sig or {}).get("contribution")) for name, sig in (result.get("signals") or {}).items()]
+    terms = [f"{'- ' if float(c) < 0 else '+ '}{name} {abs(float(c)):.3f}" for name, c in parts if c is not None]
+    if not terms:
+        return score
+    return f"{score} = {' '.join(terms).removeprefix('+ ')}"
 
 
 def verdicts_line(report: Mapping[str, Any]) -> str:

@@ -88,12 +88,18 @@ def test_query_lab_side_by_side_and_feedback_with_query_id(seeded_store):
     at = _query(_app())
     _ok(at)
     assert [s.value for s in at.subheader][:2] == ["Profile: naive", "Profile: default"]
-    assert not at.get("plotly_chart")                          # the breakdown is in the Results tables
+    assert not at.get("plotly_chart") and not at.dataframe     # closed: no chart, no table is sent
+    left, right = at.session_state["lab_responses"]
+    top = right["results"][0]                                   # the breakdown on the card, signal by signal
+    card = next(t.value for t in at.text if f"id {top['id']} ·" in t.value and "confidence" in t.value)
+    assert f"score {top['score']:.3f} = semantic " in card and len(top["signals"]) >= 3
+    assert all(f"{name} {abs(sig['contribution']):.3f}" in card for name, sig in top["signals"].items())
+    at.session_state["table_left"] = at.session_state["table_right"] = True    # what opening the expanders sets
+    at.run()
     results = [d.value for d in at.dataframe if "confidence_tier" in d.value.columns]
     assert len(results) == 2 and all(list(r.columns[3:5]) == ["score", "semantic_contribution"] for r in results)
     at.toggle(key="lab_charts").set_value(True).run()
     assert len(at.get("plotly_chart")) == 2                     # on request: one score breakdown per column
-    left, right = at.session_state["lab_responses"]
     assert left["results"] and right["results"]
     first = left["results"][0]
     key = f"accept_left_{first['rank']}"
@@ -110,7 +116,7 @@ def test_query_lab_sends_a_cards_passages_when_it_is_opened(seeded_store):
     first = at.session_state["lab_responses"][0]["results"][0]
     passage = [t.value for t in at.text if t.value == first["text"]]
     assert not passage                                           # closed: the text is not sent
-    at.session_state[f"passages_left_{first['rank']}"] = True    # what opening the expander sets
+    at.session_state["passages_left"] = True                     # what opening the expander sets
     at.run()
     _ok(at)
     assert [t.value for t in at.text if t.value == first["text"]]
@@ -347,6 +353,8 @@ def test_query_lab_one_confidence_and_trust_in_card_table_and_csv(seeded_store, 
     confidence, trust = views.share_text(first["confidence"]), views.share_text(first["trust"])
     card = [t.value for t in at.text if f"\nconfidence {confidence} (" in t.value]
     assert card and f"trust {trust}" in card[0]
+    at.session_state["table_left"] = True                               # what opening the expander sets
+    at.run()
     table = next(d.value for d in at.dataframe if "confidence_tier" in d.value.columns)
     assert f"{table.loc[0, 'confidence']:.3f}" == confidence and f"{table.loc[0, 'trust']:.3f}" == trust
     at.download_button(key="lab_res_left_csv").click().run()
@@ -442,7 +450,7 @@ def test_tables_have_titles_and_wrap_their_reasons(seeded_store):
     _ok(at)
     titles = [m.value for m in at.markdown if m.value.startswith("**")]
     assert not any(t.startswith("**Rejected") for t in titles)        # closed: the rejections are not sent
-    at.session_state["rejected_left"] = True                           # what opening the expander sets
+    at.session_state["rejected_left"] = at.session_state["table_left"] = True   # what opening them sets
     at.run()
     _ok(at)
     titles = [m.value for m in at.markdown if m.value.startswith("**")]

@@ -84,7 +84,12 @@ def _check_query_lab(page, server, tmp_path) -> Path:
     shot = _shot(page, tmp_path, "query_lab")
     card = page.locator('[data-testid="stText"]').filter(has_text=re.compile(r"confidence \d\.\d{3} \(")).first
     confidence = re.search(r"confidence (\d\.\d{3})", card.inner_text()).group(1)
-    assert page.get_by_text("Results · naive").count() >= 1 and page.get_by_text("Rejected (").count() >= 2
+    assert re.search(r"score \d\.\d{3} = semantic \d\.\d{3}", card.inner_text())   # the breakdown on the card
+    assert page.get_by_text("Rejected (").count() >= 2
+    assert page.locator('[data-testid="stDataFrame"]').count() == 0          # tables are sent when opened
+    page.locator('[data-testid="stExpander"] summary').filter(has_text="Results · naive").first.click()
+    page.locator('[data-testid="stDownloadButton"]').first.wait_for(timeout=30_000)
+    _settled(page)
     with page.expect_download() as download:
         page.locator('[data-testid="stDownloadButton"]').first.get_by_role("button").click()   # Results · naive
     csv = Path(download.value.path()).read_text(encoding="utf-8").splitlines()
@@ -93,7 +98,7 @@ def _check_query_lab(page, server, tmp_path) -> Path:
     assert header[3:5] == ["score", "semantic_contribution"]        # the breakdown beside the score
     texts = page.locator('[data-testid="stText"]').count()
     page.locator('[data-testid="stExpander"] summary').filter(
-        has_text=re.compile(r"(Full text|\d+ passages)$")).first.click()   # passages come when opened
+        has_text=re.compile(r"^Full text · \d+ passage")).first.click()   # passages come when opened
     page.wait_for_function(f"() => document.querySelectorAll('[data-testid=\"stText\"]').length > {texts}",
                            timeout=30_000)
     _settled(page)

@@ -61,17 +61,29 @@ def test_judged_moment_and_ages_count_from_the_moment_the_question_implies():
     assert views.age_text("2025-03-01T23:59:59Z", judged) == "30 days old"
     lines = views.result_card({"rank": 1, "id": "a", "title": "A", "confidence": 0.91234, "confidence_tier": "high",
                                "trust": 0.5, "score": 0.7, "created_at": "2025-03-01T23:59:59Z"}, judged)
-    assert "confidence 0.912 (high)" in lines[1] and "trust 0.500" in lines[1] and "30 days old" in lines[2]
+    assert "confidence 0.912 (high)" in lines[1] and "trust 0.500" in lines[1] and "30 days old" in lines[3]
+    assert lines[2] == "score 0.700"                                   # no signals: the score alone
     explained = views.result_card({"rank": 1, "id": "a", "confidence": 0.4, "confidence_factors": [
         "a close second answer disagrees", "the question's period is not in this passage"]}, judged)
-    assert explained[2] == ("confidence: a close second answer disagrees; the question's period is not in this "
-                            "passage") and "at the moment judged" in explained[3]
+    assert explained[3] == ("confidence: a close second answer disagrees; the question's period is not in this "
+                            "passage") and "at the moment judged" in explained[4]
     period, line = views.judged_moment({"as_of": "2026-11-30T12:00:00Z", "intent": {
         "judged_at": "2026-11-30T12:00:00Z", "time_range": ["2025-03-01T00:00:00Z", "2025-04-01T00:00:00Z"],
         "range_text": "in March 2025"}})
     assert (period.year, period.month, period.day) == (2025, 3, 31) and "in March 2025" in line
     now, plain_line = views.judged_moment({"as_of": "2026-11-30T12:00:00Z", "intent": {}})
     assert now.year == 2026 and plain_line == "judged as of 2026-11-30 12:00 UTC"
+
+
+def test_score_breakdown_sums_the_contributions_in_the_responses_order():
+    signals = {"semantic": {"value": 0.8, "weight": 0.5, "contribution": 0.4},
+               "temporal": {"value": -0.2, "weight": 0.5, "contribution": -0.1},
+               "trust": {"value": 0.5, "weight": 0.1, "contribution": 0.05}}
+    assert views.score_breakdown({"score": 0.35, "signals": signals}) == \
+        "score 0.350 = semantic 0.400 - temporal 0.100 + trust 0.050"
+    first_negative = {"temporal": signals["temporal"], "semantic": signals["semantic"]}
+    assert views.score_breakdown({"score": 0.3, "signals": first_negative}) == "score 0.300 = - temporal 0.100 + semantic 0.400"
+    assert views.score_breakdown({"score": 0.3}) == "score 0.300"
 
 
 def test_verdicts_line_keeps_lower_and_higher_is_better_apart():
