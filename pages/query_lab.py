@@ -40,18 +40,31 @@ if "lab_default_as_of" not in st.session_state:  # the picker starts at the minu
     st.session_state["lab_default_as_of"] = utc_now().replace(tzinfo=None, second=0, microsecond=0)
 
 
+def settings_row() -> None:
+    """The two profiles, the moment, k and the charts: outside the question's fragment, so a
+    question does not send these widgets again (the heaviest to draw of the page: two selects,
+    a date-time picker); changing one reruns the page, and the next question reads them."""
+    row = st.container(horizontal=True, vertical_alignment="bottom")
+    row.selectbox("Left profile", names, index=names.index("naive"), key="lab_left")
+    row.selectbox("Right profile", names, index=names.index("default"), key="lab_right")
+    row.toggle("Pin", key="lab_pin", help="Off: each question is asked now. On: as of the moment set.")
+    row.datetime_input("As of (UTC, when pinned)", value=st.session_state["lab_default_as_of"],
+                       step=timedelta(minutes=1), key="lab_as_of", format="YYYY-MM-DD")
+    row.number_input("Results", 1, 50, 5, key="lab_k", width=110)
+    row.toggle("Score breakdown charts", key="lab_charts",
+               help="One stacked bar per result (hover: value × weight). The cards show the same contributions "
+                    "as a sum, the Results tables as bars in their `_contribution` columns.")
+
+
 def ask_form() -> None:
-    """The question, the two profiles, the moment and k; on "Run side by side", both answers."""
-    with st.form("lab_form"):
-        text = st.text_input("Question", key="lab_text", placeholder="What are the API rate limits?")
-        row = st.container(horizontal=True, vertical_alignment="bottom")   # one block, not six columns
-        left = row.selectbox("Left profile", names, index=names.index("naive"), key="lab_left")
-        right = row.selectbox("Right profile", names, index=names.index("default"), key="lab_right")
-        pinned = row.toggle("Pin", key="lab_pin", help="Off: each question is asked now. On: as of the moment set.")
-        as_of = row.datetime_input("As of (UTC, when pinned)", value=st.session_state["lab_default_as_of"],
-                                   step=timedelta(minutes=1), key="lab_as_of", format="YYYY-MM-DD")
-        k = row.number_input("Results", 1, 50, 5, key="lab_k", width=120)
-        run = st.form_submit_button("Run side by side", type="primary")
+    """The question; on "Run side by side", both answers, under the settings of :func:`settings_row`."""
+    with st.form("lab_form", border=False):
+        row = st.container(horizontal=True, vertical_alignment="bottom")
+        text = row.text_input("Question", key="lab_text", placeholder="What are the API rate limits?")
+        run = row.form_submit_button("Run side by side", type="primary")
+    state = st.session_state
+    left, right, pinned, as_of, k = (state["lab_left"], state["lab_right"], state["lab_pin"], state["lab_as_of"],
+                                     state["lab_k"])
     if not run:
         return
     if not text.strip():
@@ -218,9 +231,6 @@ def lab() -> None:
     if not responses:
         st.info("Ask a question to compare two profiles.")
         return
-    st.toggle("Score breakdown charts", key="lab_charts",
-              help="One stacked bar per result (hover: value × weight). The Results tables show the same "
-                   "contributions as bars in their `_contribution` columns.")
     for column, response, side in zip(st.columns(2), responses, ("left", "right"), strict=True):
         with column:
             show_response(response, side)
@@ -229,4 +239,5 @@ def lab() -> None:
                f" (CPU {(time.thread_time() - started_cpu) * 1000:.0f} ms; the query log is written in the background)")
 
 
+settings_row()
 lab()

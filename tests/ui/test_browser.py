@@ -98,7 +98,7 @@ def _check_query_lab(page, server, tmp_path) -> Path:
     assert header[3:5] == ["score", "semantic_contribution"]        # the breakdown beside the score
     texts = page.locator('[data-testid="stText"]').count()
     page.locator('[data-testid="stExpander"] summary').filter(
-        has_text=re.compile(r"^Full text · \d+ passage")).first.click()   # passages come when opened
+        has_text=re.compile(r"Full text · \d+ passage")).first.click()   # passages come when opened
     page.wait_for_function(f"() => document.querySelectorAll('[data-testid=\"stText\"]').length > {texts}",
                            timeout=30_000)
     _settled(page)
