@@ -63,7 +63,7 @@ def _service(store_uri: str, model_name: str, options: tuple[tuple[str, str], ..
     sv = SmartVector(settings)
     sv.write_log_in_background()   # a question never waits for the query log's LanceDB commits
     sv.keep_consolidation_inputs()   # an editor's next paste consolidates from a warm cache
-    sv.warm()     # the first question does not pay for the store's caches
+    sv.warm(as_of=utc_now())     # the first question does not pay for the store's caches
     return sv
 
 

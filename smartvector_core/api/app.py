@@ -127,7 +127,7 @@ class Engine:
         """Open (or create) the store and ready the query path before the first request (model,
         knowledge state, calibration, the chunks' in-memory copy: :meth:`SmartVector.warm`), then
         hand the query log to the service's background writer (:meth:`SmartVector.write_log_in_background`)."""
-        self.service.warm()
+        self.service.warm(as_of=clock.now())
         self.service.write_log_in_background(self.flush_interval_s)
 
     def stop(self) -> None:

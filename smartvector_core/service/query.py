@@ -21,6 +21,7 @@ from .calibration import CalibrationService
 from .core import MAX_K, QueryLog, ServiceContext, ServicePart
 
 WARM_WAIT_S = 60.0   # ours: the longest :meth:`QueryService.warm` waits for the chunks' in-memory copy
+WARM_QUESTION = "warm-up"   # the unlogged question :meth:`QueryService.warm` asks
 
 
 class QueryService(ServicePart):
@@ -50,23 +51,24 @@ class QueryService(ServicePart):
             check_encoder(stored, getattr(self.embedder, "encoder_id", stored), self.store.uri)
             self._encoder_checked = True
 
-    def warm(self, wait_s: float = WARM_WAIT_S) -> None:
+    def warm(self, as_of: datetime, wait_s: float = WARM_WAIT_S) -> None:
         """Ready the query path before the first question (a server, the dashboard opening its
-        store): the model loaded, the knowledge state read, the store's calibration fitted, and
-        the in-memory copy of the chunks table (:class:`.retrieval.text_index.TextIndex`) built,
-        there and then up to ``TEXT_INDEX_NOW_ROWS`` chunk rows, else in the background, waited
-        for up to ``wait_s`` seconds. Until it is built a question searches LanceDB's indexes:
-        at 100k chunks ~0.5–1.5 s for the two profiles of the Query Lab instead of ~0.1 s, and
-        the build takes 4–5 s on the 2 shared cores. An empty store has nothing to warm."""
-        self.embedder.encode(["warm-up"])
+        store): one unlogged question (:data:`WARM_QUESTION`, ``default`` profile, as of
+        ``as_of``) loads the model and reads or builds what every question reads (the knowledge
+        state and its document index, the candidate fields, the relational importance, the event
+        aggregates, the calibration, LanceDB's vector index), then the in-memory copy of the
+        chunks table (:class:`.retrieval.text_index.TextIndex`, built in the background above
+        ``TEXT_INDEX_NOW_ROWS`` chunk rows) is waited for up to ``wait_s`` seconds. At 100k chunks
+        on the 2 shared cores (load ~10) the first side-by-side question took 2.7–3.7 s without
+        it, and until the copy is built a question searches LanceDB's indexes (0.5–1.5 s for the
+        Query Lab's two profiles instead of 0.1–0.3 s). Nothing is written; an empty store only
+        loads the model."""
         if not self.store.count_chunks():
+            self.embedder.encode([WARM_QUESTION])
             return
-        cache = self.query_cache()
-        if cache.calibration() is None:
-            self.calibration_service.fit_store_calibration(cache)
-        cache.text_index()
+        self.query(WARM_QUESTION, as_of=as_of, log=False)
         if wait_s > 0:
-            cache.wait_for_text_index(timeout=wait_s)
+            self.query_cache().wait_for_text_index(timeout=wait_s)
 
     # ------------------------------------------------------------------------------- query
     def query(self, text: str, *, as_of: datetime, profile: str = "default", k: int = 5,

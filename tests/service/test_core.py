@@ -24,15 +24,18 @@ def test_warm_reads_the_state_and_starts_the_chunks_copy_before_the_first_questi
     from tests.conftest import NOW
 
     empty = SmartVector(load_settings(str(tmp_path / "empty"), env={}), embedder=HashingEmbedder())
-    empty.warm()                                               # an empty store: nothing to warm, no error
+    empty.warm(as_of=NOW)                                      # an empty store: nothing to warm, no error
     app = SmartVector(load_settings(str(tmp_path / "store"), env={}), embedder=HashingEmbedder())
     app.ingest_records([{"id": f"d{i}", "text": f"The Checkout Service keeps {i} replicas.",
                          "created_at": "2025-01-01"} for i in range(8)], now=NOW, consolidate=False)
     monkeypatch.setattr(query_cache_module, "TEXT_INDEX_NOW_ROWS", 0)     # a large store: in the background
     assert app.query_cache()._text_index is None                 # nothing asked yet: not started
-    app.warm()
+    events = app.store.events().num_rows
+    app.warm(as_of=NOW)
     cache = app.query_cache()
     assert cache._text_index is not None and cache.calibration() is not None     # started, and fitted
+    assert cache._fields is not None and app.store.events().num_rows == events    # read; nothing written
+    assert app.pending_log_rows() == 0 and app.store.count_rows("queries") == 0
     assert len(cache.wait_for_text_index(timeout=60)) == 8
     answer = app.query("How many replicas does the Checkout Service keep?", as_of=NOW, log=False)
     assert app.query_cache() is cache and answer.results                 # the first question reads that cache
