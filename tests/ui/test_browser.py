@@ -64,10 +64,18 @@ def _open(page, server: str, path: str, heading: str, timeout_ms: int = 60_000) 
     _settled(page, timeout_ms)
 
 
+_QUERY_IDS = ("() => [...document.querySelectorAll('[data-testid=\"stText\"]')].map(e => e.textContent)"
+              ".filter(t => t.startsWith('query id ')).join('|')")
+
+
 def _ask(page, question: str) -> None:
+    """Ask, and return once both sides show the new answers (new query ids: a check right after
+    the click could otherwise read the previous answers before the run began)."""
+    old = page.evaluate(_QUERY_IDS)
     page.get_by_label("Question").fill(question)
     page.get_by_role("button", name="Run side by side").click()
-    page.get_by_text("Profile: default").wait_for(timeout=60_000)
+    page.wait_for_function(f"(old) => {{ const ids = ({_QUERY_IDS})(); return ids.split('|').length >= 2 && "
+                           "ids !== old; }", arg=old, timeout=60_000)
     _settled(page)
 
 
