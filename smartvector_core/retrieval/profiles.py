@@ -36,6 +36,7 @@ class Profile:
     roundup_demotion: float = 1.0      # default only: score factor for a news roundup (scoring.roundup_titles)
     lexical_weight: float = 0.0        # default only: weight of the BM25 signal (scoring.py)
     content_time_weight: float = 0.0   # default only: weight of the content_time signal (retrieval.content_match)
+    headline_weight: float = 0.0       # default only: weight of the headline signal on news (scoring.headline_signal)
     recency_pool_gain: float = 0.0     # default only: adaptive recency, gain on the pool's news share
     recency_cap: float = 3.5           # default only: adaptive recency, largest factor on the temporal weight
                                        # (strong recency word / baseline: a pool raises it no further)

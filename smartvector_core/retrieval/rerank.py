@@ -46,6 +46,7 @@ from .scoring import (
     SignalSet,
     current_decay,
     current_signal,
+    headline_signal,
     pool_time_sensitivity,
     recency_and_decay,
     recency_factor,
@@ -154,13 +155,13 @@ def _with_notes(notes: dict[int, list[str]], more: dict[int, list[str]]) -> dict
 
 def rerank(cands: Candidates, profile: Profile, *, t_us: int, intent: QueryIntent | None,
            knowledge, k: int, scoring=DEFAULT_SCORING, temporal: TemporalConfig = DEFAULT_TEMPORAL,
-           archived: Mapping[str, str] | None = None) -> Ranked:
+           archived: Mapping[str, str] | None = None, question: str = "") -> Ranked:
     """Gates, signals, profile score, chains, pairing over ``cands`` at ``t_us``; ``scoring`` and
     ``temporal``: the query's configuration (``EngineConfig.scoring`` / ``.temporal``).
 
     ``archived``: the documents an operator archived by the moment asked (doc id -> the reason
     shown), rejected as ARCHIVED under every profile, before any other gate: a person took them
-    out of answers."""
+    out of answers. ``question``: its text, for the headline signal (:func:`_add_headline`)."""
     n = len(cands)
     half_life, type_weight, floors = profile_arrays(cands.doc_type, cands.kind)
     states = validity_states(cands.kind, cands.valid_from_us, cands.valid_until_us, t_us)
@@ -209,7 +210,7 @@ def rerank(cands: Candidates, profile: Profile, *, t_us: int, intent: QueryInten
         notes = _with_notes(notes, {int(i): ["an EVENT that ended inside the recent window or the day the question "
                                              "names: it answers it"] for i in np.flatnonzero(recent)})
 
-    signals = _score(pool, profile, intent, scoring, temporal, recent)
+    signals = _score(pool, profile, intent, scoring, temporal, recent, question)
     score = signals.score.copy()
     if rng is not None and profile.gates:   # inside an asked-for period freshness steps aside
         signals = _in_period(cands, profile, intent, temporal)
@@ -437,7 +438,7 @@ def ended_in_window(cands, states: np.ndarray, soft) -> np.ndarray:
 
 
 def _score(pool: Pool, profile: Profile, intent, scoring, temporal=DEFAULT_TEMPORAL,
-           recent: np.ndarray | None = None) -> SignalSet:
+           recent: np.ndarray | None = None, question: str = "") -> SignalSet:
     """The profile's score. The paper's ``confidence`` signal (``smartvector``) is the document's
     trust at ``t`` (memory/confidence.py): the same number as the result's ``trust``, with no age
     term (age is the temporal signal's business, DESIGN.md "Trust model"). ``default`` shows it
@@ -472,6 +473,7 @@ def _score(pool: Pool, profile: Profile, intent, scoring, temporal=DEFAULT_TEMPO
             values["temporal"] = _soft_window(pool, soft, recent)
         weights["temporal"] *= _recency_factor(pool, profile, intent, soft, scoring, temporal.intent)
         _add_content_time(values, weights, cands, profile, intent, temporal)
+        _add_headline(values, weights, pool, profile, question, scoring)
         total = sum(weights.values())          # keep the score in [0, 1] without clipping ties
         weights = {name: w / total for name, w in weights.items()}
     return weighted_sum(values, weights)
@@ -519,6 +521,22 @@ def _add_content_time(values: dict, weights: dict, cands, profile: Profile, inte
     if applies.any():
         values["content_time"] = signal
         weights["content_time"] = np.where(applies, profile.content_time_weight, 0.0)
+
+
+def _add_headline(values: dict, weights: dict, pool: Pool, profile: Profile, question: str, scoring) -> None:
+    """The ``headline`` signal (:func:`scoring.headline_signal`) joins ``values`` and ``weights``
+    with the profile's weight on news-like documents (half-life <= ``news_half_life_days``: a
+    news title is a headline, which states its story) and 0 elsewhere, when one of them
+    shares a term with the question."""
+    if profile.headline_weight <= 0 or not question:
+        return
+    news = pool.half_life <= scoring.news_half_life_days
+    if not news.any():
+        return
+    signal = np.where(news, headline_signal(question, pool.cands.title), 0.0)
+    if signal.any():
+        values["headline"] = signal
+        weights["headline"] = np.where(news, profile.headline_weight, 0.0)
 
 
 def _in_period(cands, profile, intent=None, temporal: TemporalConfig = DEFAULT_TEMPORAL) -> SignalSet:
