@@ -470,7 +470,7 @@ def _score(pool: Pool, profile: Profile, intent, scoring, temporal=DEFAULT_TEMPO
         weights["lexical"] = profile.lexical_weight
         soft = intent.soft_range_us if (intent is not None and profile.use_intent) else None
         if soft is not None:
-            values["temporal"] = _soft_window(pool, soft, recent)
+            values["temporal"] = _soft_window(pool, soft, recent, pool.half_life <= scoring.news_half_life_days)
         weights["temporal"] *= _recency_factor(pool, profile, intent, soft, scoring, temporal.intent)
         _add_content_time(values, weights, cands, profile, intent, temporal)
         _add_headline(values, weights, pool, profile, question, scoring)
@@ -479,7 +479,8 @@ def _score(pool: Pool, profile: Profile, intent, scoring, temporal=DEFAULT_TEMPO
     return weighted_sum(values, weights)
 
 
-def _soft_window(pool: Pool, window, recent: np.ndarray | None = None) -> np.ndarray:
+def _soft_window(pool: Pool, window, recent: np.ndarray | None = None, news: np.ndarray | bool = False
+                 ) -> np.ndarray:
     """The temporal signal under a soft window: :func:`scoring.window_signal` (a STATIC
     document by its publication time, an EVENT by its window, a VERSIONED one by the period it
     was in force) × the passage's similarity relative to the best (cos / max cos, as the blog's
@@ -492,7 +493,8 @@ def _soft_window(pool: Pool, window, recent: np.ndarray | None = None) -> np.nda
     inside = (states != STATE_EXPIRED) & (states != STATE_NOT_YET_VALID)
     if recent is not None:
         inside |= recent
-    return np.where(inside, window_signal(begin, end, window) * relative_similarity(cands.raw_cosine), 0.0)
+    fit = window_signal(begin, end, window) * np.where(news, pool.current, 1.0)
+    return np.where(inside, fit * relative_similarity(cands.raw_cosine), 0.0)
 
 
 def _recency_factor(pool: Pool, profile: Profile, intent, soft, scoring, cfg=DEFAULT_TEMPORAL.intent) -> float:
