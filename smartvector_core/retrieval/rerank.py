@@ -486,7 +486,12 @@ def _soft_window(pool: Pool, window, recent: np.ndarray | None = None, news: np.
     was in force) × the passage's similarity relative to the best (cos / max cos, as the blog's
     event relevance: being in the window is worth what the passage is worth to the question);
     0 outside its own validity (expired, not yet valid), except for an EVENT that ended inside
-    the window (``recent``: :func:`ended_in_window`)."""
+    the window (``recent``: :func:`ended_in_window`). A news-like row (``news``: half-life <=
+    ``news_half_life_days``) is also × its current decay (:func:`scoring.current_decay`: 1 for the
+    question's last ``news_current_days``, then fading): a window longer than a week ("this year's
+    US Open") names the story's season, and news in it still fades as news (RealTimeQA 2022, tune
+    weeks: a 17-day-old story on the same subject beat yesterday's, the one asked about); for
+    "this week" nothing changes (its news is all current)."""
     cands, states = pool.cands, pool.states
     begin = effective_us(cands.valid_from_us, cands.created_us)
     end = np.where(cands.kind == KIND_STATIC, begin, np.minimum(pool.until_us, np.int64(window[1])))
