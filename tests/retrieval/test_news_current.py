@@ -92,6 +92,8 @@ def test_the_headline_names_the_story_among_neighbours(neighbours_app):
     ask = lambda profile: [r.id for r in neighbours_app.query(question, as_of=NOW, k=3, profile=profile).results]  # noqa: E731
     assert ask("default")[0] == "nato_invites"
     assert ask(replace(DEFAULT, headline_weight=0.0))[0] == "nato_bid"   # without it the newer bid's text wins
+    reasons = neighbours_app.query(question, as_of=NOW, k=1, profile="default").results[0].reasons
+    assert "its headline states 71% of the question's terms (headline signal)" in reasons      # 5 / 7
 
 
 @pytest.fixture(scope="module")
