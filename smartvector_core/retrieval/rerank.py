@@ -531,19 +531,23 @@ def _add_content_time(values: dict, weights: dict, cands, profile: Profile, inte
 
 
 def _add_headline(values: dict, weights: dict, pool: Pool, profile: Profile, question: str, scoring) -> None:
-    """The ``headline`` signal (:func:`scoring.headline_signal`) joins ``values`` and ``weights``
-    with the profile's weight on news-like documents (half-life <= ``news_half_life_days``: a
-    news title is a headline, which states its story) and 0 elsewhere, when one of them
-    shares a term with the question."""
+    """The ``headline`` signal (:func:`scoring.headline_signal`) joins ``values`` and ``weights``,
+    with the profile's weight on every row, in a pool of news: the ``pool_top_documents`` most
+    similar documents all news-like (half-life <= ``news_half_life_days``: a news title is a
+    headline, which states its story). Among stories of one week the headline tells which one
+    the question is about; in a mixed pool (a live notice beside the policy it suspends) a
+    title says nothing of the kind, and a weight on news rows alone would dilute their scores
+    against the others' (the paper suite's active events: 1.0 -> 0.33 with it)."""
     if profile.headline_weight <= 0 or not question:
         return
     news = pool.half_life <= scoring.news_half_life_days
-    if not news.any():
+    top = first_per_document(pool.cands.doc_code, np.arange(len(news)))[: scoring.pool_top_documents]
+    if not top.size or not news[top].all():
         return
     signal = np.where(news, headline_signal(question, pool.cands.title), 0.0)
     if signal.any():
         values["headline"] = signal
-        weights["headline"] = np.where(news, profile.headline_weight, 0.0)
+        weights["headline"] = profile.headline_weight
 
 
 def _in_period(cands, profile, intent=None, temporal: TemporalConfig = DEFAULT_TEMPORAL) -> SignalSet:

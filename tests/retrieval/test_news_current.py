@@ -127,3 +127,24 @@ def test_news_in_a_long_soft_window_still_fades(season_app):
     best = max(cos.values())
     assert got["retires"] == pytest.approx(0.5 ** (10 / 7) * cos["retires"] / best, rel=1e-3)
     assert got["withdraws"] == pytest.approx(cos["withdraws"] / best, rel=1e-3)
+
+
+def test_no_headline_signal_in_a_mixed_pool(tmp_path):
+    """A live notice beside the policy it suspends: titles there are not headlines of rival
+    stories, so the headline signal stays out (rerank._add_headline: a pool of news only); a weight
+    on the news rows alone would dilute the notice's score against the policy's."""
+    from smartvector_core.service import SmartVector
+    from smartvector_core.settings import load_settings
+
+    app = SmartVector(load_settings(str(tmp_path / "store"), env={}))
+    day = lambda n: (NOW + timedelta(days=n)).isoformat()  # noqa: E731
+    app.ingest_records([
+        {"id": "policy", "doc_type": "policy", "created_at": day(-90), "title": "Backup retention policy",
+         "text": "Backups of the Cobalt service are kept for 30 days."},
+        {"id": "notice", "doc_type": "news", "kind": "EVENT", "created_at": day(-2), "valid_from": day(-1),
+         "valid_until": day(3), "title": "Scheduled maintenance notice for Cobalt",
+         "text": "During the maintenance the Cobalt service keeps backups for 7 days only."},
+    ], now=NOW)
+    resp = app.query("How long does the Cobalt service keep backups?", as_of=NOW, k=2, log=False)
+    assert resp.results[0].id == "notice"
+    assert all("headline" not in r.signals for r in resp.results)
