@@ -30,8 +30,8 @@ def unresolved(path: Path) -> list[str]:
             continue
         module = importlib.import_module(node.module)
         missing += [f"line {node.lineno}: {node.module} has no {alias.name}" for alias in node.names
-                    if not hasattr(module, alias.name)
-                    and importlib.util.find_spec(f"{node.module}.{alias.name}") is None]
+                    if not hasattr(module, alias.name) and not (
+                        hasattr(module, "__path__") and importlib.util.find_spec(f"{node.module}.{alias.name}"))]
     return missing
 
 
