@@ -3,7 +3,8 @@
 A result's evidence is a row of named features (:data:`FEATURES`, :func:`evidence`), all read
 from what the query already computed: the raw cosine and its gap to the pool's best, the
 profile's score, the margins over the best result of another document or chain (on the score, on
-the raw cosine, on the content-time match), rank, lexical and name support, whether the question
+the raw cosine, on the content-time match; the cosine's also against a rival a time or version
+rule removed), rank, lexical support, coverage and name support, whether the question
 names a time and whether the passage's time fits, validity, trust, conflict and agreement among
 the pool's best results. The model that turns them into a probability::
 
@@ -46,7 +47,8 @@ from ..errors import InputError
 FEATURES = (
     "cosine",          # raw cosine of the passage
     "cosine_gap",      # raw cosine − the pool's best raw cosine (≤ 0)
-    "cosine_margin",   # raw cosine − best raw cosine of a kept result of another document / chain, clipped
+    "cosine_margin",   # raw cosine − best raw cosine of another document / chain, kept or removed by a time or
+                       # version rule (gated_margin), clipped
     "score",           # the profile's score
     "margin",          # score − best score of a result of another document / chain, clipped
     "first",           # 1 for rank 1
@@ -69,8 +71,6 @@ FEATURES = (
     "agreement",       # share of the best kept results' score from this result's document / chain
     "recency_asked",   # the question asks for the latest ("latest", "this week", "who won")
     "log_age",         # log(1 + age in days) at the moment of judgement
-    "gated_margin",    # raw cosine − best raw cosine of a candidate of another document / chain that a
-                       # time or version rule removed, clipped (none removed: MARGIN_CLIP)
     "coverage",        # share of the question's content words found in the passage (specific or not)
 )
 MODEL_VERSION = 3             # the feature set and the model's form (bumped when either changes)
@@ -84,7 +84,8 @@ _YEAR = re.compile(r"\b(1[5-9]\d\d|20\d\d)\b")
 FACTOR_WORDS: dict[str, tuple[str, str]] = {
     "cosine": ("the passage is very similar to the question", "the passage is only loosely similar to the question"),
     "cosine_gap": ("it is the closest passage to the question", "other passages are closer to the question"),
-    "cosine_margin": ("no passage of another source is as close", "a passage of another source is as close or closer"),
+    "cosine_margin": ("no passage of another source is as close, kept or ruled out by time",
+                      "a passage of another source is as close or closer (kept, or ruled out by the question's time)"),
     "score": ("it scores high on every signal", "its overall score is low"),
     "margin": ("no other answer comes close", "a close second answer disagrees"),
     "first": ("it is the top answer", "it is not the top answer"),
@@ -108,8 +109,6 @@ FACTOR_WORDS: dict[str, tuple[str, str]] = {
     "agreement": ("the best passages agree with it", "the best passages point elsewhere"),
     "recency_asked": ("the question asks for the latest", "the question asks for the latest"),
     "log_age": ("it is recent", "it is old"),
-    "gated_margin": ("no closer passage was ruled out by the question's time or version",
-                     "a closer passage of another source was ruled out by the question's time or version"),
     "coverage": ("the passage contains the question's words", "the passage lacks most of the question's words"),
 }
 
@@ -245,7 +244,8 @@ def evidence(asked: QuestionWords, *, top: np.ndarray, kept: np.ndarray, raw_cos
     with more than ``generic_share`` of the pool is not specific support (the rule of
     :func:`calibration.lexical_support`); ``coverage`` counts every content word found.
     ``groups``: the agreement group of every pool row; ``gated``: per pool row, whether a time or
-    version rule removed it (:func:`gated_margin`; None: none did)."""
+    version rule removed it (None: none did). ``cosine_margin`` is against the best rival of
+    another group whether it was kept or removed by time (:func:`gated_margin`)."""
     n = len(top)
     cos = np.asarray(raw_cosine, dtype=np.float64)
     out = np.zeros((n, len(FEATURES)), dtype=np.float64)
@@ -303,9 +303,9 @@ def evidence(asked: QuestionWords, *, top: np.ndarray, kept: np.ndarray, raw_cos
     out[:, col["agreement"]] = (same * best).sum(axis=1) / max(best.sum(), 1e-12)
     out[:, col["recency_asked"]] = asked.recency_asked
     out[:, col["log_age"]] = np.log1p(np.clip(np.nan_to_num(age_days), 0.0, None))
-    out[:, col["gated_margin"]] = MARGIN_CLIP
-    if gated is not None and groups is not None:
-        out[:, col["gated_margin"]] = gated_margin(cos, top, np.asarray(groups), np.asarray(gated, dtype=bool))
+    if gated is not None and groups is not None:    # a rival the time rules removed is a rival too
+        removed = gated_margin(cos, top, np.asarray(groups), np.asarray(gated, dtype=bool))
+        out[:, col["cosine_margin"]] = np.minimum(out[:, col["cosine_margin"]], removed)
     return out
 
 
@@ -382,7 +382,7 @@ def factors(model: ConfidenceModel, x: np.ndarray, names: tuple[str, ...] = FEAT
 DIRECTION: dict[str, int] = {
     "cosine": 1, "cosine_gap": 1, "cosine_margin": 1, "score": 1, "margin": 1, "first": 1, "support": 1, "names_missing": -1,
     "period_in_text": 1, "temporal": 1, "content_time": 1, "time_margin": 1, "range_ignored": -1, "trust": 1, "current": 1,
-    "conflict": -1, "agreement": 1, "version_missed": -1, "range_unmatched": -1, "gated_margin": 1, "coverage": 1,
+    "conflict": -1, "agreement": 1, "version_missed": -1, "range_unmatched": -1, "coverage": 1,
 }
 
 

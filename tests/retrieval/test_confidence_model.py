@@ -285,30 +285,31 @@ def test_gated_margin_is_against_the_closest_answer_time_removed_from_another_so
     assert cm.gated_margin(low, np.array([0]), groups, gated).tolist() == pytest.approx([0.05])
 
 
-def test_evidence_reads_the_gated_margin_and_the_coverage_of_the_question():
+def test_evidence_reads_coverage_and_a_rival_removed_by_time_in_the_cosine_margin():
     asked = cm.question_words("What was the API rate limit in 2025?")
     # content words: 2025, api, limit, rate. "api" is in all three texts (not specific support,
     # but covered); row 0 has api and 2025 (coverage 2/4), row 1 api, rate, limit (3/4)
     texts = pa.array(["API request logs are kept for 90 days from 2025.", "The API rate limit is 100.",
                       "API keys"], pa.large_string())
-    x = cm.evidence(asked, top=np.array([0, 1]), kept=np.array([0, 1]), raw_cosine=np.array([0.54, 0.5, 0.64]),
-                    score=np.array([0.7, 0.5, np.nan]), margins=np.zeros(2), groups_kept=np.array([1, 2]),
-                    texts=texts, trust=np.ones(2), current=np.ones(2, dtype=bool), severity=np.zeros(2),
-                    temporal=None, content_time=None, range_ignored=False, chain=np.array([-1, -1, -1]),
-                    age_days=np.zeros(2), groups=np.array([1, 2, 3]), gated=np.array([False, False, True]))
+    args = dict(kept=np.array([0, 1]), raw_cosine=np.array([0.54, 0.5, 0.64]), score=np.array([0.7, 0.5, np.nan]),
+                groups_kept=np.array([1, 2]), texts=texts, temporal=None, content_time=None, range_ignored=False,
+                chain=np.array([-1, -1, -1]))
+    one = dict(trust=np.ones(2), current=np.ones(2, dtype=bool), severity=np.zeros(2), margins=np.zeros(2),
+               age_days=np.zeros(2))
+    x = cm.evidence(asked, top=np.array([0, 1]), **args, **one, groups=np.array([1, 2, 3]),
+                    gated=np.array([False, False, True]))
     assert x[:, COL["coverage"]].tolist() == pytest.approx([2 / 4, 3 / 4])
-    assert x[:, COL["gated_margin"]].tolist() == pytest.approx([0.54 - 0.64, 0.5 - 0.64])
-    # not told what was removed: no rival (the clip), as before the feature
-    y = cm.evidence(asked, top=np.array([0]), kept=np.array([0, 1]), raw_cosine=np.array([0.54, 0.5, 0.64]),
-                    score=np.array([0.7, 0.5, np.nan]), margins=np.zeros(1), groups_kept=np.array([1, 2]),
-                    texts=texts, trust=np.ones(1), current=np.ones(1, dtype=bool), severity=np.zeros(1),
-                    temporal=None, content_time=None, range_ignored=False, chain=np.array([-1, -1, -1]),
-                    age_days=np.zeros(1))
-    assert y[0, COL["gated_margin"]] == pytest.approx(cm.MARGIN_CLIP)
+    assert x[:, COL["support"]].tolist() == pytest.approx([1 / 4, 2 / 4])     # "api" is not specific
+    # row 0: kept rival row 1 (0.54 − 0.5 = 0.04), but the removed row 2 is closer: 0.54 − 0.64
+    assert x[:, COL["cosine_margin"]].tolist() == pytest.approx([0.54 - 0.64, 0.5 - 0.64])
+    # without what time removed, only the kept rival counts (as before): 0.04 and −0.04
+    y = cm.evidence(asked, top=np.array([0, 1]), **args, **one)
+    assert y[:, COL["cosine_margin"]].tolist() == pytest.approx([0.04, -0.04])
 
 
-def test_a_closer_answer_removed_by_time_is_named_as_a_factor():
-    model = _model(gated_margin=4.0)
+def test_a_rival_removed_by_time_is_named_as_a_factor():
+    model = _model(cosine_margin=4.0)
     row = np.zeros((1, len(cm.FEATURES)))
-    row[0, COL["gated_margin"]] = -0.1
-    assert cm.factors(model, row) == [["a closer passage of another source was ruled out by the question's time or version"]]
+    row[0, COL["cosine_margin"]] = -0.1
+    assert cm.factors(model, row) == [["a passage of another source is as close or closer (kept, or ruled out by "
+                                       "the question's time)"]]
