@@ -82,6 +82,33 @@ def test_another_process_s_writes_are_caught_up_too(fake_app, store_dir):
     _same_answers(fake_app.store, index)
 
 
+def test_a_commit_between_the_read_and_the_count_is_read_too(fake_app, store_dir, monkeypatch):
+    """Another process commits after the catch-up read its rows and before it counts the table:
+    the copy reads the rows after its new top again instead of being thrown away (a full
+    rebuild per foreign write under a trickle)."""
+    from smartvector_core.embedding import HashingEmbedder
+    from smartvector_core.evaluation.perf.stores import open_app
+
+    fake_app.ingest_records([_doc(i) for i in range(6)], now=NOW, consolidate=False)
+    store = fake_app.store
+    index = TextIndex.from_store(store)
+    other = open_app(str(store_dir), HashingEmbedder(fake_app.embedder.dim))
+    other.ingest_records([_doc(20)], now=NOW, consolidate=False)
+    read = store.chunk_rows_after
+    reads = []
+
+    def read_then_another_commit(*args, **kwargs):
+        rows = read(*args, **kwargs)
+        reads.append(rows.num_rows)
+        if len(reads) == 1:
+            other.ingest_records([_doc(21), _doc(2, version=4)], now=NOW, consolidate=False)
+        return rows
+    monkeypatch.setattr(store, "chunk_rows_after", read_then_another_commit)
+    caught = index.caught_up(store)
+    assert caught is not None and len(reads) == 2 and reads[1] > 0
+    _same_answers(store, caught)
+
+
 def test_nothing_written_changes_nothing(fake_app):
     fake_app.ingest_records([_doc(i) for i in range(4)], now=NOW, consolidate=False)
     index = TextIndex.from_store(fake_app.store)
