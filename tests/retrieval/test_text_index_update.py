@@ -159,3 +159,31 @@ def test_a_caught_up_copy_is_compacted_in_the_background(fake_app, monkeypatch):
     compacted = _copy(fake_app)
     assert compacted.texts_added == 0 and compacted.dead_rows == 0
     _same_answers(fake_app.store, compacted)
+
+
+def test_a_write_during_a_build_follows_that_build(fake_app, monkeypatch):
+    """A state made by a write while the copy is still being built (in the background: a large
+    store) waits for that build and catches it up: one full build, not one per state."""
+    import threading
+
+    import smartvector_core.retrieval.query_cache as query_cache_module
+
+    fake_app.ingest_records([_doc(i) for i in range(6)], now=NOW, consolidate=False)
+    monkeypatch.setattr(query_cache_module, "TEXT_INDEX_NOW_ROWS", 0)   # build in the background
+    release, builds = threading.Event(), []
+    build = TextIndex.from_store.__func__
+
+    def held_build(cls, store):   # reads the table, then is held before it is done
+        builds.append(1)
+        index = build(cls, store)
+        assert release.wait(30)
+        return index
+    monkeypatch.setattr(TextIndex, "from_store", classmethod(held_build))
+    assert fake_app.query_cache().text_index() is None                 # building, held
+    fake_app.ingest_records([_doc(1, version=2), _doc(31)], now=NOW, consolidate=False)
+    following = fake_app.query_cache()
+    assert following.text_index() is None                              # waits for the first build
+    release.set()
+    index = following.wait_for_text_index(timeout=60)
+    assert index is not None and index.texts_added > 0 and len(builds) == 1
+    _same_answers(fake_app.store, index)
