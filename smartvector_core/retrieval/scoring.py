@@ -33,6 +33,8 @@ Formulas:
 - soft time window (ours), the ``default`` temporal signal when the question names a
   period relative to ``as_of`` ("this week", "last month"): :func:`window_signal`.
 - adaptive recency (ours), the ``default`` temporal weight: :func:`recency_factor`.
+- headline (ours), a ``default`` signal in a pool of news: the share of the question's terms
+  that a title states, :func:`headline_signal` (``rerank._add_headline`` says where it applies).
 """
 
 from __future__ import annotations
