@@ -25,6 +25,8 @@ from .profiles import Profile
 from .query_cache import Knots
 from .rerank import CODES, TIME_RULE_CODES, Ranked
 
+OUT_OF_FORCE = "nothing about this was in force"     # how :func:`out_of_force`'s reason begins
+
 
 @dataclass(frozen=True)
 class ResultConfidence:
@@ -161,5 +163,5 @@ def out_of_force(cands: Candidates, ranked: Ranked, asked: confidence_model.Ques
     best = removed[int(np.argmax(coverage[:len(removed)]))]
     code = CODES[int(ranked.reject_code[best])].value
     moment = iso(from_us(int(t_us)))[:10]
-    return (f"nothing about this was in force at {moment}: the passages about it were ruled out by time "
+    return (f"{OUT_OF_FORCE} at {moment}: the passages about it were ruled out by time "
             f"({cands.doc_id[best]}: {code}); what is left is about something else")
