@@ -77,3 +77,9 @@ def test_nothing_removed_by_time_answers():
     cands, ranked = _pool(["API rate limits: 100 requests per minute", "Data retention: API request logs"],
                           [0.62, 0.51], [dup, KEEP])
     assert out_of_force(cands, ranked, _asked(RATE), T_US) is None
+
+
+def test_everything_removed_abstains_with_the_reason():
+    # no kept passage at all: coverage 0, cosine -inf against the removed rate-limit passage
+    cands, ranked = _pool(["API rate limits: 100 requests per minute"], [0.62], [NOT_YET])
+    assert out_of_force(cands, ranked, _asked(RATE), T_US).startswith(OUT_OF_FORCE)
