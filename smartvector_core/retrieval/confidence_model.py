@@ -189,23 +189,31 @@ class QuestionWords:
     recency_asked: bool = False
     version: str | None = None
     range_asked: bool = False
+    topic: tuple[str, ...] = ()     # the content words less the time: what the question is about
 
 
 def question_words(question: str, intent=None) -> QuestionWords:
     """The question's content words (:func:`calibration.content_words`), names
     (:func:`lexical.subject_terms`, split into words), years, and from ``intent`` whether it
-    names a period, a date to judge at or a version, and whether it asks for the latest."""
+    names a period, a date to judge at or a version, and whether it asks for the latest.
+    ``topic``: the content words that are not its time: not a year, nor a word of the period,
+    judgement moment or version ``intent`` read ("API rate limit as of March 2025": api, limit,
+    rate)."""
     from ..words import content_words
     from .lexical import subject_terms
 
     words = tuple(sorted(content_words(question)))
+    timed = " ".join(str(t) for t in (getattr(intent, "judged_text", ""), getattr(intent, "range_text", ""),
+                                      getattr(intent, "version", None) or "") if t)
+    untimed = content_words(timed) if timed else set()
+    topic = tuple(w for w in words if w not in untimed and not _YEAR.fullmatch(w))
     names = tuple(t for t in (tuple(_WORDS.findall(n.lower())) for n in subject_terms(question)) if t)
     years = tuple(dict.fromkeys(_YEAR.findall(str(question))))
     time_asked = bool(intent is not None and (intent.time_range is not None or intent.judged_at is not None
                                               or intent.version or intent.version_rank))
     return QuestionWords(words, names, years, time_asked, bool(intent is not None and intent.recency_words),
                          intent.version if intent is not None and intent.version else None,
-                         bool(intent is not None and intent.hard_range_us is not None))
+                         bool(intent is not None and intent.hard_range_us is not None), topic)
 
 
 _WORDS = re.compile(r"[a-z0-9]+")

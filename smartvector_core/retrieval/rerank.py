@@ -477,6 +477,8 @@ def _score(pool: Pool, profile: Profile, intent, scoring, temporal=DEFAULT_TEMPO
         soft = intent.soft_range_us if (intent is not None and profile.use_intent) else None
         if soft is not None:
             values["temporal"] = _soft_window(pool, soft, recent, pool.half_life <= scoring.news_half_life_days)
+        elif recent is not None:   # an EVENT of the day asked is as current as a live one then
+            values["temporal"] = np.where(recent, 1.0, values["temporal"])
         weights["temporal"] *= _recency_factor(pool, profile, intent, soft, scoring, temporal.intent)
         _add_content_time(values, weights, cands, profile, intent, temporal)
         _add_headline(values, weights, pool, profile, question, scoring)

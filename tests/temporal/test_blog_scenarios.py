@@ -118,3 +118,12 @@ def test_a_survivor_of_the_time_rules_is_measured_against_the_answers_they_remov
     # its kept rivals are far below it, but a removed rate-limit passage is closer to the question
     assert ev["cosine_margin"] < 0 < ev["margin"]
     assert ev["coverage"] < 0.5          # "rate" and "limit" are not in it
+    # nothing about the rate limit was in force then: an explained abstention, the survivor LOW
+    assert resp.abstained and resp.abstain_reason.startswith("nothing about this was in force at 2025-03-31")
+    assert top.confidence <= 0.25 and top.confidence_tier.value == "LOW"
+
+
+def test_an_older_version_in_force_then_still_answers(demo):
+    # the 2025 refund policy came later, the 2024 one was in force: no abstention
+    resp = demo.query("What was the refund window as of March 2025?", as_of=NOW, profile="default", log=False)
+    assert not resp.abstained and ids(resp)[0] == "refund_policy_2024"
