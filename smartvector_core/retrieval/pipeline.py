@@ -114,8 +114,7 @@ def answer(cands: Candidates, request: QueryRequest, profile: Profile, knowledge
     if intent is not None and intent.judged_at is not None:
         t_us = to_us(intent.judged_at)
     ranked = rerank(cands, profile, t_us=t_us, intent=intent, knowledge=knowledge,
-                    k=request.k, scoring=config.scoring, temporal=config.temporal, archived=request.archived,
-                    question=request.text)
+                    k=request.k, scoring=config.scoring, temporal=config.temporal, archived=request.archived)
     asked = question_words(request.text, intent)
     abstain_reason = abstention(cands, request.text, config.abstention)
     if abstain_reason is None and not len(ranked.order) and ranked.archived_any:

@@ -46,7 +46,6 @@ from .scoring import (
     SignalSet,
     current_decay,
     current_signal,
-    headline_signal,
     pool_time_sensitivity,
     recency_and_decay,
     recency_factor,
@@ -161,13 +160,13 @@ def _with_notes(notes: dict[int, list[str]], more: dict[int, list[str]]) -> dict
 
 def rerank(cands: Candidates, profile: Profile, *, t_us: int, intent: QueryIntent | None,
            knowledge, k: int, scoring=DEFAULT_SCORING, temporal: TemporalConfig = DEFAULT_TEMPORAL,
-           archived: Mapping[str, str] | None = None, question: str = "") -> Ranked:
+           archived: Mapping[str, str] | None = None) -> Ranked:
     """Gates, signals, profile score, chains, pairing over ``cands`` at ``t_us``; ``scoring`` and
     ``temporal``: the query's configuration (``EngineConfig.scoring`` / ``.temporal``).
 
     ``archived``: the documents an operator archived by the moment asked (doc id -> the reason
     shown), rejected as ARCHIVED under every profile, before any other gate: a person took them
-    out of answers. ``question``: its text, for the headline signal (:func:`_add_headline`)."""
+    out of answers."""
     n = len(cands)
     half_life, type_weight, floors = profile_arrays(cands.doc_type, cands.kind)
     states = validity_states(cands.kind, cands.valid_from_us, cands.valid_until_us, t_us)
@@ -216,7 +215,7 @@ def rerank(cands: Candidates, profile: Profile, *, t_us: int, intent: QueryInten
         notes = _with_notes(notes, {int(i): ["an EVENT that ended inside the recent window or the day the question "
                                              "names: it answers it"] for i in np.flatnonzero(recent)})
 
-    signals = _score(pool, profile, intent, scoring, temporal, recent, question)
+    signals = _score(pool, profile, intent, scoring, temporal, recent)
     score = signals.score.copy()
     if rng is not None and profile.gates:   # inside an asked-for period freshness steps aside
         signals = _in_period(cands, profile, intent, temporal)
@@ -444,7 +443,7 @@ def ended_in_window(cands, states: np.ndarray, soft) -> np.ndarray:
 
 
 def _score(pool: Pool, profile: Profile, intent, scoring, temporal=DEFAULT_TEMPORAL,
-           recent: np.ndarray | None = None, question: str = "") -> SignalSet:
+           recent: np.ndarray | None = None) -> SignalSet:
     """The profile's score. The paper's ``confidence`` signal (``smartvector``) is the document's
     trust at ``t`` (memory/confidence.py): the same number as the result's ``trust``, with no age
     term (age is the temporal signal's business, DESIGN.md "Trust model"). ``default`` shows it
@@ -481,7 +480,6 @@ def _score(pool: Pool, profile: Profile, intent, scoring, temporal=DEFAULT_TEMPO
             values["temporal"] = np.where(recent, 1.0, values["temporal"])
         weights["temporal"] *= _recency_factor(pool, profile, intent, soft, scoring, temporal.intent)
         _add_content_time(values, weights, cands, profile, intent, temporal)
-        _add_headline(values, weights, pool, profile, question, scoring)
         total = sum(weights.values())          # keep the score in [0, 1] without clipping ties
         weights = {name: w / total for name, w in weights.items()}
     return weighted_sum(values, weights)
@@ -536,26 +534,6 @@ def _add_content_time(values: dict, weights: dict, cands, profile: Profile, inte
     if applies.any():
         values["content_time"] = signal
         weights["content_time"] = np.where(applies, profile.content_time_weight, 0.0)
-
-
-def _add_headline(values: dict, weights: dict, pool: Pool, profile: Profile, question: str, scoring) -> None:
-    """The ``headline`` signal (:func:`scoring.headline_signal`) joins ``values`` and ``weights``,
-    with the profile's weight on every row, in a pool of news: the ``pool_top_documents`` most
-    similar documents all news-like (half-life <= ``news_half_life_days``: a news title is a
-    headline, which states its story). Among stories of one week the headline tells which one
-    the question is about; in a mixed pool (a live notice beside the policy it suspends) a
-    title says nothing of the kind, and a weight on news rows alone would dilute their scores
-    against the others' (the paper suite's active events: 1.0 -> 0.33 with it)."""
-    if profile.headline_weight <= 0 or not question:
-        return
-    news = pool.half_life <= scoring.news_half_life_days
-    top = first_per_document(pool.cands.doc_code, np.arange(len(news)))[: scoring.pool_top_documents]
-    if not top.size or not news[top].all():
-        return
-    signal = np.where(news, headline_signal(question, pool.cands.title), 0.0)
-    if signal.any():
-        values["headline"] = signal
-        weights["headline"] = profile.headline_weight
 
 
 def _in_period(cands, profile, intent=None, temporal: TemporalConfig = DEFAULT_TEMPORAL) -> SignalSet:
