@@ -115,7 +115,8 @@ def main() -> None:
             prof.disable()
             s = io.StringIO()
             pstats.Stats(prof, stream=s).sort_stats("cumulative").print_stats(45)
-            print(s.getvalue()[:12000])
+            pstats.Stats(prof, stream=s).sort_stats("tottime").print_stats(25)
+            print(s.getvalue()[:20000])
 
 
 if __name__ == "__main__":

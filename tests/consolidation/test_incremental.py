@@ -11,6 +11,7 @@ from __future__ import annotations
 import shutil
 from datetime import timedelta
 
+import numpy as np
 import pyarrow as pa
 import pytest
 
@@ -115,8 +116,16 @@ def test_cache_inputs_equal_the_stores_reads(twin_stores):
         assert repr(documents.documents(cached.store).to_pylist()) == repr(docs.to_pylist())
         chunks, vectors = cached.store.current_chunks(("chunk_id", "doc_id", "text"))
         assert inputs.chunk_doc_ids.tolist() == chunks.column("doc_id").to_pylist()
+        assert (inputs.chunk_doc == inputs.docs.position.get_indexer(inputs.chunk_doc_ids)).all()
         assert inputs.texts.tolist() == chunks.column("text").to_pylist()
-        assert (inputs.vectors == vectors).all()
+        assert (np.asarray(inputs.vectors) == vectors).all()
+        rows = np.arange(len(vectors))[::7]
+        assert (inputs.vectors[rows] == vectors[rows]).all()   # a gather reads the same rows
+        sums = np.zeros((len(inputs.docs), vectors.shape[1]), np.float32)
+        np.add.at(sums, inputs.chunk_doc, vectors)   # the store-reading run's centroids, bit for bit
+        sums /= np.maximum(np.linalg.norm(sums, axis=1, keepdims=True), 1e-12)
+        assert (np.asarray(inputs.centroids) == sums).all()
+        assert (inputs.centroids[[0, len(sums) - 1]] == sums[[0, len(sums) - 1]]).all()
     assert cache.reads == documents.reads == 1
 
 
