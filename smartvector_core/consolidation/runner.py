@@ -284,7 +284,7 @@ def _still_due(store, moves: list) -> list:
     if not moves:
         return []
     ids = list(dict.fromkeys(m.doc_id for m in moves))
-    rows = store.chunks_for_docs(ids).select(["doc_id", "lifecycle"])
+    rows = store.chunks_for_docs(ids, columns=["doc_id", "lifecycle"])
     stored = dict(zip(rows.column("doc_id").to_pylist(), rows.column("lifecycle").to_pylist(), strict=True))
     first: dict[str, str] = {}
     for m in moves:

@@ -74,15 +74,17 @@ class ChunkTable:
         return out
 
     def chunks_for_docs(self, doc_ids: Sequence[str], *, current_only: bool = True,
-                        with_vectors: bool = False) -> pa.Table:
+                        with_vectors: bool = False, columns: Sequence[str] | None = None) -> pa.Table:
+        """The chunk rows of ``doc_ids`` (every column but the vector, or ``columns`` only:
+        a caller that reads two fields skips the texts)."""
+        names = list(columns) if columns is not None else \
+            [f.name for f in chunks_schema(self.ctx.dim) if with_vectors or f.name != "vector"]
         if not doc_ids:
-            return chunks_schema(self.ctx.dim).empty_table()
+            return chunks_schema(self.ctx.dim).empty_table().select(names)
         cond = col("doc_id").isin(list(doc_ids))
         if current_only:
             cond = cond & existing()
-        q = self.ctx.tables["chunks"].search().where(cond)
-        if not with_vectors:
-            q = q.select([f.name for f in chunks_schema(self.ctx.dim) if f.name != "vector"])
+        q = self.ctx.tables["chunks"].search().where(cond).select(names)
         return q.limit(max(1, self.count_chunks(current_only=False))).to_arrow()
 
     def add_chunks(self, rows: pa.Table) -> None:
@@ -113,7 +115,7 @@ class ChunkTable:
             return 0
         by_doc = {u["doc_id"]: u for u in updates}
         fields = sorted({k for u in updates for k in u if k != "doc_id"})
-        rows = self.chunks_for_docs(list(by_doc), current_only=False)
+        rows = self.chunks_for_docs(list(by_doc), current_only=False, columns=["chunk_id", "doc_id", *fields])
         if rows.num_rows == 0:
             return 0
         schema = chunks_schema(self.ctx.dim)
