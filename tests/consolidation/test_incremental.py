@@ -139,3 +139,27 @@ def test_a_one_shot_service_reads_the_store_and_a_long_lived_one_keeps_the_cache
     app.ingest_records(corpus[20:30], now=LATER)
     app.ingest_records(corpus[30:], now=LATER)
     assert cache is app.ingest_service.warm_inputs and cache.reads == 1   # read once, then caught up
+
+
+def test_the_fields_of_this_process_writes_are_read_alone_another_process_s_by_a_scan(twin_stores):
+    """Where this process made every commit since the last catch-up, only the documents they name
+    are read for fields updated in place; a commit of another store object (another process)
+    makes the cache read those fields of every row, and it sees that write's change."""
+    cached, _, corpus = twin_stores
+    cache, documents = ConsolidationCache(), ConsolidationCache(chunks=False)
+    cache.inputs(cached.store)
+    documents.documents(cached.store)
+    for write in _writes(corpus)[:3]:
+        cached.ingest_records(write, now=LATER)   # ingest + consolidation: lifecycle merged per document
+        assert repr(documents.documents(cached.store).to_pylist()) == repr(cached.store.documents().to_pylist())
+    assert cache.inputs(cached.store).docs.states.tolist() == cached.store.documents().column("lifecycle").to_pylist()
+    assert (cache.field_scans, documents.field_scans) == (0, 0)
+    other = hashing_app(cached.store.ctx.uri)     # a second writer over the same directory
+    doc = corpus[5]["id"]
+    assert other.store.update_doc_fields([{"doc_id": doc, "lifecycle": "DORMANT"}]) == 1
+    got = documents.documents(cached.store)
+    assert documents.field_scans == 1
+    assert dict(zip(got.column("doc_id").to_pylist(), got.column("lifecycle").to_pylist(), strict=True))[doc] == "DORMANT"
+    assert repr(got.to_pylist()) == repr(cached.store.documents().to_pylist())
+    assert cache.inputs(cached.store).docs.states.tolist() == got.column("lifecycle").to_pylist()
+    assert cache.reads == documents.reads == 1
