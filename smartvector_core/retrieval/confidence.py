@@ -20,7 +20,7 @@ from . import calibration, confidence_model
 from .candidates import Candidates
 from .profiles import Profile
 from .query_cache import Knots
-from .rerank import Ranked
+from .rerank import TIME_RULE_CODES, Ranked
 
 
 @dataclass(frozen=True)
@@ -82,7 +82,9 @@ def result_confidence(cands: Candidates, ranked: Ranked, top: np.ndarray, profil
             severity=severity, temporal=values.get("temporal"), content_time=values.get("content_time"),
             range_ignored=ranked.range_ignored, chain=ranked.chain, versions=cands.version,
             age_days=((created.max(initial=0) if t_us is None else t_us) - created) / 86_400_000_000,
-            generic_share=config.abstention.generic_share)
+            generic_share=config.abstention.generic_share,
+            groups=np.where(ranked.chain >= 0, ranked.chain, -1 - cands.doc_code),
+            gated=np.isin(ranked.reject_code, TIME_RULE_CODES))
         model = confidence_model.prior_model(profile.name)
     if model is not None:
         x = model.certainty(model.aligned(features))

@@ -61,6 +61,12 @@ from .scoring import (
 KEEP = -1
 CODES = list(RejectionCode)
 _CODE_INDEX = {code: i for i, code in enumerate(CODES)}
+# the rules that remove a candidate for its time or version (not its relevance, a duplicate or
+# an operator's archive): what confidence_model.gated_margin reads as "the answer time removed"
+TIME_RULES = (RejectionCode.NOT_YET_VALID, RejectionCode.OUT_OF_TIME_RANGE, RejectionCode.EXPIRED_VERSIONED_DOC,
+              RejectionCode.HARD_EXPIRED_EVENT, RejectionCode.EXPIRED_DOC, RejectionCode.SUPERSEDED_IN_CHAIN,
+              RejectionCode.STALE_STATIC_DOC, RejectionCode.VERSION_MISMATCH)
+TIME_RULE_CODES = np.array([_CODE_INDEX[c] for c in TIME_RULES], dtype=np.int64)
 
 
 @dataclass
