@@ -382,6 +382,29 @@ class TextIndex:
         rows = self.row_id_order[at]
         return np.where(self.row_id[rows] == wanted, rows, -1)
 
+    def nearest(self, vector: np.ndarray, n: int, as_of_us: int | None) -> tuple[np.ndarray, np.ndarray] | None:
+        """The ``n`` rows existing at ``as_of_us`` (:meth:`existing`) nearest ``vector`` by cosine
+        over the kept vectors: exact, as LanceDB's prefiltered search without a vector index
+        (and at least as good as one through its approximate index), without LanceDB's planning
+        and reading per query (3,784 rows: 0.65 ms against 20 ms at load 10). Best first, ties
+        by row: (rows, cosine distance ``1 − cos`` in float32, LanceDB's to ~2e-7). None when
+        the index keeps no vectors."""
+        if self.vectors is None:
+            return None
+        norms = getattr(self, "_norms", None)
+        if norms is None:
+            norms = self._norms = np.linalg.norm(self.vectors, axis=1).astype(np.float64)
+        q = np.asarray(vector, dtype=np.float32)
+        cos = (self.vectors @ q) / np.maximum(norms * float(np.linalg.norm(q.astype(np.float64))), 1e-12)
+        exists = self.current if as_of_us is None else self.current & (self.created_us <= as_of_us)
+        cos[~exists] = -np.inf
+        n = min(int(n), int(exists.sum()))
+        if n <= 0:
+            return np.zeros(0, np.int64), np.zeros(0, np.float32)
+        top = np.argpartition(-cos, n - 1)[:n] if n < len(cos) else np.arange(len(cos))
+        top = top[np.lexsort((top, -cos[top]))]
+        return top.astype(np.int64), (1.0 - cos[top]).astype(np.float32)
+
     def columns(self, rows: np.ndarray) -> dict[str, pa.Array]:
         """``chunk_id``, ``doc_id``, ``text`` and the content-time spans of ``rows`` (the index
         keeps the texts: ``texts``)."""
