@@ -114,8 +114,9 @@ def main() -> None:
             app.ingest_records([record(args.edits + 1, rng)], now=now)
             prof.disable()
             s = io.StringIO()
-            pstats.Stats(prof, stream=s).sort_stats("cumulative").print_stats(45)
-            print(s.getvalue()[:12000])
+            pstats.Stats(prof, stream=s).sort_stats("cumulative").print_stats("smartvector_core", 60)
+            pstats.Stats(prof, stream=s).sort_stats("tottime").print_stats(25)
+            print(s.getvalue()[:20000])
 
 
 if __name__ == "__main__":

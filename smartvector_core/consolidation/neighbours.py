@@ -52,17 +52,27 @@ def top_neighbours(queries: np.ndarray, base: np.ndarray, m: int, block_rows: in
     (ties: lower base row first).
 
     Per block, ``np.partition`` finds each row's m-th largest score and one comparison keeps the
-    rows at or above it: exact, and faster than ``argpartition`` (docs/PERF.md)."""
+    rows at or above it: exact, and faster than ``argpartition`` (docs/PERF.md).
+
+    ``base`` may be a :class:`.incremental.RowView` (a warm cache's kept matrix): the product
+    runs over its whole matrix in place, the slots it does not hold score -inf, and each column
+    is named by its row (``row_of``), so ties break by row as over the gathered matrix."""
     m = min(m, len(base))
     if m == 0 or len(queries) == 0:
         return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0)
     rows, cols, sims = [], [], []
-    n = len(base)
+    row_of = getattr(base, "row_of", None)
+    matrix = base.data if row_of is not None else base
+    n = len(matrix)
     for start in range(0, len(queries), block_rows):
-        scores = queries[start:start + block_rows] @ base.T
+        scores = queries[start:start + block_rows] @ matrix.T
+        if row_of is not None:
+            scores[:, row_of < 0] = -np.inf
         kth = np.partition(scores, n - m, axis=1)[:, n - m] if m < n else scores.min(axis=1)
         r, c = np.nonzero(scores >= kth[:, None])
         v = scores[r, c]
+        if row_of is not None:
+            c = row_of[c]
         order = np.lexsort((c, -v, r))
         r, c, v = r[order], c[order], v[order]
         counts = np.bincount(r, minlength=len(scores))
@@ -210,7 +220,7 @@ def neighbour_index(plan: ConsolidationPlan) -> NeighbourIndex:
     or each task rebuilds the same lists)."""
     if plan.index is None:
         config = plan.config
-        plan.index = build_index(plan.vectors, config.ivf_list_size, config.ivf_probes)
+        plan.index = build_index(np.asarray(plan.vectors), config.ivf_list_size, config.ivf_probes)
     return plan.index
 
 
@@ -276,9 +286,10 @@ def _neighbour_pairs(plan: ConsolidationPlan, query_rows: np.ndarray) -> tuple[n
     if len(query_rows) == 0:
         return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0)
     if exact_search(plan):
-        block = max(1, min(config.block_rows, EXACT_BLOCK_SCORES // len(vectors)))
+        block = max(1, min(config.block_rows, EXACT_BLOCK_SCORES // len(getattr(vectors, "data", vectors))))
         qi, b, _ = top_neighbours(vectors[query_rows], vectors, m + NEIGHBOUR_MARGIN, block)
     else:
+        vectors = np.asarray(vectors)   # a RowView gathered once: the lists read every row
         qi, b = ivf_neighbours(neighbour_index(plan), vectors, query_rows, m + NEIGHBOUR_MARGIN)
     a = query_rows[qi]
     sim = cosines(vectors, a, b)

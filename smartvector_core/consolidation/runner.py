@@ -284,7 +284,7 @@ def _still_due(store, moves: list) -> list:
     if not moves:
         return []
     ids = list(dict.fromkeys(m.doc_id for m in moves))
-    rows = store.chunks_for_docs(ids).select(["doc_id", "lifecycle"])
+    rows = store.chunks_for_docs(ids, columns=["doc_id", "lifecycle"])
     stored = dict(zip(rows.column("doc_id").to_pylist(), rows.column("lifecycle").to_pylist(), strict=True))
     first: dict[str, str] = {}
     for m in moves:
@@ -309,16 +309,15 @@ def _findings(store, docs: Documents, query_side: np.ndarray, old_chain: np.ndar
     if not query_side.any():
         return None, Findings.empty()
     position = docs.position
-    if inputs is not None:
-        chunk_doc = position.get_indexer(inputs.chunk_doc_ids)
-        texts, vectors, centroids = inputs.texts, inputs.vectors, inputs.centroid_sums.copy()
+    if inputs is not None:   # kept rows, gathered where read (the same values: RowView)
+        chunk_doc, texts, vectors, centroids = inputs.chunk_doc, inputs.texts, inputs.vectors, inputs.centroids
     else:
         chunks, vectors = store.current_chunks(("chunk_id", "doc_id", "text"))
         chunk_doc = position.get_indexer(chunks.column("doc_id").to_pylist())
         texts = np.asarray(chunks.column("text").to_pylist(), dtype=object)
         centroids = np.zeros((len(docs), vectors.shape[1]), np.float32)
         np.add.at(centroids, chunk_doc, vectors)
-    centroids /= np.maximum(np.linalg.norm(centroids, axis=1, keepdims=True), 1e-12)
+        centroids /= np.maximum(np.linalg.norm(centroids, axis=1, keepdims=True), 1e-12)
     doc_types = pd.Series(docs.doc_types)
     plan = ConsolidationPlan(
         ids=docs.ids, doc_types=docs.doc_types, titles=docs.titles, kinds=docs.kinds, sources=docs.sources,

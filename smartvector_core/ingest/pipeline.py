@@ -43,6 +43,7 @@ from ..temporal.content_time import passage_spans
 from .chunking import chunk_document
 from .classify import classify
 
+HASH_LOOKUP_CHUNKS = 2000   # ours: one vectors_for_hashes query (its 2,000-hash batch)
 DOC_BATCH = 2000
 PLAN_ATTEMPTS = 3  # optimistic plans before planning under the write lock
 
@@ -149,11 +150,14 @@ def ingest_documents(store: Store, embedder, docs: Sequence[Document], *, now: d
     if docs:   # one store, one encoder: refused before the first write, recorded on it
         claim_encoder(store, getattr(embedder, "encoder_id", None))
     report = IngestReport(documents=len(docs))
+    # a few chunks ask the store for their own hashes (one indexed look-up); more read every
+    # stored hash once (0.1 s at 100k chunks) and look up only those that are there
+    few = sum(len(prepared[d.id].chunks) for d in docs) <= HASH_LOOKUP_CHUNKS
     known_hashes: set[str] | None = None
     for start in range(0, len(docs), DOC_BATCH):
         batch = list(docs[start:start + DOC_BATCH])
         cache: dict[str, np.ndarray] = dict(vectors or {})
-        if known_hashes is None:
+        if known_hashes is None and not few:
             known_hashes = store.content_hashes()
         for attempt in range(PLAN_ATTEMPTS):
             locked = attempt == PLAN_ATTEMPTS - 1  # last try: plan under the lock, nothing can move
@@ -223,11 +227,12 @@ def _missing_audit(store: Store, stored: Mapping[str, dict], chunks: Mapping[str
 
 
 def _plan_batch(store: Store, embedder, batch: list[Document], part: IngestReport, *, now: datetime,
-                actor: str, cache: dict[str, np.ndarray], known_hashes: set[str],
+                actor: str, cache: dict[str, np.ndarray], known_hashes: set[str] | None,
                 prepared: Mapping[str, Prepared]) -> tuple[list[dict], list[dict], list[dict]]:
     """Chunk rows, edges and events that write ``batch`` over the store as it is now. New texts
     are encoded (once: ``cache`` keeps their vectors by content hash for a re-plan); counts go to
-    ``part``. Unchanged documents whose audit row is missing get it now (:func:`_missing_audit`)."""
+    ``part``. Unchanged documents whose audit row is missing get it now (:func:`_missing_audit`).
+    ``known_hashes``: every content hash stored (None: ask the store for each new text's)."""
     old_docs, old_chunks = _previous(store, [d.id for d in batch])
     rows: list[dict] = []
     pending: list[tuple[dict, str]] = []  # (row, text) awaiting a vector
@@ -295,7 +300,8 @@ def _plan_batch(store: Store, embedder, batch: list[Document], part: IngestRepor
     events += _missing_audit(store, unchanged, old_chunks, actor=actor)
 
     if pending:
-        wanted = [row["content_hash"] for row, _ in pending if row["content_hash"] in known_hashes]
+        wanted = [row["content_hash"] for row, _ in pending
+                  if known_hashes is None or row["content_hash"] in known_hashes]
         stored = store.vectors_for_hashes(wanted) if wanted else {}
         to_encode: dict[str, str] = {}
         given: dict[str, np.ndarray] = {}
@@ -317,7 +323,8 @@ def _plan_batch(store: Store, embedder, batch: list[Document], part: IngestRepor
         for row, _ in pending:
             row["vector"] = fresh.get(row["content_hash"], stored.get(row["content_hash"]))
             rows.append(row)
-        known_hashes.update(fresh)
+        if known_hashes is not None:
+            known_hashes.update(fresh)
         cache.update(fresh)
     return rows, edges, events
 

@@ -96,7 +96,7 @@ def plan_lifecycle(doc_ids: Iterable[str], current_states: Iterable[Lifecycle | 
     Idle time runs from the later of the last access (``NO_ACCESS_US``: never) and
     ``ingested_us`` when given; never accessed and no ingest time counts as idle for ever.
     """
-    ids = [str(d) for d in doc_ids]
+    ids = doc_ids if isinstance(doc_ids, np.ndarray) else np.asarray(list(doc_ids), dtype=object)
     states = np.asarray(list(current_states), dtype=object)
     if len(states):   # each distinct state parsed once (checked, normalised)
         distinct, inverse = np.unique(states.astype(str), return_inverse=True)
@@ -135,7 +135,7 @@ def plan_lifecycle(doc_ids: Iterable[str], current_states: Iterable[Lifecycle | 
     for i in np.flatnonzero(target != None):  # noqa: E711
         text = str(reason[i]).format(thr=dormancy_threshold, conf=f"{conf[i]:.3f}",
                                      idle="ever" if np.isinf(idle[i]) else f"{idle[i]:.1f} days")
-        moves.append(make_move(ids[i], states[i], target[i], text))
+        moves.append(make_move(str(ids[i]), states[i], target[i], text))
     return moves
 
 

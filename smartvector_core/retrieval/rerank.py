@@ -61,6 +61,12 @@ from .scoring import (
 KEEP = -1
 CODES = list(RejectionCode)
 _CODE_INDEX = {code: i for i, code in enumerate(CODES)}
+# the rules that remove a candidate for its time or version (not its relevance, a duplicate or
+# an operator's archive): what confidence_model.gated_margin reads as "the answer time removed"
+TIME_RULES = (RejectionCode.NOT_YET_VALID, RejectionCode.OUT_OF_TIME_RANGE, RejectionCode.EXPIRED_VERSIONED_DOC,
+              RejectionCode.HARD_EXPIRED_EVENT, RejectionCode.EXPIRED_DOC, RejectionCode.SUPERSEDED_IN_CHAIN,
+              RejectionCode.STALE_STATIC_DOC, RejectionCode.VERSION_MISMATCH)
+TIME_RULE_CODES = np.array([_CODE_INDEX[c] for c in TIME_RULES], dtype=np.int64)
 
 
 @dataclass
@@ -469,7 +475,9 @@ def _score(pool: Pool, profile: Profile, intent, scoring, temporal=DEFAULT_TEMPO
         weights["lexical"] = profile.lexical_weight
         soft = intent.soft_range_us if (intent is not None and profile.use_intent) else None
         if soft is not None:
-            values["temporal"] = _soft_window(pool, soft, recent)
+            values["temporal"] = _soft_window(pool, soft, recent, pool.half_life <= scoring.news_half_life_days)
+        elif recent is not None:   # an EVENT of the day asked is as current as a live one then
+            values["temporal"] = np.where(recent, 1.0, values["temporal"])
         weights["temporal"] *= _recency_factor(pool, profile, intent, soft, scoring, temporal.intent)
         _add_content_time(values, weights, cands, profile, intent, temporal)
         total = sum(weights.values())          # keep the score in [0, 1] without clipping ties
@@ -477,20 +485,27 @@ def _score(pool: Pool, profile: Profile, intent, scoring, temporal=DEFAULT_TEMPO
     return weighted_sum(values, weights)
 
 
-def _soft_window(pool: Pool, window, recent: np.ndarray | None = None) -> np.ndarray:
+def _soft_window(pool: Pool, window, recent: np.ndarray | None = None, news: np.ndarray | bool = False
+                 ) -> np.ndarray:
     """The temporal signal under a soft window: :func:`scoring.window_signal` (a STATIC
     document by its publication time, an EVENT by its window, a VERSIONED one by the period it
     was in force) × the passage's similarity relative to the best (cos / max cos, as the blog's
     event relevance: being in the window is worth what the passage is worth to the question);
     0 outside its own validity (expired, not yet valid), except for an EVENT that ended inside
-    the window (``recent``: :func:`ended_in_window`)."""
+    the window (``recent``: :func:`ended_in_window`). A news-like row (``news``: half-life <=
+    ``news_half_life_days``) is also × its current decay (:func:`scoring.current_decay`: 1 for the
+    question's last ``news_current_days``, then fading): a window longer than a week ("this year's
+    US Open") names the story's season, and news in it still fades as news (RealTimeQA 2022, tune
+    weeks: a 17-day-old story on the same subject beat yesterday's, the one asked about); for
+    "this week" nothing changes (its news is all current)."""
     cands, states = pool.cands, pool.states
     begin = effective_us(cands.valid_from_us, cands.created_us)
     end = np.where(cands.kind == KIND_STATIC, begin, np.minimum(pool.until_us, np.int64(window[1])))
     inside = (states != STATE_EXPIRED) & (states != STATE_NOT_YET_VALID)
     if recent is not None:
         inside |= recent
-    return np.where(inside, window_signal(begin, end, window) * relative_similarity(cands.raw_cosine), 0.0)
+    fit = window_signal(begin, end, window) * np.where(news, pool.current, 1.0)
+    return np.where(inside, fit * relative_similarity(cands.raw_cosine), 0.0)
 
 
 def _recency_factor(pool: Pool, profile: Profile, intent, soft, scoring, cfg=DEFAULT_TEMPORAL.intent) -> float:

@@ -95,23 +95,32 @@ def _start(index: FullText, text: str | None, as_of, columns, config: SearchConf
 def indexed_vector_hits(store, index: TextIndex | None, vector: np.ndarray, as_of, limit: int,
                         overfetch: float | None) -> pa.Table | None:
     """``store.search(vector, as_of=as_of, limit=limit, columns=CHUNK_COLUMNS, overfetch=overfetch)``
-    with LanceDB reading no column of the hits: its unfiltered search returns row ids and
-    distances (:meth:`Store.search_row_ids`), and the in-memory ``index`` holds each hit's chunk
-    id, document, text and existence (:meth:`.text_index.TextIndex.hit_rows`). The same rows in
-    the same order (tested). Where too few of the hits exist at ``as_of``, LanceDB's prefiltered
-    search answers (as in :meth:`Store.search`). None where it cannot answer: no index yet or no
-    texts kept, or a hit written since the index was built."""
-    if index is None or index.texts is None or overfetch is None:
+    from the in-memory ``index`` where it keeps the vectors (a store of up to ``MEMORY_ROWS``
+    rows: :meth:`.text_index.TextIndex.nearest`, exact, no LanceDB call), else with LanceDB
+    reading no column of the hits: its unfiltered search returns row ids and distances
+    (:meth:`Store.search_row_ids`), and ``index`` holds each hit's chunk id, document, text and
+    existence (:meth:`.text_index.TextIndex.hit_rows`). The same rows in the same order (tested;
+    exact ties may fall in another order than LanceDB's, distances agree to ~2e-7). Where too few of the
+    hits exist at ``as_of``, LanceDB's prefiltered search answers (as in :meth:`Store.search`).
+    None where it cannot answer: no index yet or no texts kept, or a hit written since the
+    index was built."""
+    if index is None or index.texts is None:
+        return None
+    near = index.nearest(vector, limit, None if as_of is None else to_us(as_of))
+    if near is not None:
+        rows, distance = near
+        return pa.table({**index.columns(rows), "_distance": pa.array(distance, pa.float32())})
+    if overfetch is None:
         return None
     n = overfetched(limit, overfetch)
     found = store.search_row_ids(vector, n)
-    rows = index.hit_rows(found.column("_rowid").to_numpy())
+    rows, distance = index.hit_rows(found.column("_rowid").to_numpy()), found.column("_distance").to_numpy()
     if (rows < 0).any():
         return None
     keep = first_existing(index.existing(rows, None if as_of is None else to_us(as_of)), limit, n)
     if keep is None:
         return store.search(vector, as_of=as_of, limit=limit, columns=CHUNK_COLUMNS)
-    return pa.table({**index.columns(rows[keep]), "_distance": found.column("_distance").take(pa.array(keep))})
+    return pa.table({**index.columns(rows[keep]), "_distance": pa.array(np.asarray(distance)[keep], pa.float32())})
 
 
 def search_overfetch(share: float, config: SearchConfig = DEFAULT_SEARCH) -> float | None:

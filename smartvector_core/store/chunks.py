@@ -74,28 +74,31 @@ class ChunkTable:
         return out
 
     def chunks_for_docs(self, doc_ids: Sequence[str], *, current_only: bool = True,
-                        with_vectors: bool = False) -> pa.Table:
+                        with_vectors: bool = False, columns: Sequence[str] | None = None) -> pa.Table:
+        """The chunk rows of ``doc_ids`` (every column but the vector, or ``columns`` only:
+        a caller that reads two fields skips the texts)."""
+        names = list(columns) if columns is not None else \
+            [f.name for f in chunks_schema(self.ctx.dim) if with_vectors or f.name != "vector"]
         if not doc_ids:
-            return chunks_schema(self.ctx.dim).empty_table()
+            return chunks_schema(self.ctx.dim).empty_table().select(names)
         cond = col("doc_id").isin(list(doc_ids))
         if current_only:
             cond = cond & existing()
-        q = self.ctx.tables["chunks"].search().where(cond)
-        if not with_vectors:
-            q = q.select([f.name for f in chunks_schema(self.ctx.dim) if f.name != "vector"])
+        q = self.ctx.tables["chunks"].search().where(cond).select(names)
         return q.limit(max(1, self.count_chunks(current_only=False))).to_arrow()
 
     def add_chunks(self, rows: pa.Table) -> None:
         """Append chunk rows in one commit (bulk load; the caller guarantees new ``chunk_id``s)."""
-        self._write_chunks(rows, lambda tbl, conformed: tbl.add(conformed))
+        self._write_chunks(rows, lambda tbl, conformed: tbl.add(conformed), in_place=False)
 
     def upsert_chunks(self, rows: pa.Table) -> None:
         """Insert new chunk rows and update existing ones (by ``chunk_id``) in one commit."""
         self._write_chunks(rows, lambda tbl, conformed: tbl.merge_insert("chunk_id").when_matched_update_all()
-                           .when_not_matched_insert_all().execute(conformed))
+                           .when_not_matched_insert_all().execute(conformed), in_place=True)
 
-    def _write_chunks(self, rows: pa.Table, write) -> None:
-        """``write(table, rows)`` under the store lock (retried), rows in the chunks schema."""
+    def _write_chunks(self, rows: pa.Table, write, *, in_place: bool) -> None:
+        """``write(table, rows)`` under the store lock (retried), rows in the chunks schema;
+        noted with the documents it may have updated in place (``in_place``: a merge)."""
         if rows.num_rows == 0:
             return
         schema = chunks_schema(self.ctx.dim)
@@ -103,6 +106,7 @@ class ChunkTable:
         tbl = self.ctx.tables["chunks"]
         with self.ctx.write_lock():
             self.ctx.retry(lambda: write(tbl, conformed))
+            self.ctx.note_commit(conformed.column("doc_id").to_pylist() if in_place else ())
 
     def update_doc_fields(self, updates: Sequence[dict[str, Any]]) -> int:
         """Set document-level fields (e.g. ``lifecycle``, ``superseded_at``) on all rows of each doc.
@@ -113,7 +117,7 @@ class ChunkTable:
             return 0
         by_doc = {u["doc_id"]: u for u in updates}
         fields = sorted({k for u in updates for k in u if k != "doc_id"})
-        rows = self.chunks_for_docs(list(by_doc), current_only=False)
+        rows = self.chunks_for_docs(list(by_doc), current_only=False, columns=["chunk_id", "doc_id", *fields])
         if rows.num_rows == 0:
             return 0
         schema = chunks_schema(self.ctx.dim)
@@ -126,6 +130,7 @@ class ChunkTable:
         tbl = self.ctx.tables["chunks"]
         with self.ctx.write_lock():
             self.ctx.retry(lambda: tbl.merge_insert("chunk_id").when_matched_update_all().execute(table))
+            self.ctx.note_commit(by_doc)
         return len(by_doc)
 
     def documents(self, *, include_retired: bool = False) -> pa.Table:
@@ -143,12 +148,20 @@ class ChunkTable:
         first = order[np.r_[True, ids[order][1:] != ids[order][:-1]]]
         return rows.take(pa.array(np.sort(first)))
 
-    def chunk_rows(self, columns: Sequence[str]) -> pa.Table:
-        """``columns`` of every row of the chunks table, retired versions included (what
-        LanceDB's full-text index covers: :class:`retrieval.text_index.TextIndex` is built from
-        it), with LanceDB's ``_rowid`` of each row."""
+    def chunk_rows(self, columns: Sequence[str], doc_ids: Sequence[str] | None = None) -> pa.Table:
+        """``columns`` of every row of the chunks table (of ``doc_ids`` only, when given),
+        retired versions included (what LanceDB's full-text index covers:
+        :class:`retrieval.text_index.TextIndex` is built from it), with LanceDB's ``_rowid`` of
+        each row."""
         tbl = self.ctx.tables["chunks"]
-        return tbl.search().select(list(columns)).with_row_id(True).limit(max(1, tbl.count_rows())).to_arrow()
+        q = tbl.search()
+        if doc_ids is not None:
+            q = q.where(col("doc_id").isin(list(doc_ids)))
+        return q.select(list(columns)).with_row_id(True).limit(max(1, tbl.count_rows())).to_arrow()
+
+    def commits_between(self, after: int, upto: int) -> set[str] | None:
+        """:meth:`.context.StoreContext.commits_between` of the chunks table."""
+        return self.ctx.commits_between(after, upto)
 
     def chunk_rows_after(self, row_id: int, columns: Sequence[str], limit: int) -> pa.Table:
         """``columns`` and ``_rowid`` of up to ``limit`` rows of the chunks table whose row id is

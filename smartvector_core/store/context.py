@@ -26,13 +26,16 @@ from .schema import EDGES_SCHEMA, EVENTS_SCHEMA, QUERIES_SCHEMA, SCHEMA_VERSION,
 T = TypeVar("T")
 RETRY_ATTEMPTS = 6        # a write tried this many times when LanceDB reports a commit conflict
 RETRY_FIRST_DELAY_S = 0.05   # then 0.1, 0.2, ... (doubling)
+COMMITS_KEPT = 256           # ours: the chunks-table commits of this process remembered (commits_between)
 
 
 @dataclass
 class StoreContext:
     """The state the store's parts share. ``tables``: chunks, edges, events, queries (LanceDB
     tables, kept current by LanceDB's read consistency); ``writes``: small writes of this process
-    per append-only table since it was last compacted (:class:`.logs.LogTables`)."""
+    per append-only table since it was last compacted (:class:`.logs.LogTables`); ``commits``:
+    per chunks-table version this process committed, the documents whose rows it may have
+    changed in place (:meth:`note_commit`)."""
 
     settings: Settings
     uri: str
@@ -41,12 +44,34 @@ class StoreContext:
     lock: WriteLock
     tables: dict[str, Any] = field(default_factory=dict)
     writes: dict[str, int] = field(default_factory=dict)
+    commits: dict[int, tuple[str, ...]] = field(default_factory=dict)
 
     @contextmanager
     def write_lock(self) -> Iterator[None]:
         """Serialise writers of this store across threads and processes."""
         with self.lock:
             yield
+
+    def note_commit(self, doc_ids) -> None:
+        """Record the chunks-table commit just made under the write lock: its version and the
+        documents whose rows it may have changed in place (keeping their row ids: a merge of
+        some columns; an append changes none). The oldest records past ``COMMITS_KEPT`` go."""
+        self.commits[int(self.tables["chunks"].version)] = tuple(dict.fromkeys(doc_ids))
+        while len(self.commits) > COMMITS_KEPT:
+            del self.commits[next(iter(self.commits))]
+
+    def commits_between(self, after: int, upto: int) -> set[str] | None:
+        """The documents whose chunk rows commits ``after`` < version <= ``upto`` may have changed
+        in place, when this process made every one of them (:meth:`note_commit`); None when it
+        did not (another process's write, an index build, a compaction): then only a read of
+        every row tells."""
+        out: set[str] = set()
+        for version in range(int(after) + 1, int(upto) + 1):
+            ids = self.commits.get(version)
+            if ids is None:
+                return None
+            out.update(ids)
+        return out
 
     def retry(self, fn: Callable[[], T], attempts: int = RETRY_ATTEMPTS) -> T | None:
         """Run a write, retrying commit conflicts with exponential backoff."""

@@ -87,16 +87,19 @@ class Indexes:
             for column, kind in SCALAR_INDEXES.items():
                 if column not in have:
                     tbl.create_index(column, config=Bitmap() if kind == "bitmap" else BTree())
+                    self.ctx.note_commit(())   # an index: no row changed
                     done["created"].append(column)
             if "vector" not in have and rows >= (vector_min_rows or VECTOR_INDEX_MIN_ROWS):
                 tbl.create_index("vector", config=IvfHnswSq(distance_type="cosine",
                                                             num_partitions=ivf_hnsw_partitions(rows)))
+                self.ctx.note_commit(())
                 done["created"].append("vector")
             elif have:
                 stale = max((s.num_unindexed_rows for s in
                              (tbl.index_stats(f"{c}_idx") for c in have) if s is not None), default=0)
                 if stale > REINDEX_FRACTION * rows:
-                    tbl.optimize()
+                    tbl.optimize()   # rewritten rows get new row ids: readers see them as new rows
+                    self.ctx.note_commit(())
                     done["optimized"] = True
         done["seconds"] = round(time.perf_counter() - t0, 3)
         return done
@@ -116,4 +119,5 @@ class Indexes:
                 return False
         with self.ctx.write_lock():
             self.ctx.retry(lambda: tbl.create_index(TEXT_INDEX, config=FTS(), replace=True))
+            self.ctx.note_commit(())
         return True

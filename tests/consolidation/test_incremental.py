@@ -11,6 +11,7 @@ from __future__ import annotations
 import shutil
 from datetime import timedelta
 
+import numpy as np
 import pyarrow as pa
 import pytest
 
@@ -115,8 +116,16 @@ def test_cache_inputs_equal_the_stores_reads(twin_stores):
         assert repr(documents.documents(cached.store).to_pylist()) == repr(docs.to_pylist())
         chunks, vectors = cached.store.current_chunks(("chunk_id", "doc_id", "text"))
         assert inputs.chunk_doc_ids.tolist() == chunks.column("doc_id").to_pylist()
+        assert (inputs.chunk_doc == inputs.docs.position.get_indexer(inputs.chunk_doc_ids)).all()
         assert inputs.texts.tolist() == chunks.column("text").to_pylist()
-        assert (inputs.vectors == vectors).all()
+        assert (np.asarray(inputs.vectors) == vectors).all()
+        rows = np.arange(len(vectors))[::7]
+        assert (inputs.vectors[rows] == vectors[rows]).all()   # a gather reads the same rows
+        sums = np.zeros((len(inputs.docs), vectors.shape[1]), np.float32)
+        np.add.at(sums, inputs.chunk_doc, vectors)   # the store-reading run's centroids, bit for bit
+        sums /= np.maximum(np.linalg.norm(sums, axis=1, keepdims=True), 1e-12)
+        assert (np.asarray(inputs.centroids) == sums).all()
+        assert (inputs.centroids[[0, len(sums) - 1]] == sums[[0, len(sums) - 1]]).all()
     assert cache.reads == documents.reads == 1
 
 
@@ -130,3 +139,27 @@ def test_a_one_shot_service_reads_the_store_and_a_long_lived_one_keeps_the_cache
     app.ingest_records(corpus[20:30], now=LATER)
     app.ingest_records(corpus[30:], now=LATER)
     assert cache is app.ingest_service.warm_inputs and cache.reads == 1   # read once, then caught up
+
+
+def test_the_fields_of_this_process_writes_are_read_alone_another_process_s_by_a_scan(twin_stores):
+    """Where this process made every commit since the last catch-up, only the documents they name
+    are read for fields updated in place; a commit of another store object (another process)
+    makes the cache read those fields of every row, and it sees that write's change."""
+    cached, _, corpus = twin_stores
+    cache, documents = ConsolidationCache(), ConsolidationCache(chunks=False)
+    cache.inputs(cached.store)
+    documents.documents(cached.store)
+    for write in _writes(corpus)[:3]:
+        cached.ingest_records(write, now=LATER)   # ingest + consolidation: lifecycle merged per document
+        assert repr(documents.documents(cached.store).to_pylist()) == repr(cached.store.documents().to_pylist())
+    assert cache.inputs(cached.store).docs.states.tolist() == cached.store.documents().column("lifecycle").to_pylist()
+    assert (cache.field_scans, documents.field_scans) == (0, 0)
+    other = hashing_app(cached.store.ctx.uri)     # a second writer over the same directory
+    doc = corpus[5]["id"]
+    assert other.store.update_doc_fields([{"doc_id": doc, "lifecycle": "DORMANT"}]) == 1
+    got = documents.documents(cached.store)
+    assert documents.field_scans == 1
+    assert dict(zip(got.column("doc_id").to_pylist(), got.column("lifecycle").to_pylist(), strict=True))[doc] == "DORMANT"
+    assert repr(got.to_pylist()) == repr(cached.store.documents().to_pylist())
+    assert cache.inputs(cached.store).docs.states.tolist() == got.column("lifecycle").to_pylist()
+    assert cache.reads == documents.reads == 1

@@ -430,6 +430,27 @@ def test_top_neighbours_is_the_exact_top_m_best_first():
     assert len(r_all) == 10 and sorted(c_all[r_all == 1]) == [0, 1, 2, 3, 4]
 
 
+def test_top_neighbours_over_a_kept_matrix_is_the_gathered_matrixs():
+    """A warm cache's RowView: slots in another order, some not held (retired), duplicates (ties
+    broken by run row, not slot): the same rows, columns and scores as over the gathered rows."""
+    from smartvector_core.consolidation.incremental import RowView
+
+    rng = np.random.default_rng(8)
+    data = rng.standard_normal((700, 32)).astype(np.float32)
+    data[600] = data[40]                                  # a tie between two held slots
+    others = rng.permutation(np.setdiff1d(np.arange(700), [40, 600]))[:518]
+    slots = np.r_[600, others[:300], 40, others[300:]]    # run rows 0 and 301 tie; 180 slots not held
+    view = RowView(data, slots)
+    gathered = data[slots]
+    queries = np.vstack([data[40], rng.standard_normal((30, 32)).astype(np.float32)])
+    for m, block in ((6, 16), (13, 4), (600, 64)):
+        got, want = top_neighbours(queries, view, m, block), top_neighbours(queries, gathered, m, block)
+        for x, y in zip(got, want, strict=True):
+            assert np.array_equal(x, y)
+    rows, cols, _ = top_neighbours(queries[:1], view, 2)
+    assert cols.tolist() == [0, 301]                       # the lower run row first (slot 600 before 40)
+
+
 def test_a_contradiction_penalised_on_either_side_is_written_once(fake_app):
     """Two runs that read the store at different moments may find one CONTRADICTS edge's less
     trusted side differently; the second run's penalty (other side, other event id) is not written."""

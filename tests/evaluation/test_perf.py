@@ -15,7 +15,8 @@ TOY = {"query_sizes": (300, 600), "consolidate_sizes": (60, 120), "rss_chunks": 
        "rerank_repeats": 3, "query_repeats": 3, "recall_queries": 4, "real_rounds": 1, "real_limit": 6,
        "real_sets": ("changelogs",)}
 KEYS = {"cores", "mode", "rerank_1000_ms", "embed_backend", "embed_threads", "query_small", "query_large",
-        "query_p50_ms", "query_overhead_ratio", "query_overhead_ratio_real", "query_real", "query_real_indexed",
+        "query_p50_ms", "query_overhead_ratio", "query_overhead_ratio_real", "plain_overhead_ratio_real",
+        "query_real", "query_real_indexed",
         "recall_at_20", "ingest_chunks_per_s", "ingest_vs_encode_ratio",
         "ingest_vs_backend_encode_ratio", "question_embed_ms", "question_embed_torch_ms",
         "surgical_reembed_fraction", "consolidate_s", "consolidate_growth_exponent", "peak_rss_mb", "anchors",
@@ -49,6 +50,8 @@ def test_machine_independent_figures(figures):
     assert real["passages"]["plain_overhead_ratio"] > 0 and figures["query_large"]["plain_overhead_ratio"] > 0
     assert figures["query_overhead_ratio_real"] == max(real["query_overhead_ratio"],
                                                        figures["query_real_indexed"]["query_overhead_ratio"])
+    assert figures["plain_overhead_ratio_real"] == max(r[f]["plain_overhead_ratio"] for r in
+                                                       (real, figures["query_real_indexed"]) for f in ("passages", "documents"))
 
 
 def test_perf_markdown_names_what_was_missed(figures):

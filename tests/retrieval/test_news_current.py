@@ -1,5 +1,6 @@
 """News of the question's last week is all current (retrieval.scoring.current_decay): by hand, and
-end to end with the real model on a pool of neighbouring stories where the newest is not the answer."""
+end to end with the real model on a pool of neighbouring stories where the newest is not the answer,
+and news in a soft window longer than a week still fading."""
 
 from __future__ import annotations
 
@@ -54,3 +55,36 @@ def test_the_right_article_of_the_week_beats_a_newer_neighbouring_story(news_app
     # 6 days old and the closer match; the Denver story came out today (counting its age, it won)
     assert ids[:2] == ["pride_arrests", "denver_parade"]
     assert ids.index("pride_2019") > 1                 # old news still fades
+
+
+@pytest.fixture(scope="module")
+def season_app(tmp_path_factory):
+    """Two stories of one season: an older one that matches the question's words a little better,
+    and yesterday's, the one asked about."""
+    from smartvector_core.service import SmartVector
+    from smartvector_core.settings import load_settings
+
+    app = SmartVector(load_settings(str(tmp_path_factory.mktemp("season") / "store"), env={}))
+    day = lambda n: (NOW - timedelta(days=n)).isoformat()  # noqa: E731
+    app.ingest_records([
+        {"id": "retires", "doc_type": "news", "created_at": day(17), "title": "Tennis star announces retirement",
+         "text": "The tennis star announced that she will not play tennis after this year's US Open."},
+        {"id": "withdraws", "doc_type": "news", "created_at": day(1), "title": "Tennis star out of the US Open",
+         "text": "The tennis champion will not play at the US Open: he was refused entry into the country."},
+    ], now=NOW)
+    return app
+
+
+def test_news_in_a_long_soft_window_still_fades(season_app):
+    """"this year's" is a soft window of a year (both articles inside it, window signal 1); news in
+    it is × its current decay (rerank._soft_window): yesterday's 1, the 17-day-old one
+    0.5 ** ((17 - 7) / 7) = 0.37, so yesterday's story wins; counted level it lost."""
+    resp = season_app.query("Which tennis star announced that they won't play at this year's US Open?",
+                            as_of=NOW, k=2, log=False)
+    assert resp.intent["range_mode"] == "soft"
+    got = {r.id: r.signals["temporal"].value for r in resp.results}
+    assert [r.id for r in resp.results] == ["withdraws", "retires"]
+    cos = {r.id: r.signals["semantic"].value for r in resp.results}
+    best = max(cos.values())
+    assert got["retires"] == pytest.approx(0.5 ** (10 / 7) * cos["retires"] / best, rel=1e-3)
+    assert got["withdraws"] == pytest.approx(cos["withdraws"] / best, rel=1e-3)

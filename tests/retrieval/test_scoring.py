@@ -102,7 +102,9 @@ def test_roundup_titles_count_listed_items():
         "Yellowstone still closed as flooding recedes",                       # 1 item
         "Opinion: Arrests at Idaho Pride event could be a harbinger",         # ": ": 2 items
         None,                                                                 # no title: 1 item
+        # no comma: " and " joins two clauses of one story, ". ": 2 items (3 if " and " counted)
+        "Sri Lanka is in chaos and its president has fled. Here's what we know",
     ], dtype=object)
-    assert roundup_titles(titles).tolist() == [True, True, False, False, False]
-    assert roundup_titles(titles, min_items=2).tolist() == [True, True, False, True, False]
+    assert roundup_titles(titles).tolist() == [True, True, False, False, False, False]
+    assert roundup_titles(titles, min_items=2).tolist() == [True, True, False, True, False, True]
     assert roundup_titles(np.array([], dtype=object)).shape == (0,)

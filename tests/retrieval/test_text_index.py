@@ -147,6 +147,26 @@ def test_search_keeps_only_rows_existing_at_the_moment(real_text_store):
                            np.sort(index.search(question, as_of_us=to_us(moment), limit=30)[1])[::-1], rtol=1e-5)
 
 
+def _same_up_to_ties(a, b, question: str, atol: float = 1e-6) -> None:
+    """Two candidate pools of one ranking: the same cosines (to ``atol``: LanceDB's float32
+    kernel against ours) of the chunks in both, their lexical signals where the pools hold the
+    same chunks, and a chunk in one pool only
+    tied with another (identical texts of two versions: exact ties at the vector search's cut
+    that LanceDB breaks in no set order; the other pick may then join as a full-text hit)."""
+    def by_chunk(pool, values) -> dict:
+        return dict(zip(pool.chunk_id.tolist(), values, strict=True))
+
+    ca, cb = by_chunk(a, a.raw_cosine.tolist()), by_chunk(b, b.raw_cosine.tolist())
+    every = {**ca, **cb}
+    for c in set(ca) ^ set(cb):   # in one pool only: tied with another chunk (the other side's pick)
+        assert any(o != c and abs(every[c] - r) <= atol for o, r in every.items()), (question, c)
+    for c in set(ca) & set(cb):
+        assert abs(ca[c] - cb[c]) <= atol, (question, c)
+    la, lb = by_chunk(a, list(a.lexical_signal())), by_chunk(b, list(b.lexical_signal()))
+    if set(ca) == set(cb):   # the signal's name shares are over the pool: comparable in one pool
+        assert all(np.allclose(la[c], lb[c], atol=1e-5) for c in la), question
+
+
 @pytest.mark.parametrize("keeps", ["vectors and texts", "texts", "neither"])
 def test_retrieval_is_the_same_with_the_index_and_with_lancedb(real_text_store, fake_app, monkeypatch, keeps):
     """The whole lexical path (the question's hits joining the pool, each name's matches in the
@@ -177,6 +197,9 @@ def test_retrieval_is_the_same_with_the_index_and_with_lancedb(real_text_store, 
             cache.full_text.clear()
             with_lance = retrieve(store, vector, as_of, 5, cache, text=question)
             monkeypatch.undo()
+            if keeps == "vectors and texts":   # searched in process: LanceDB's exact ranking, ties by row
+                _same_up_to_ties(with_index, with_lance, question)
+                continue
             assert with_index.chunk_id.tolist() == with_lance.chunk_id.tolist(), question
             assert with_index.text.tolist() == with_lance.text.tolist(), question
             assert np.array_equal(with_index.raw_cosine, with_lance.raw_cosine), question
@@ -233,13 +256,41 @@ def test_hits_read_by_stale_row_ids_are_read_again_by_chunk_id(real_text_store, 
     assert after.column("text").to_pylist() == before.column("text").to_pylist()
 
 
-def test_vector_hits_are_read_by_row_id_from_the_index_and_never_another_rows(real_text_store, fake_app):
+def test_vector_hits_from_the_kept_vectors_are_lancedbs_exact_search(real_text_store, fake_app):
+    """A small store's copy keeps the vectors and answers the vector search itself: the rows and
+    distances of LanceDB's exact prefiltered search, at every moment, up to exact ties."""
+    store, questions = real_text_store
+    index = TextIndex.from_store(store)
+    assert index.vectors is not None
+    searched = []
+    original = store.search_row_ids
+    store.search_row_ids = lambda *a, **kw: searched.append(1) or original(*a, **kw)
+    for vector in fake_app.embedder.encode(questions[:20]):
+        for as_of in (None, NOW - timedelta(days=1), parse_time("2023-06-01")):
+            got = indexed_vector_hits(store, index, vector, as_of, 60, 1.25)
+            want = store.search(vector, as_of=as_of, limit=60, columns=CHUNK_COLUMNS, exact=True)
+            assert got.num_rows == want.num_rows > 0
+            dg, dw = got.column("_distance").to_numpy(), want.column("_distance").to_numpy()
+            assert np.allclose(dg, dw, rtol=0, atol=1e-6) and (np.diff(dg) >= 0).all()
+            ig, iw = got.column("chunk_id").to_pylist(), want.column("chunk_id").to_pylist()
+            moved = [i for i in range(len(ig)) if ig[i] != iw[i]]
+            assert all(any(abs(dg[i] - dw[j]) <= 1e-6 for j in moved) for i in moved)   # ties only
+            assert all(abs(dg[ig.index(c)] - dg[-1]) <= 1e-6 for c in set(ig) - set(iw))   # only a tie at the cut
+    assert searched == []   # no LanceDB vector search
+
+
+def test_vector_hits_are_read_by_row_id_from_the_index_and_never_another_rows(real_text_store, fake_app, monkeypatch):
     """The query's vector search asks LanceDB for row ids and distances only, and the index
     gives each hit's columns: the same rows as the search that reads LanceDB's columns. A row
     written since the index was built is unknown to it (then LanceDB's columns are read); after
-    a compaction every row id it still knows names the row it holds."""
+    a compaction every row id it still knows names the row it holds. (A large store: the copy
+    keeps no vectors.)"""
+    import smartvector_core.retrieval.text_index as text_index_module
+
     store, questions = real_text_store
+    monkeypatch.setattr(text_index_module, "MEMORY_ROWS", 0)
     index = TextIndex.from_store(store)
+    assert index.vectors is None
 
     def both(vector, as_of):
         by_index = indexed_vector_hits(store, index, vector, as_of, 60, 1.25)
