@@ -131,6 +131,10 @@ _VERSION_RES = [
 _VERSION_BETWEEN = re.compile(r"\bbetween\s+(?:[A-Z][\w.+#-]*\s+)?v?\d+(?:\.\d+)+\s+and\s+"
                               r"(?:[A-Z][\w.+#-]*\s+)?v?(?P<v>\d+(?:\.\d+)+)(?![\w.]*\d)", re.I)
 _RANK_NOUN = r"(?:\w+\s+)?(?:version|release|edition|revision|draft)s?\b"
+# "Which Requests release reverted the 2.0.0 requirement ...?", "Since which version ...?": the
+# question asks for a version; one it names is what the answer is told against, not the answer (ours)
+_ASKS_VERSION = re.compile(r"^\W*(?:(?:in|since|from|with|as\s+of|until)\s+)?(?:which|what)\s+"
+                           r"(?:[\w.+#-]+\s+){0,2}(?:version|release)s?\b", re.I)
 _OLDEST = re.compile(rf"\b(?:oldest|first|original|earliest|initial)\s+{_RANK_NOUN}", re.I)
 
 
@@ -389,6 +393,9 @@ def _is_day(phrase: str) -> bool:
 
 
 def _version(text: str) -> tuple[str | None, str]:
+    """The version the question names and the text with every version blanked; no version for
+    a question that asks which version or release did something (:data:`_ASKS_VERSION`: "Which
+    Requests release reverted the 2.0.0 requirement?" is answered by a later release, not 2.0.0)."""
     found = [(m.start("v"), m.group("v"), m.span()) for regex in _VERSION_RES for m in regex.finditer(text)]
     between = _VERSION_BETWEEN.search(text)
     if between:
@@ -396,7 +403,7 @@ def _version(text: str) -> tuple[str | None, str]:
     if not found:
         return None, text
     _, version, _ = min(found, key=lambda f: f[0])
-    return version, _blank(text, [f[2] for f in found])
+    return (None if _ASKS_VERSION.search(text) else version), _blank(text, [f[2] for f in found])
 
 
 def _version_rank(text: str) -> str | None:

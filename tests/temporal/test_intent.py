@@ -210,6 +210,20 @@ def test_versions(query, version):
     assert parse_intent(query, AS_OF).version == version
 
 
+@pytest.mark.parametrize(("query", "version"), [
+    ("Which Requests release reverted the 2.0.0 requirement of explicit proxy schemes?", None),
+    ("Since which Click release can 8.0 style decorators be used bare?", None),
+    ("In which version did Flask drop 2.7 support?", None),
+    ("what release of Werkzeug followed 2.2.0?", None),
+    ("What did Requests 2.26.0 change about chardet?", "2.26.0"),    # a question about that version
+    ("Which breaking changes are in release 3.0?", "3.0"),             # "which" asks for changes here
+])
+def test_a_question_asking_which_version_names_no_target(query, version):
+    """A version named in a question that asks which version or release did something is a
+    reference point, not the version asked for (it would win its chain and demote the answer)."""
+    assert parse_intent(query, AS_OF).version == version
+
+
 @pytest.mark.parametrize(("query", "rank"), [
     ("Show me the oldest version of the policy", "oldest"),
     ("what did the first release say", "oldest"),
