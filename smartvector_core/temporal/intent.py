@@ -70,11 +70,11 @@ _NAMED_NUMBER = "".join(rf"(?<!{re.escape(w)} )" for w in ("code", "error", "por
                                                   "model", "type", "item", "issue", "ticket", "pr"))
 # A standalone year: not glued to letters, digits, dots, currency, and not a count of something.
 # 1900-2100 stand alone; an older one (1000-1899) is a year only where the text says so: after a
-# time word ("in 1850", "since 1066") or in a range of years ("1850-1860", "1850 to 1860"), so that
+# time word ("in 1850", "since 1066", "as of 1895") or in a range of years ("1850-1860", "1850 to 1860"), so that
 # "1000" in "1000 -> 500" stays a quantity.
 _OLD_YEAR = r"1[0-8]\d\d"
 _OLD_YEAR_CUED = ("(?:(?:" + "|".join(rf"(?<=\b{w} )" for w in (
-    "in", "since", "until", "till", "during", "before", "after", "circa", "around", "between"))
+    "in", "since", "until", "till", "during", "before", "after", "circa", "around", "between", "as of", "as at"))
     + r"|(?<=\d\d\d\d-)|(?<=\d\d\d\d–)|(?<=\d\d\d\d to )|(?<=\d\d\d\d and )|(?<=\d\d\d\d until ))"
     + _OLD_YEAR + "|" + _OLD_YEAR + r"(?=\s*(?:[-–—]|to\b|until\b|till\b|through\b|and\b)\s*1[0-9]\d\d\b))")
 _YEAR_ALONE = (rf"(?<![\w.$€£/:]){_NAMED_NUMBER}(?:19\d\d|20\d\d|2100|{_OLD_YEAR_CUED})"

@@ -176,6 +176,14 @@ def test_years_before_1900_in_ranges():
     assert rng("We have 1500 employees") is None
 
 
+def test_an_old_year_after_as_of_is_a_judgement_moment():
+    """SituatedQA "... as of 1895": without the cue the year stayed a number, the question was
+    judged now and the newer version (from 1919) answered it."""
+    assert parse_intent("who has the most undefeated wins in boxing as of 1895", AS_OF).judged_at == d(1896, 1, 1) - US
+    assert parse_intent("who ruled the largest empire as at 1376", AS_OF).judged_at == d(1377, 1, 1) - US
+    assert parse_intent("a rate limit of 1500 requests", AS_OF).judged_at is None     # "of" alone is no cue
+
+
 def test_judged_and_range_together():
     intent = parse_intent("research from 2019 to 2020 as of 2024-01-01", AS_OF)
     assert intent.time_range == (d(2019, 1, 1), d(2021, 1, 1))
