@@ -241,6 +241,8 @@ def test_a_question_asking_which_version_names_no_target(query, version):
     ("the current stable version", None),
     ("the most recent version", None),
     ("the policy", None),
+    ("the first draft of the policy", "oldest"),
+    ("who did the buffalo bills pick in the first round draft as of 2021", None),   # no document's draft
 ])
 def test_version_rank(query, rank):
     assert parse_intent(query, AS_OF).version_rank == rank
