@@ -82,7 +82,7 @@ def build(directory: Path, rows: int, seed: int = 0) -> dict:
     sample, _ = perturbed(base, 2_000, np.random.default_rng(seed + 1))
     probe, _ = perturbed(base, 20_000, np.random.default_rng(seed + 2))
     sims = np.sort(sample @ probe.T, axis=1)[:, ::-1]
-    from smartvector_core.scaleout.indexing import ivf_hnsw_partitions
+    from smartvector_core.store.indexes import ivf_hnsw_partitions
 
     return {"rows": rows, "base_real_embeddings": int(len(base)), "write_s": round(write_s, 1),
             "partitions": ivf_hnsw_partitions(rows),
