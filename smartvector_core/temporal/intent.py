@@ -47,6 +47,7 @@ from dateutil.relativedelta import relativedelta
 
 from ..clock import ensure_utc, iso, to_us
 from ..config.temporal import DEFAULT_TEMPORAL, IntentConfig
+from ..words import CONTENT_STOP_WORDS
 from .codes import NO_START
 
 OPEN_START = datetime.min.replace(tzinfo=UTC)   # "before 2020": no lower bound
@@ -130,11 +131,15 @@ _VERSION_RES = [
 # "between 2.2 and 2.3": what changed is told by the later release (ours); wins over the above
 _VERSION_BETWEEN = re.compile(r"\bbetween\s+(?:[A-Z][\w.+#-]*\s+)?v?\d+(?:\.\d+)+\s+and\s+"
                               r"(?:[A-Z][\w.+#-]*\s+)?v?(?P<v>\d+(?:\.\d+)+)(?![\w.]*\d)", re.I)
-_RANK_NOUN = r"(?:\w+\s+)?(?:version|release|edition|revision|draft)s?\b"
+# a word may stand between the rank word and the noun ("the first public release"), not before
+# "draft" ("the first round draft" of a sports team is no document version; "the first draft" is)
+_RANK_NOUN = r"(?:(?:\w+\s+)?(?:version|release|edition|revision)s?|drafts?)\b"
 # "Which Requests release reverted the 2.0.0 requirement ...?", "Since which version ...?": the
-# question asks for a version; one it names is what the answer is told against, not the answer (ours)
+# question asks for a version; one it names is what the answer is told against, not the answer
+# (ours). At most one word, a product's name, between "which/what" and the noun: "What changed
+# in release 1.0?" and "What is release 2.0 about?" ask about that release
 _ASKS_VERSION = re.compile(r"^\W*(?:(?:in|since|from|with|as\s+of|until)\s+)?(?:which|what)\s+"
-                           r"(?:[\w.+#-]+\s+){0,2}(?:version|release)s?\b", re.I)
+                           r"(?:(?P<name>[\w.+#-]+)\s+)?(?:version|release)s?\b", re.I)
 _OLDEST = re.compile(rf"\b(?:oldest|first|original|earliest|initial)\s+{_RANK_NOUN}", re.I)
 
 
@@ -403,7 +408,14 @@ def _version(text: str) -> tuple[str | None, str]:
     if not found:
         return None, text
     _, version, _ = min(found, key=lambda f: f[0])
-    return (None if _ASKS_VERSION.search(text) else version), _blank(text, [f[2] for f in found])
+    return (None if _asks_version(text) else version), _blank(text, [f[2] for f in found])
+
+
+def _asks_version(text: str) -> bool:
+    """Whether the question asks which version or release did something (:data:`_ASKS_VERSION`;
+    the word before the noun, if any, is no stop word: "what is release 2.0")."""
+    m = _ASKS_VERSION.search(text)
+    return m is not None and (m.group("name") is None or m.group("name").lower() not in CONTENT_STOP_WORDS)
 
 
 def _version_rank(text: str) -> str | None:

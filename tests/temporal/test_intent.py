@@ -225,6 +225,8 @@ def test_versions(query, version):
     ("what release of Werkzeug followed 2.2.0?", None),
     ("What did Requests 2.26.0 change about chardet?", "2.26.0"),    # a question about that version
     ("Which breaking changes are in release 3.0?", "3.0"),             # "which" asks for changes here
+    ("What changed in release 1.0?", "1.0"),
+    ("What is release 2.0 about?", "2.0"),
 ])
 def test_a_question_asking_which_version_names_no_target(query, version):
     """A version named in a question that asks which version or release did something is a
