@@ -146,7 +146,7 @@ def show_response(response: dict, side: str) -> None:
     st.text(f"query id {response['query_id']} · {judged_line}")
     if response.get("abstained"):
         with st.container(border=True):
-            st.markdown("**Nothing relevant in the store**")
+            st.markdown(f"**{views.abstention_heading(response)}**")
             st.text(response.get("abstain_reason") or "nothing in the store is about the question")
     intent = views.intent_summary(response.get("intent"))
     if len(intent):

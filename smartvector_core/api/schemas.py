@@ -115,7 +115,7 @@ class QueryOut(BaseModel):
     profile: str
     results: list[ResultOut]
     rejections: list[RejectionOut]
-    abstained: bool = Field(False, description="true when nothing in the store is about the question")
+    abstained: bool = Field(False, description="true when nothing in the store is about the question, or nothing about it was in force at the moment judged")
     abstain_reason: str | None = None
 
 

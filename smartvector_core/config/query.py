@@ -74,7 +74,10 @@ class AbstentionConfig:
     ``min_support``: ours, below ``supported_cosine`` at least this share of the question's
     words must be found; ``support_pool``: ours, the best candidates (by raw cosine) whose words
     count as support; ``generic_share``: ours, a word found in more than this share of the
-    candidates is not specific."""
+    candidates is not specific; ``in_force_gap``: ours, the answer abstains when no kept
+    passage holds this share of the question's subject words, the passages a time or version
+    rule removed hold this share more, and are closer to it
+    (:func:`smartvector_core.retrieval.confidence.out_of_force`)."""
 
     cap: float = 0.25
     cosine: float = 0.20
@@ -82,6 +85,7 @@ class AbstentionConfig:
     min_support: float = 0.25
     support_pool: int = 5
     generic_share: float = 0.25
+    in_force_gap: float = 0.5
 
 
 DEFAULT_SEARCH = SearchConfig()

@@ -1,5 +1,7 @@
 """The answer-confidence stage: per returned passage, the calibrated probability that it is right
-and current (:func:`result_confidence`), and whether the answer abstains (:func:`abstention`).
+and current (:func:`result_confidence`), and whether the answer abstains: nothing in the store is
+about the question (:func:`abstention`), or nothing about it was in force at the moment judged
+(:func:`out_of_force`).
 
 The maths (certainty, calibration knots, the word support) is :mod:`.calibration`'s; this module
 picks the arrays it reads from one query's candidates and reranking.
@@ -13,6 +15,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from ..clock import from_us, iso
 from ..config import DEFAULT_ENGINE, EngineConfig
 from ..config.query import DEFAULT_ABSTENTION, AbstentionConfig
 from ..temporal import STATE_TEMPORAL, STATE_VALID, confidence_tiers
@@ -20,7 +23,9 @@ from . import calibration, confidence_model
 from .candidates import Candidates
 from .profiles import Profile
 from .query_cache import Knots
-from .rerank import Ranked
+from .rerank import CODES, TIME_RULE_CODES, Ranked
+
+OUT_OF_FORCE = "nothing about this was in force"     # how :func:`out_of_force`'s reason begins
 
 
 @dataclass(frozen=True)
@@ -82,7 +87,9 @@ def result_confidence(cands: Candidates, ranked: Ranked, top: np.ndarray, profil
             severity=severity, temporal=values.get("temporal"), content_time=values.get("content_time"),
             range_ignored=ranked.range_ignored, chain=ranked.chain, versions=cands.version,
             age_days=((created.max(initial=0) if t_us is None else t_us) - created) / 86_400_000_000,
-            generic_share=config.abstention.generic_share)
+            generic_share=config.abstention.generic_share,
+            groups=np.where(ranked.chain >= 0, ranked.chain, -1 - cands.doc_code),
+            gated=np.isin(ranked.reject_code, TIME_RULE_CODES))
         model = confidence_model.prior_model(profile.name)
     if model is not None:
         x = model.certainty(model.aligned(features))
@@ -113,3 +120,48 @@ def abstention(cands: Candidates, question: str, config: AbstentionConfig = DEFA
                                             pa.scalar(" ", pa.large_string()))
         support = calibration.lexical_support(question, texts.take(pa.array(best)), texts, config.generic_share)
     return calibration.abstains(best_cosine, support, config)
+
+
+def out_of_force(cands: Candidates, ranked: Ranked, asked: confidence_model.QuestionWords, t_us: int,
+                 config: AbstentionConfig = DEFAULT_ABSTENTION) -> str | None:
+    """Why the answer abstains although the store is about the question (None: it does not):
+    everything about it was ruled out by the question's time, and what is left is about something
+    else ("the API rate limit as of March 2025" when the first rate-limit policy starts in June).
+
+    Of the best ``config.support_pool`` candidates (by raw cosine) that a time or version rule
+    removed (:data:`.rerank.TIME_RULES`), and of the best as many kept ones (by raw cosine, and
+    the first by score), ``coverage`` is the share of the question's subject words
+    (``asked.topic``: its content words less its time) found in the passage, by the rule of
+    :func:`.confidence_model.word_presence`. It abstains when
+
+        max coverage(kept) < g,   max coverage(removed) − max coverage(kept) ≥ g
+        and max cosine(removed) > max cosine(kept)          (g = config.in_force_gap)
+
+    that is, no kept passage holds half the subject words (g = 0.5), the removed ones hold half
+    of them more, and the question is closer to them (no kept candidate: its coverage and cosine
+    are 0 and −∞). "The refund window as of March 2025", answered by the 2024 refund policy
+    ("refunds", not "window": coverage 0.5), does not abstain."""
+    gated = np.isin(ranked.reject_code, TIME_RULE_CODES)
+    if not asked.topic or not gated.any():
+        return None
+    n = config.support_pool
+    cos = cands.raw_cosine
+    removed = np.flatnonzero(gated)
+    removed = removed[np.argsort(-cos[removed], kind="stable")[:n]]
+    kept = ranked.order
+    kept = np.unique(np.r_[kept[:n], kept[np.argsort(-cos[kept], kind="stable")[:n]]]).astype(np.intp)
+    rows = np.r_[removed, kept].astype(np.intp)
+    titles = pa.array(cands.title, pa.large_string()).fill_null("").take(pa.array(rows))
+    texts = pc.binary_join_element_wise(titles, pa.array(cands.text, pa.large_string()).fill_null("").take(
+        pa.array(rows)), pa.scalar(" ", pa.large_string()))
+    coverage = confidence_model.word_presence(texts, asked.topic, prefix=True).mean(axis=0)
+    covered = coverage[len(removed):].max(initial=0.0)
+    gap = coverage[:len(removed)].max() - covered
+    closer = cos[removed].max() > cos[kept].max(initial=-np.inf)
+    if covered >= config.in_force_gap or gap < config.in_force_gap or not closer:
+        return None
+    best = removed[int(np.argmax(coverage[:len(removed)]))]
+    code = CODES[int(ranked.reject_code[best])].value
+    moment = iso(from_us(int(t_us)))[:10]
+    return (f"{OUT_OF_FORCE} at {moment}: the passages about it were ruled out by time "
+            f"({cands.doc_id[best]}: {code}); what is left is about something else")

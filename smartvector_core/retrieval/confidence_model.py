@@ -3,7 +3,8 @@
 A result's evidence is a row of named features (:data:`FEATURES`, :func:`evidence`), all read
 from what the query already computed: the raw cosine and its gap to the pool's best, the
 profile's score, the margins over the best result of another document or chain (on the score, on
-the raw cosine, on the content-time match), rank, lexical and name support, whether the question
+the raw cosine, on the content-time match; the cosine's also against a rival a time or version
+rule removed), rank, lexical support, coverage and name support, whether the question
 names a time and whether the passage's time fits, validity, trust, conflict and agreement among
 the pool's best results. The model that turns them into a probability::
 
@@ -46,7 +47,8 @@ from ..errors import InputError
 FEATURES = (
     "cosine",          # raw cosine of the passage
     "cosine_gap",      # raw cosine − the pool's best raw cosine (≤ 0)
-    "cosine_margin",   # raw cosine − best raw cosine of a kept result of another document / chain, clipped
+    "cosine_margin",   # raw cosine − best raw cosine of another document / chain, kept or removed by a time or
+                       # version rule (gated_margin), clipped
     "score",           # the profile's score
     "margin",          # score − best score of a result of another document / chain, clipped
     "first",           # 1 for rank 1
@@ -69,8 +71,9 @@ FEATURES = (
     "agreement",       # share of the best kept results' score from this result's document / chain
     "recency_asked",   # the question asks for the latest ("latest", "this week", "who won")
     "log_age",         # log(1 + age in days) at the moment of judgement
+    "coverage",        # share of the question's content words found in the passage (specific or not)
 )
-MODEL_VERSION = 2             # the feature set and the model's form (bumped when either changes)
+MODEL_VERSION = 3             # the feature set and the model's form (bumped when either changes)
 MARGIN_CLIP = 0.3             # ours: margins beyond ±0.3 say nothing more (clear win / clear loss)
 AGREEMENT_TOP = 10            # ours: the best kept results whose agreement is measured
 FACTORS_SHOWN = 3             # the factors a result card lists
@@ -81,7 +84,8 @@ _YEAR = re.compile(r"\b(1[5-9]\d\d|20\d\d)\b")
 FACTOR_WORDS: dict[str, tuple[str, str]] = {
     "cosine": ("the passage is very similar to the question", "the passage is only loosely similar to the question"),
     "cosine_gap": ("it is the closest passage to the question", "other passages are closer to the question"),
-    "cosine_margin": ("no passage of another source is as close", "a passage of another source is as close or closer"),
+    "cosine_margin": ("no passage of another source is as close, kept or ruled out by time",
+                      "a passage of another source is as close or closer (kept, or ruled out by the question's time)"),
     "score": ("it scores high on every signal", "its overall score is low"),
     "margin": ("no other answer comes close", "a close second answer disagrees"),
     "first": ("it is the top answer", "it is not the top answer"),
@@ -105,6 +109,7 @@ FACTOR_WORDS: dict[str, tuple[str, str]] = {
     "agreement": ("the best passages agree with it", "the best passages point elsewhere"),
     "recency_asked": ("the question asks for the latest", "the question asks for the latest"),
     "log_age": ("it is recent", "it is old"),
+    "coverage": ("the passage contains the question's words", "the passage lacks most of the question's words"),
 }
 
 
@@ -184,23 +189,31 @@ class QuestionWords:
     recency_asked: bool = False
     version: str | None = None
     range_asked: bool = False
+    topic: tuple[str, ...] = ()     # the content words less the time: what the question is about
 
 
 def question_words(question: str, intent=None) -> QuestionWords:
     """The question's content words (:func:`calibration.content_words`), names
     (:func:`lexical.subject_terms`, split into words), years, and from ``intent`` whether it
-    names a period, a date to judge at or a version, and whether it asks for the latest."""
+    names a period, a date to judge at or a version, and whether it asks for the latest.
+    ``topic``: the content words that are not its time: not a year, nor a word of the period,
+    judgement moment or version ``intent`` read ("API rate limit as of March 2025": api, limit,
+    rate)."""
     from ..words import content_words
     from .lexical import subject_terms
 
     words = tuple(sorted(content_words(question)))
+    timed = " ".join(str(t) for t in (getattr(intent, "judged_text", ""), getattr(intent, "range_text", ""),
+                                      getattr(intent, "version", None) or "") if t)
+    untimed = content_words(timed) if timed else set()
+    topic = tuple(w for w in words if w not in untimed and not _YEAR.fullmatch(w))
     names = tuple(t for t in (tuple(_WORDS.findall(n.lower())) for n in subject_terms(question)) if t)
     years = tuple(dict.fromkeys(_YEAR.findall(str(question))))
     time_asked = bool(intent is not None and (intent.time_range is not None or intent.judged_at is not None
                                               or intent.version or intent.version_rank))
     return QuestionWords(words, names, years, time_asked, bool(intent is not None and intent.recency_words),
                          intent.version if intent is not None and intent.version else None,
-                         bool(intent is not None and intent.hard_range_us is not None))
+                         bool(intent is not None and intent.hard_range_us is not None), topic)
 
 
 _WORDS = re.compile(r"[a-z0-9]+")
@@ -226,7 +239,8 @@ def evidence(asked: QuestionWords, *, top: np.ndarray, kept: np.ndarray, raw_cos
              score: np.ndarray, margins: np.ndarray, groups_kept: np.ndarray, texts, trust: np.ndarray,
              current: np.ndarray, severity: np.ndarray, temporal: np.ndarray | None,
              content_time: np.ndarray | None, range_ignored: bool, chain: np.ndarray, age_days: np.ndarray,
-             versions: np.ndarray | None = None, generic_share: float = 0.25) -> np.ndarray:
+             versions: np.ndarray | None = None, generic_share: float = 0.25,
+             groups: np.ndarray | None = None, gated: np.ndarray | None = None) -> np.ndarray:
     """Feature rows (len(top), len(FEATURES)) of the results ``top`` (indices into the pool).
 
     ``kept``: the pool's kept rows in rank order; ``raw_cosine``, ``score``, ``chain``: per pool
@@ -236,7 +250,10 @@ def evidence(asked: QuestionWords, *, top: np.ndarray, kept: np.ndarray, raw_cos
     pool row (Arrow strings); ``versions``: each pool row's document version (a version the question names matches
     it exactly or as a prefix of its dotted parts: "2.2" is "2.2.1"). A word the question shares
     with more than ``generic_share`` of the pool is not specific support (the rule of
-    :func:`calibration.lexical_support`)."""
+    :func:`calibration.lexical_support`); ``coverage`` counts every content word found.
+    ``groups``: the agreement group of every pool row; ``gated``: per pool row, whether a time or
+    version rule removed it (None: none did). ``cosine_margin`` is against the best rival of
+    another group whether it was kept or removed by time (:func:`gated_margin`)."""
     n = len(top)
     cos = np.asarray(raw_cosine, dtype=np.float64)
     out = np.zeros((n, len(FEATURES)), dtype=np.float64)
@@ -252,6 +269,7 @@ def evidence(asked: QuestionWords, *, top: np.ndarray, kept: np.ndarray, raw_cos
         found = word_presence(texts, asked.words, prefix=True)          # (words, pool)
         specific = found.sum(axis=1) <= max(generic_share * found.shape[1], 1)
         out[:, col["support"]] = (found[:, top] & specific[:, None]).mean(axis=0)
+        out[:, col["coverage"]] = found[:, top].mean(axis=0)
     terms = tuple(dict.fromkeys([*(t for name in asked.names for t in name), *asked.years]))
     if terms:                          # names and years, as whole words of the results' texts
         at = {t: i for i, t in enumerate(terms)}
@@ -293,7 +311,33 @@ def evidence(asked: QuestionWords, *, top: np.ndarray, kept: np.ndarray, raw_cos
     out[:, col["agreement"]] = (same * best).sum(axis=1) / max(best.sum(), 1e-12)
     out[:, col["recency_asked"]] = asked.recency_asked
     out[:, col["log_age"]] = np.log1p(np.clip(np.nan_to_num(age_days), 0.0, None))
+    if gated is not None and groups is not None:    # a rival the time rules removed is a rival too
+        removed = gated_margin(cos, top, np.asarray(groups), np.asarray(gated, dtype=bool))
+        out[:, col["cosine_margin"]] = np.minimum(out[:, col["cosine_margin"]], removed)
     return out
+
+
+def gated_margin(cosine: np.ndarray, top: np.ndarray, groups: np.ndarray, gated: np.ndarray) -> np.ndarray:
+    """Per result ``top``: its raw cosine minus the best raw cosine of a pool row that a time or
+    version rule removed (``gated``) and that is of another group (``groups``: chain, else
+    document), clipped to ±:data:`MARGIN_CLIP` (none: ``MARGIN_CLIP``).
+
+    Negative where the question was closer to an answer the time rules removed than to this
+    survivor: "the API rate limit as of March 2025" answered by a data-retention policy because
+    every rate-limit document came later. A removed version of the result's own chain or
+    document is not a rival (the older version the question asked for beat its successor)."""
+    out = np.full(len(top), MARGIN_CLIP)
+    if not gated.any() or not len(top):
+        return out
+    labels, inverse = np.unique(groups[gated], return_inverse=True)
+    best = np.full(len(labels), -np.inf)
+    np.maximum.at(best, inverse, cosine[gated])
+    order = np.argsort(-best, kind="stable")
+    first = labels[order[0]]
+    second = best[order[1]] if len(order) > 1 else -np.inf
+    rival = np.where(groups[top] == first, second, best[order[0]])
+    margin = np.where(np.isfinite(rival), cosine[top] - rival, MARGIN_CLIP)
+    return np.clip(margin, -MARGIN_CLIP, MARGIN_CLIP)
 
 
 def _rival_margin(values: np.ndarray, kept: np.ndarray, groups_kept: np.ndarray, top: np.ndarray) -> np.ndarray:
@@ -346,7 +390,7 @@ def factors(model: ConfidenceModel, x: np.ndarray, names: tuple[str, ...] = FEAT
 DIRECTION: dict[str, int] = {
     "cosine": 1, "cosine_gap": 1, "cosine_margin": 1, "score": 1, "margin": 1, "first": 1, "support": 1, "names_missing": -1,
     "period_in_text": 1, "temporal": 1, "content_time": 1, "time_margin": 1, "range_ignored": -1, "trust": 1, "current": 1,
-    "conflict": -1, "agreement": 1, "version_missed": -1, "range_unmatched": -1,
+    "conflict": -1, "agreement": 1, "version_missed": -1, "range_unmatched": -1, "coverage": 1,
 }
 
 

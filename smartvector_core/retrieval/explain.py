@@ -130,6 +130,9 @@ def _reasons(cands: Candidates, ranked: Ranked, i: int, t_us: int, hours_left: f
     if "content_time" in weights and weights["content_time"][i] > 0 and ranked.named_period is not None:
         reasons.append(content_time_reason(cands, int(i), ranked.named_period,
                                            float(ranked.signals.values["content_time"][i])))
+    if "headline" in weights and weights["headline"][i] > 0 and ranked.signals.values["headline"][i] > 0:
+        reasons.append(f"its headline states {ranked.signals.values['headline'][i]:.0%} of the question's terms "
+                       "(headline signal)")
     reasons.extend(ranked.notes.get(int(i), []))
     return reasons
 

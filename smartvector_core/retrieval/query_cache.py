@@ -174,7 +174,9 @@ class QueryCaches:
         if was == now:
             return last._text_index
         built = last._text_index
-        if not built.done() or built.exception() is not None:
+        if not built.done():
+            return self._following(built)
+        if built.exception() is not None:
             return None
         index = built.result().caught_up(self.store)
         if index is None:
@@ -182,6 +184,23 @@ class QueryCaches:
         if index.wants_compaction():
             self._compact()
         return _done(index)
+
+    def _following(self, built: Future) -> Future:
+        """The text index of a new state while the previous one's is still being built: that
+        build, caught up with the table once it is done (a fresh build only if it failed or
+        cannot be caught up). One full build at a time: before, every state that a write made
+        during a build started a build of its own (a trickle of writes at 100k chunks kept
+        several running at once on two cores)."""
+        into: Future = Future()
+
+        def follow(done: Future) -> None:
+            try:
+                index = done.result().caught_up(self.store) if done.exception() is None else None
+                into.set_result(index if index is not None else TextIndex.from_store(self.store))
+            except Exception as exc:  # noqa: BLE001 - kept in the future, read by text_index
+                into.set_exception(exc)
+        built.add_done_callback(follow)
+        return into
 
     def _compact(self) -> None:
         """Build the text index afresh in the background; once built, catch it up with the

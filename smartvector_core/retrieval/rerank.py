@@ -46,6 +46,7 @@ from .scoring import (
     SignalSet,
     current_decay,
     current_signal,
+    headline_signal,
     pool_time_sensitivity,
     recency_and_decay,
     recency_factor,
@@ -61,6 +62,12 @@ from .scoring import (
 KEEP = -1
 CODES = list(RejectionCode)
 _CODE_INDEX = {code: i for i, code in enumerate(CODES)}
+# the rules that remove a candidate for its time or version (not its relevance, a duplicate or
+# an operator's archive): what confidence_model.gated_margin reads as "the answer time removed"
+TIME_RULES = (RejectionCode.NOT_YET_VALID, RejectionCode.OUT_OF_TIME_RANGE, RejectionCode.EXPIRED_VERSIONED_DOC,
+              RejectionCode.HARD_EXPIRED_EVENT, RejectionCode.EXPIRED_DOC, RejectionCode.SUPERSEDED_IN_CHAIN,
+              RejectionCode.STALE_STATIC_DOC, RejectionCode.VERSION_MISMATCH)
+TIME_RULE_CODES = np.array([_CODE_INDEX[c] for c in TIME_RULES], dtype=np.int64)
 
 
 @dataclass
@@ -154,13 +161,13 @@ def _with_notes(notes: dict[int, list[str]], more: dict[int, list[str]]) -> dict
 
 def rerank(cands: Candidates, profile: Profile, *, t_us: int, intent: QueryIntent | None,
            knowledge, k: int, scoring=DEFAULT_SCORING, temporal: TemporalConfig = DEFAULT_TEMPORAL,
-           archived: Mapping[str, str] | None = None) -> Ranked:
+           archived: Mapping[str, str] | None = None, question: str = "") -> Ranked:
     """Gates, signals, profile score, chains, pairing over ``cands`` at ``t_us``; ``scoring`` and
     ``temporal``: the query's configuration (``EngineConfig.scoring`` / ``.temporal``).
 
     ``archived``: the documents an operator archived by the moment asked (doc id -> the reason
     shown), rejected as ARCHIVED under every profile, before any other gate: a person took them
-    out of answers."""
+    out of answers. ``question``: its text, for the headline signal (:func:`_add_headline`)."""
     n = len(cands)
     half_life, type_weight, floors = profile_arrays(cands.doc_type, cands.kind)
     states = validity_states(cands.kind, cands.valid_from_us, cands.valid_until_us, t_us)
@@ -209,7 +216,7 @@ def rerank(cands: Candidates, profile: Profile, *, t_us: int, intent: QueryInten
         notes = _with_notes(notes, {int(i): ["an EVENT that ended inside the recent window or the day the question "
                                              "names: it answers it"] for i in np.flatnonzero(recent)})
 
-    signals = _score(pool, profile, intent, scoring, temporal, recent)
+    signals = _score(pool, profile, intent, scoring, temporal, recent, question)
     score = signals.score.copy()
     if rng is not None and profile.gates:   # inside an asked-for period freshness steps aside
         signals = _in_period(cands, profile, intent, temporal)
@@ -437,7 +444,7 @@ def ended_in_window(cands, states: np.ndarray, soft) -> np.ndarray:
 
 
 def _score(pool: Pool, profile: Profile, intent, scoring, temporal=DEFAULT_TEMPORAL,
-           recent: np.ndarray | None = None) -> SignalSet:
+           recent: np.ndarray | None = None, question: str = "") -> SignalSet:
     """The profile's score. The paper's ``confidence`` signal (``smartvector``) is the document's
     trust at ``t`` (memory/confidence.py): the same number as the result's ``trust``, with no age
     term (age is the temporal signal's business, DESIGN.md "Trust model"). ``default`` shows it
@@ -469,28 +476,38 @@ def _score(pool: Pool, profile: Profile, intent, scoring, temporal=DEFAULT_TEMPO
         weights["lexical"] = profile.lexical_weight
         soft = intent.soft_range_us if (intent is not None and profile.use_intent) else None
         if soft is not None:
-            values["temporal"] = _soft_window(pool, soft, recent)
+            values["temporal"] = _soft_window(pool, soft, recent, pool.half_life <= scoring.news_half_life_days)
+        elif recent is not None:   # an EVENT of the day asked is as current as a live one then
+            values["temporal"] = np.where(recent, 1.0, values["temporal"])
         weights["temporal"] *= _recency_factor(pool, profile, intent, soft, scoring, temporal.intent)
         _add_content_time(values, weights, cands, profile, intent, temporal)
+        _add_headline(values, weights, pool, profile, question, scoring)
         total = sum(weights.values())          # keep the score in [0, 1] without clipping ties
         weights = {name: w / total for name, w in weights.items()}
     return weighted_sum(values, weights)
 
 
-def _soft_window(pool: Pool, window, recent: np.ndarray | None = None) -> np.ndarray:
+def _soft_window(pool: Pool, window, recent: np.ndarray | None = None, news: np.ndarray | bool = False
+                 ) -> np.ndarray:
     """The temporal signal under a soft window: :func:`scoring.window_signal` (a STATIC
     document by its publication time, an EVENT by its window, a VERSIONED one by the period it
     was in force) × the passage's similarity relative to the best (cos / max cos, as the blog's
     event relevance: being in the window is worth what the passage is worth to the question);
     0 outside its own validity (expired, not yet valid), except for an EVENT that ended inside
-    the window (``recent``: :func:`ended_in_window`)."""
+    the window (``recent``: :func:`ended_in_window`). A news-like row (``news``: half-life <=
+    ``news_half_life_days``) is also × its current decay (:func:`scoring.current_decay`: 1 for the
+    question's last ``news_current_days``, then fading): a window longer than a week ("this year's
+    US Open") names the story's season, and news in it still fades as news (RealTimeQA 2022, tune
+    weeks: a 17-day-old story on the same subject beat yesterday's, the one asked about); for
+    "this week" nothing changes (its news is all current)."""
     cands, states = pool.cands, pool.states
     begin = effective_us(cands.valid_from_us, cands.created_us)
     end = np.where(cands.kind == KIND_STATIC, begin, np.minimum(pool.until_us, np.int64(window[1])))
     inside = (states != STATE_EXPIRED) & (states != STATE_NOT_YET_VALID)
     if recent is not None:
         inside |= recent
-    return np.where(inside, window_signal(begin, end, window) * relative_similarity(cands.raw_cosine), 0.0)
+    fit = window_signal(begin, end, window) * np.where(news, pool.current, 1.0)
+    return np.where(inside, fit * relative_similarity(cands.raw_cosine), 0.0)
 
 
 def _recency_factor(pool: Pool, profile: Profile, intent, soft, scoring, cfg=DEFAULT_TEMPORAL.intent) -> float:
@@ -519,6 +536,26 @@ def _add_content_time(values: dict, weights: dict, cands, profile: Profile, inte
     if applies.any():
         values["content_time"] = signal
         weights["content_time"] = np.where(applies, profile.content_time_weight, 0.0)
+
+
+def _add_headline(values: dict, weights: dict, pool: Pool, profile: Profile, question: str, scoring) -> None:
+    """The ``headline`` signal (:func:`scoring.headline_signal`) joins ``values`` and ``weights``,
+    with the profile's weight on every row, in a pool of news: the ``pool_top_documents`` most
+    similar documents all news-like (half-life <= ``news_half_life_days``: a news title is a
+    headline, which states its story). Among stories of one week the headline tells which one
+    the question is about; in a mixed pool (a live notice beside the policy it suspends) a
+    title says nothing of the kind, and a weight on news rows alone would dilute their scores
+    against the others' (the paper suite's active events: 1.0 -> 0.33 with it)."""
+    if profile.headline_weight <= 0 or not question:
+        return
+    news = pool.half_life <= scoring.news_half_life_days
+    top = first_per_document(pool.cands.doc_code, np.arange(len(news)))[: scoring.pool_top_documents]
+    if not top.size or not news[top].all():
+        return
+    signal = np.where(news, headline_signal(question, pool.cands.title), 0.0)
+    if signal.any():
+        values["headline"] = signal
+        weights["headline"] = profile.headline_weight
 
 
 def _in_period(cands, profile, intent=None, temporal: TemporalConfig = DEFAULT_TEMPORAL) -> SignalSet:

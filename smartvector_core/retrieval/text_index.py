@@ -55,6 +55,7 @@ MEMORY_ROWS = 50_000     # ours: up to this many rows the index also keeps each 
 COMPACT_SHARE = 0.05     # ours: an updated index is rebuilt (compacted) once its dead rows and appended
 #                          texts pass this share of its live rows
 CATCH_UP_SHARE = 0.5     # ours: past this share of new rows an index is built afresh rather than caught up
+CATCH_UP_ROUNDS = 3      # ours: catch-up reads while another process keeps committing, before a fresh build
 TEXT_MEMORY_BYTES = 1 << 30   # ours: the distinct texts are kept while they take at most 1 GiB (a
 #                               million distinct 1 kB chunks); beyond it the query reads texts from LanceDB
 
@@ -248,14 +249,24 @@ class TextIndex:
         highest row id held replaces the live row of its chunk id, if any (:meth:`applied`).
         None when only a fresh build knows: rows were deleted outright (the table then holds
         fewer rows than this index has live ones), or more than ``CATCH_UP_SHARE`` of the table
-        is new (a bulk load, or a compaction that rewrote it: a fresh build costs no more)."""
-        top = int(self.row_id.max()) if len(self.row_id) else -1
-        most = int(CATCH_UP_SHARE * max(self.live_rows, 1)) + 1
-        rows = store.chunk_rows_after(top, list(_columns(self.vectors is not None)), limit=most + 1)
-        if rows.num_rows > most:
-            return None
-        index = self.applied(rows.column("chunk_id").to_pylist(), rows) if rows.num_rows else self
-        return index if index.live_rows == store.count_rows("chunks") else None
+        is new (a bulk load, or a compaction that rewrote it: a fresh build costs no more).
+        The table holding *more* rows than the index after a catch-up means another process
+        committed between the read and the count: the rows after the new top are read again, up
+        to ``CATCH_UP_ROUNDS`` times (before, that race threw the copy away: a full rebuild per
+        foreign write under a steady trickle of writes)."""
+        index, most = self, int(CATCH_UP_SHARE * max(self.live_rows, 1)) + 1
+        for _ in range(CATCH_UP_ROUNDS):
+            top = int(index.row_id.max()) if len(index.row_id) else -1
+            rows = store.chunk_rows_after(top, list(_columns(self.vectors is not None)), limit=most + 1)
+            if rows.num_rows > most:
+                return None
+            index = index.applied(rows.column("chunk_id").to_pylist(), rows) if rows.num_rows else index
+            table_rows = store.count_rows("chunks")
+            if index.live_rows == table_rows:
+                return index
+            if index.live_rows > table_rows:   # rows were deleted: only a fresh build knows which
+                return None
+        return None   # another process commits faster than this reads: a fresh build
 
     def applied(self, chunk_ids, rows: pa.Table) -> TextIndex:
         """A new index (this one is left as it is, for the queries reading it): the live rows of

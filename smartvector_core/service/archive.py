@@ -38,7 +38,7 @@ class ArchiveService(ServicePart):
     def archive(self, doc_id: str, *, now: datetime, reason: str = "", actor: str = "operator") -> dict[str, Any]:
         """Take ``doc_id`` out of answers from ``now`` on (an ARCHIVED move by ``actor``)."""
         reason = " ".join(str(reason or "").split())[:ARCHIVE_REASON_MAX]
-        with self.ctx.log_lock, self.store.write_lock():
+        with self.log.held(), self.store.write_lock():
             before = self._lifecycle_of(doc_id)
             if before == Lifecycle.ARCHIVED.value:
                 raise InputError(f"{doc_id!r} is archived already (unarchive it to bring it back)", field="id")
@@ -50,7 +50,7 @@ class ArchiveService(ServicePart):
 
         A version superseded at ``now`` stays archived: its chain's newer version answers
         (:class:`InputError` says which; ``restore`` or a re-ingest changes the chain)."""
-        with self.ctx.log_lock, self.store.write_lock():
+        with self.log.held(), self.store.write_lock():
             before = self._lifecycle_of(doc_id)
             if before != Lifecycle.ARCHIVED.value:
                 raise InputError(f"{doc_id!r} is not archived (lifecycle {before})", field="id")

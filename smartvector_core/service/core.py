@@ -12,7 +12,8 @@ from __future__ import annotations
 import atexit
 import json
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from datetime import datetime
 from typing import Any
 
@@ -129,14 +130,26 @@ class QueryLog(ServicePart):
         self.wake = wake
         self.pending_queries: list[dict[str, Any]] = []
         self.pending_events: list[dict[str, Any]] = []
+        self.writing_queries: list[dict[str, Any]] = []   # taken by the flush in progress, not committed yet
+        self._flush_lock = threading.RLock()              # one flush at a time, in order
         self.batching = False
         self._batch_state: KnowledgeState | None = None
         self._log_wake: threading.Event | None = None
         self._log_delay_s = 0.0
 
+    @contextmanager
+    def held(self) -> Iterator[None]:
+        """The log held for an operator's write of its own (feedback, archive): no flush runs and
+        no query appends meanwhile. Locks are taken in one order everywhere: this flush lock,
+        then ``log_lock``, then the store's write lock (a flush holds only the first while it
+        writes)."""
+        with self._flush_lock, self.ctx.log_lock:
+            yield
+
     def pending(self) -> int:
         """Rows (query-log rows and access events) not written yet."""
-        return len(self.pending_queries) + len(self.pending_events)
+        with self.ctx.log_lock:
+            return len(self.pending_queries) + len(self.pending_events) + len(self.writing_queries)
 
     def state_for_query(self):
         """The knowledge state a query reads. In batch mode (``batching``) every query of the
@@ -200,25 +213,41 @@ class QueryLog(ServicePart):
     def settle(self) -> None:
         """Before a read: write what the background writer has not written yet, so every page
         sees each query it asked (a no-op without :meth:`write_log_in_background`)."""
-        if self._log_wake is not None and (self.pending_queries or self.pending_events):
-            self.flush()
+        if self._log_wake is not None and (self.pending_queries or self.pending_events or self.writing_queries):
+            self.flush()   # waits for a flush in progress, then writes what is left
 
     def flush(self) -> None:
         """Write buffered query-log rows and access events (one commit each); ends a batch's
-        knowledge snapshot. Thread-safe; rows of a failed write stay pending for the next flush."""
-        with self.ctx.log_lock:
-            self._batch_state = None
-            if self.pending_queries:
-                self.store.log_queries(self.pending_queries)
-                self.pending_queries = []
-            if self.pending_events:
-                pending = self.pending_events
-                accessed = [e for e in pending if e["event_type"] == EventType.ACCESS.value]
-                self.knowledge.record_events(pending)
-                self.pending_events = []
-                if accessed:
-                    self.wake(accessed)
+        knowledge snapshot. Thread-safe; rows of a failed write go back to the buffer, ahead of
+        rows logged since, for the next flush.
 
+        The buffer is taken under ``log_lock`` and written outside it (flushes run one at a time
+        under their own lock): a query appending its row never waits for LanceDB's commits, nor
+        for the knowledge refresh that waking dormant documents may start. Those waits stalled
+        every client of the API for seconds while another process wrote (the trickle bench)."""
+        with self._flush_lock:
+            with self.ctx.log_lock:
+                self._batch_state = None
+                queries, self.pending_queries = self.pending_queries, []
+                events, self.pending_events = self.pending_events, []
+                self.writing_queries = queries
+            try:
+                if queries:
+                    self.store.log_queries(queries)
+                queries = []
+                if events:
+                    self.knowledge.record_events(events)
+            except BaseException:
+                with self.ctx.log_lock:
+                    self.pending_queries[:0] = queries
+                    self.pending_events[:0] = events
+                raise
+            finally:
+                with self.ctx.log_lock:
+                    self.writing_queries = []
+            accessed = [e for e in events if e["event_type"] == EventType.ACCESS.value]
+            if accessed:
+                self.wake(accessed)
 
 def dumps(obj: Any) -> str:
     return json.dumps(obj, ensure_ascii=False, default=str)

@@ -42,11 +42,11 @@ class FeedbackService(ServicePart):
 
         Atomic across processes: the standing verdict, the "before" value, the write and the
         "after" value are read and written under the store's write lock, so concurrent feedback
-        commands each report the change their own event made (docs/RELIABILITY.md). The page's
-        log lock is taken first (the background log writer takes it before the store lock too).
+        commands each report the change their own event made (docs/RELIABILITY.md). The log is
+        held first (:meth:`QueryLog.held`: the lock order every writer keeps).
         """
         doc_id, query_id, actor = _feedback_keys(doc_id, query_id, actor)
-        with self.ctx.log_lock, self.store.write_lock():
+        with self.log.held(), self.store.write_lock():
             return self._record_feedback(doc_id, verdict, now=now, query_id=query_id, actor=actor)
 
     def _record_feedback(self, doc_id: str, verdict: str, *, now: datetime, query_id: str = "",

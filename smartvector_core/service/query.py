@@ -92,7 +92,8 @@ class QueryService(ServicePart):
         if not wanted:
             return
         with self.ctx.log_lock:
-            logged = [(r["query_id"], r["query"]) for r in self.log.pending_queries if r["query_id"] in wanted]
+            logged = [(r["query_id"], r["query"]) for r in self.log.pending_queries + self.log.writing_queries
+                      if r["query_id"] in wanted]
         rows = self.store.queries(list(wanted)).select(["query_id", "query"])
         logged += zip(rows.column("query_id").to_pylist(), rows.column("query").to_pylist(), strict=True)
         for qid, text in logged:

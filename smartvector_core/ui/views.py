@@ -330,6 +330,17 @@ def judged_moment(response: Mapping[str, Any]) -> tuple[datetime, str]:
     return judged, f"judged as of {as_of:%Y-%m-%d %H:%M} UTC"
 
 
+def abstention_heading(response: Mapping[str, Any]) -> str:
+    """The heading of an abstaining answer: nothing in the store is about the question, or
+    nothing about it was in force at the moment judged (the reason of
+    :func:`smartvector_core.retrieval.confidence.out_of_force`)."""
+    from ..retrieval.confidence import OUT_OF_FORCE
+
+    reason = str(response.get("abstain_reason") or "")
+    return "Nothing about this was in force at that moment" if reason.startswith(OUT_OF_FORCE) \
+        else "Nothing relevant in the store"
+
+
 def age_text(created_at: object, judged: datetime) -> str:
     """How old a document was at the moment of judgement ("12 days", "3.1 years")."""
     if created_at in (None, ""):

@@ -266,3 +266,50 @@ def test_leave_one_corpus_out_never_fits_on_the_corpus_it_reports():
     rows[("b", "fit")] = part(40, 0.2)
     assert cf.loco_table(rows)[1] == table[1]
     assert cf.fit_prior(rows)["default"] != cf.fit_prior({**rows, ("b", "fit"): part(40, -0.3)})["default"]
+
+
+def test_gated_margin_is_against_the_closest_answer_time_removed_from_another_source():
+    # pool rows: 0 kept (group 1), 1 kept (group 2), 2 removed by time (group 3, cosine 0.9),
+    # 3 removed by time but of row 0's own chain (group 1, cosine 0.95): not row 0's rival
+    cos = np.array([0.6, 0.5, 0.9, 0.95])
+    groups = np.array([1, 2, 3, 1])
+    gated = np.array([False, False, True, True])
+    # row 0: its rival is row 2 (0.6 − 0.9 = −0.3); row 1: row 3 (0.5 − 0.95 = −0.45, clipped)
+    assert cm.gated_margin(cos, np.array([0, 1]), groups, gated).tolist() == pytest.approx([-0.3, -cm.MARGIN_CLIP])
+    # a removed version of one's own chain alone is no rival: a clear win
+    assert cm.gated_margin(cos, np.array([0]), groups, np.array([False, False, False, True])).tolist() == \
+        pytest.approx([cm.MARGIN_CLIP])
+    # nothing removed, or removed rows all less similar than the result (0.6 − 0.55 = 0.05)
+    assert cm.gated_margin(cos, np.array([0]), groups, np.zeros(4, bool)).tolist() == [cm.MARGIN_CLIP]
+    low = np.array([0.6, 0.5, 0.55, 0.2])
+    assert cm.gated_margin(low, np.array([0]), groups, gated).tolist() == pytest.approx([0.05])
+
+
+def test_evidence_reads_coverage_and_a_rival_removed_by_time_in_the_cosine_margin():
+    asked = cm.question_words("What was the API rate limit in 2025?")
+    # content words: 2025, api, limit, rate. "api" is in all three texts (not specific support,
+    # but covered); row 0 has api and 2025 (coverage 2/4), row 1 api, rate, limit (3/4)
+    texts = pa.array(["API request logs are kept for 90 days from 2025.", "The API rate limit is 100.",
+                      "API keys"], pa.large_string())
+    args = dict(kept=np.array([0, 1]), raw_cosine=np.array([0.54, 0.5, 0.64]), score=np.array([0.7, 0.5, np.nan]),
+                groups_kept=np.array([1, 2]), texts=texts, temporal=None, content_time=None, range_ignored=False,
+                chain=np.array([-1, -1, -1]))
+    one = dict(trust=np.ones(2), current=np.ones(2, dtype=bool), severity=np.zeros(2), margins=np.zeros(2),
+               age_days=np.zeros(2))
+    x = cm.evidence(asked, top=np.array([0, 1]), **args, **one, groups=np.array([1, 2, 3]),
+                    gated=np.array([False, False, True]))
+    assert x[:, COL["coverage"]].tolist() == pytest.approx([2 / 4, 3 / 4])
+    assert x[:, COL["support"]].tolist() == pytest.approx([1 / 4, 2 / 4])     # "api" is not specific
+    # row 0: kept rival row 1 (0.54 − 0.5 = 0.04), but the removed row 2 is closer: 0.54 − 0.64
+    assert x[:, COL["cosine_margin"]].tolist() == pytest.approx([0.54 - 0.64, 0.5 - 0.64])
+    # without what time removed, only the kept rival counts (as before): 0.04 and −0.04
+    y = cm.evidence(asked, top=np.array([0, 1]), **args, **one)
+    assert y[:, COL["cosine_margin"]].tolist() == pytest.approx([0.04, -0.04])
+
+
+def test_a_rival_removed_by_time_is_named_as_a_factor():
+    model = _model(cosine_margin=4.0)
+    row = np.zeros((1, len(cm.FEATURES)))
+    row[0, COL["cosine_margin"]] = -0.1
+    assert cm.factors(model, row) == [["a passage of another source is as close or closer (kept, or ruled out by "
+                                       "the question's time)"]]

@@ -1,5 +1,6 @@
 """News of the question's last week is all current (retrieval.scoring.current_decay): by hand, and
-end to end with the real model on a pool of neighbouring stories where the newest is not the answer."""
+end to end with the real model on pools of neighbouring stories where the newest is not the answer
+(the headline signal decides), and news in a soft window longer than a week still fading."""
 
 from __future__ import annotations
 
@@ -54,3 +55,96 @@ def test_the_right_article_of_the_week_beats_a_newer_neighbouring_story(news_app
     # 6 days old and the closer match; the Denver story came out today (counting its age, it won)
     assert ids[:2] == ["pride_arrests", "denver_parade"]
     assert ids.index("pride_2019") > 1                 # old news still fades
+
+
+@pytest.fixture(scope="module")
+def neighbours_app(tmp_path_factory):
+    """One week of neighbouring stories on one subject; the newest is not the answer."""
+    from smartvector_core.service import SmartVector
+    from smartvector_core.settings import load_settings
+
+    app = SmartVector(load_settings(str(tmp_path_factory.mktemp("neighbours") / "store"), env={}))
+    day = lambda n: (NOW - timedelta(days=n)).isoformat()  # noqa: E731
+    app.ingest_records([
+        {"id": "nato_invites", "doc_type": "news", "created_at": day(2),
+         "title": "NATO formally invites Finland and Sweden to join alliance",
+         "text": "NATO leaders agreed at the Madrid summit to invite Finland and Sweden to join the "
+                 "alliance, after Turkey dropped its veto on Tuesday."},
+        {"id": "nato_bid", "doc_type": "news", "created_at": day(1),
+         "title": "Inside Biden's six-month bid to expand NATO",
+         "text": "For six months Biden pressed allies to let two Nordic countries join the NATO alliance, "
+                 "and this week the alliance agreed to invite them."},
+        {"id": "nato_troops", "doc_type": "news", "created_at": day(0),
+         "title": "Biden to NATO: US will keep more troops in Poland",
+         "text": "The US will station a permanent army headquarters in Poland, Biden told the NATO alliance."},
+    ], now=NOW)
+    return app
+
+
+def test_the_headline_names_the_story_among_neighbours(neighbours_app):
+    """The headline signal (scoring.headline_signal) decides between articles of one week on one
+    subject: the invitation's own headline states 5 of the question's 7 terms, the newer bid's 1."""
+    from dataclasses import replace
+
+    from smartvector_core.retrieval.profiles import DEFAULT
+
+    question = "Which two countries did NATO formally invite to join its alliance this week?"
+    ask = lambda profile: [r.id for r in neighbours_app.query(question, as_of=NOW, k=3, profile=profile).results]  # noqa: E731
+    assert ask("default")[0] == "nato_invites"
+    assert ask(replace(DEFAULT, headline_weight=0.0))[0] == "nato_bid"   # without it the newer bid's text wins
+    reasons = neighbours_app.query(question, as_of=NOW, k=1, profile="default").results[0].reasons
+    assert "its headline states 71% of the question's terms (headline signal)" in reasons      # 5 / 7
+
+
+@pytest.fixture(scope="module")
+def season_app(tmp_path_factory):
+    """Two stories of one season: an older one that matches the question's words a little better,
+    and yesterday's, the one asked about."""
+    from smartvector_core.service import SmartVector
+    from smartvector_core.settings import load_settings
+
+    app = SmartVector(load_settings(str(tmp_path_factory.mktemp("season") / "store"), env={}))
+    day = lambda n: (NOW - timedelta(days=n)).isoformat()  # noqa: E731
+    app.ingest_records([
+        {"id": "retires", "doc_type": "news", "created_at": day(17), "title": "Tennis star announces retirement",
+         "text": "The tennis star announced that she will not play tennis after this year's US Open."},
+        {"id": "withdraws", "doc_type": "news", "created_at": day(1), "title": "Tennis star out of the US Open",
+         "text": "The tennis champion will not play at the US Open: he was refused entry into the country."},
+    ], now=NOW)
+    return app
+
+
+def test_news_in_a_long_soft_window_still_fades(season_app):
+    """"this year's" is a soft window of a year (both articles inside it, window signal 1); news in
+    it is × its current decay (rerank._soft_window): yesterday's 1, the 17-day-old one
+    0.5 ** ((17 - 7) / 7) = 0.37, so yesterday's story wins; counted level it lost."""
+    resp = season_app.query("Which tennis star announced that they won't play at this year's US Open?",
+                            as_of=NOW, k=2, log=False)
+    assert resp.intent["range_mode"] == "soft"
+    got = {r.id: r.signals["temporal"].value for r in resp.results}
+    assert [r.id for r in resp.results] == ["withdraws", "retires"]
+    cos = {r.id: r.signals["semantic"].value for r in resp.results}
+    best = max(cos.values())
+    assert got["retires"] == pytest.approx(0.5 ** (10 / 7) * cos["retires"] / best, rel=1e-3)
+    assert got["withdraws"] == pytest.approx(cos["withdraws"] / best, rel=1e-3)
+
+
+def test_no_headline_signal_in_a_mixed_pool(tmp_path):
+    """A live notice beside the policy it suspends: titles there are not headlines of rival
+    stories, so the headline signal stays out (rerank._add_headline: a pool of news only); a weight
+    on the news rows alone would dilute the notice's score against the policy's."""
+    from smartvector_core.service import SmartVector
+    from smartvector_core.settings import load_settings
+
+    app = SmartVector(load_settings(str(tmp_path / "store"), env={}))
+    day = lambda n: (NOW + timedelta(days=n)).isoformat()  # noqa: E731
+    app.ingest_records([
+        {"id": "policy", "doc_type": "policy", "created_at": day(-90), "title": "Backup retention policy",
+         "text": "Backups of the Cobalt service are kept for 30 days."},
+        {"id": "notice", "doc_type": "news", "kind": "EVENT", "created_at": day(-2), "valid_from": day(-1),
+         "valid_until": day(3), "title": "Scheduled maintenance notice for Cobalt",
+         "text": "During the maintenance the Cobalt service keeps backups for 7 days only."},
+    ], now=NOW)
+    resp = app.query("How long does the Cobalt service keep backups?", as_of=NOW, k=2, log=False)
+    assert resp.results[0].id == "notice"
+    assert all("headline" not in r.signals for r in resp.results)

@@ -18,6 +18,7 @@ from smartvector_core.config import PAPER_WEIGHTS
 from smartvector_core.retrieval.scoring import (
     current_signal,
     event_relevance,
+    headline_signal,
     relative_similarity,
     roundup_titles,
     semantic_signal,
@@ -102,7 +103,27 @@ def test_roundup_titles_count_listed_items():
         "Yellowstone still closed as flooding recedes",                       # 1 item
         "Opinion: Arrests at Idaho Pride event could be a harbinger",         # ": ": 2 items
         None,                                                                 # no title: 1 item
+        # no comma: " and " joins two clauses of one story, ". ": 2 items (3 if " and " counted)
+        "Sri Lanka is in chaos and its president has fled. Here's what we know",
     ], dtype=object)
-    assert roundup_titles(titles).tolist() == [True, True, False, False, False]
-    assert roundup_titles(titles, min_items=2).tolist() == [True, True, False, True, False]
+    assert roundup_titles(titles).tolist() == [True, True, False, False, False, False]
+    assert roundup_titles(titles, min_items=2).tolist() == [True, True, False, True, False, True]
     assert roundup_titles(np.array([], dtype=object)).shape == (0,)
+
+
+def test_headline_signal_by_hand():
+    """S = |T(q) ∩ T(title)| / |T(q)|, T the full-text terms (stemmed, stop words out), time words
+    out of T(q)."""
+    question = "Which two countries did NATO formally invite to join its alliance this week?"
+    # T(q) = two, countri, nato, formal, invit, join, allianc ("which", "did", "to", "its", "this"
+    # are stop words; "week" a time word): 7 terms
+    titles = np.array([
+        "NATO formally invites Finland and Sweden to join alliance",   # nato formal invit join allianc: 5/7
+        "Inside Biden's successful six-month bid to expand NATO",      # nato: 1/7
+        "NATO this week: NATO, NATO",                                  # nato once, "week" not asked: 1/7
+        None,                                                          # no title: 0
+        "NATO formally invites Finland and Sweden to join alliance",   # the same title again: 5/7
+    ], dtype=object)
+    assert headline_signal(question, titles) == pytest.approx([5 / 7, 1 / 7, 1 / 7, 0.0, 5 / 7])
+    assert headline_signal("this week?", titles).tolist() == [0.0] * 5           # nothing asked but time
+    assert headline_signal(question, np.array([], dtype=object)).shape == (0,)

@@ -82,6 +82,33 @@ def test_another_process_s_writes_are_caught_up_too(fake_app, store_dir):
     _same_answers(fake_app.store, index)
 
 
+def test_a_commit_between_the_read_and_the_count_is_read_too(fake_app, store_dir, monkeypatch):
+    """Another process commits after the catch-up read its rows and before it counts the table:
+    the copy reads the rows after its new top again instead of being thrown away (a full
+    rebuild per foreign write under a trickle)."""
+    from smartvector_core.embedding import HashingEmbedder
+    from smartvector_core.evaluation.perf.stores import open_app
+
+    fake_app.ingest_records([_doc(i) for i in range(6)], now=NOW, consolidate=False)
+    store = fake_app.store
+    index = TextIndex.from_store(store)
+    other = open_app(str(store_dir), HashingEmbedder(fake_app.embedder.dim))
+    other.ingest_records([_doc(20)], now=NOW, consolidate=False)
+    read = store.chunk_rows_after
+    reads = []
+
+    def read_then_another_commit(*args, **kwargs):
+        rows = read(*args, **kwargs)
+        reads.append(rows.num_rows)
+        if len(reads) == 1:
+            other.ingest_records([_doc(21), _doc(2, version=4)], now=NOW, consolidate=False)
+        return rows
+    monkeypatch.setattr(store, "chunk_rows_after", read_then_another_commit)
+    caught = index.caught_up(store)
+    assert caught is not None and len(reads) == 2 and reads[1] > 0
+    _same_answers(store, caught)
+
+
 def test_nothing_written_changes_nothing(fake_app):
     fake_app.ingest_records([_doc(i) for i in range(4)], now=NOW, consolidate=False)
     index = TextIndex.from_store(fake_app.store)
@@ -132,3 +159,31 @@ def test_a_caught_up_copy_is_compacted_in_the_background(fake_app, monkeypatch):
     compacted = _copy(fake_app)
     assert compacted.texts_added == 0 and compacted.dead_rows == 0
     _same_answers(fake_app.store, compacted)
+
+
+def test_a_write_during_a_build_follows_that_build(fake_app, monkeypatch):
+    """A state made by a write while the copy is still being built (in the background: a large
+    store) waits for that build and catches it up: one full build, not one per state."""
+    import threading
+
+    import smartvector_core.retrieval.query_cache as query_cache_module
+
+    fake_app.ingest_records([_doc(i) for i in range(6)], now=NOW, consolidate=False)
+    monkeypatch.setattr(query_cache_module, "TEXT_INDEX_NOW_ROWS", 0)   # build in the background
+    release, builds = threading.Event(), []
+    build = TextIndex.from_store.__func__
+
+    def held_build(cls, store):   # reads the table, then is held before it is done
+        builds.append(1)
+        index = build(cls, store)
+        assert release.wait(30)
+        return index
+    monkeypatch.setattr(TextIndex, "from_store", classmethod(held_build))
+    assert fake_app.query_cache().text_index() is None                 # building, held
+    fake_app.ingest_records([_doc(1, version=2), _doc(31)], now=NOW, consolidate=False)
+    following = fake_app.query_cache()
+    assert following.text_index() is None                              # waits for the first build
+    release.set()
+    index = following.wait_for_text_index(timeout=60)
+    assert index is not None and index.texts_added > 0 and len(builds) == 1
+    _same_answers(fake_app.store, index)

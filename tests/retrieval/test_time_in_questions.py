@@ -98,6 +98,9 @@ def test_an_event_during_the_day_asked_answers_it(app):
     assert any("or the day the question names" in r for r in resp.results[0].reasons)
     later = _ask(app, "Is the API available as of 2027?")
     assert {r.id: r.code.value for r in later.rejections}.get("outage") == "HARD_EXPIRED_EVENT"
+    # and it is as current then as a live event: its temporal signal is 1.0, not the 0 of an
+    # expired one (the demo store: it ranked 8th behind documents in force, at cosine 0.37)
+    assert resp.results[0].signals["temporal"].value == 1.0
 
 
 def test_an_event_that_ended_this_week_answers_this_week(app):

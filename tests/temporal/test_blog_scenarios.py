@@ -104,3 +104,26 @@ def test_a_period_with_nothing_in_it_is_set_aside_not_answered_with_nothing(demo
                       profile="default", log=False)
     assert "range_ignored" in resp.intent and resp.results
     assert not any(r.code.value == "OUT_OF_TIME_RANGE" for r in resp.rejections)
+
+
+def test_a_survivor_of_the_time_rules_is_measured_against_the_answers_they_removed(demo):
+    from smartvector_core.retrieval import confidence_model as cm
+
+    # every rate-limit document came after March 2025: the data-retention policy survives alone
+    resp = demo.query("What was the API rate limit as of March 2025?", as_of=NOW, profile="default", log=False)
+    top = resp.results[0]
+    assert top.id == "legal_data_retention_2025"
+    assert {"policy_v1", "announcement_today"} <= {r.id for r in resp.rejections if r.code.value == "NOT_YET_VALID"}
+    ev = dict(zip(cm.FEATURES, top.evidence, strict=True))
+    # its kept rivals are far below it, but a removed rate-limit passage is closer to the question
+    assert ev["cosine_margin"] < 0 < ev["margin"]
+    assert ev["coverage"] < 0.5          # "rate" and "limit" are not in it
+    # nothing about the rate limit was in force then: an explained abstention, the survivor LOW
+    assert resp.abstained and resp.abstain_reason.startswith("nothing about this was in force at 2025-03-31")
+    assert top.confidence <= 0.25 and top.confidence_tier.value == "LOW"
+
+
+def test_an_older_version_in_force_then_still_answers(demo):
+    # the 2025 refund policy came later, the 2024 one was in force: no abstention
+    resp = demo.query("What was the refund window as of March 2025?", as_of=NOW, profile="default", log=False)
+    assert not resp.abstained and ids(resp)[0] == "refund_policy_2024"

@@ -112,3 +112,56 @@ def test_background_log_loses_no_query(tmp_path):
     assert sorted(set(ids) & set(logged)) == sorted(ids) and len(logged) == len(set(logged))
     access = other.events_frame()
     assert set(access.loc[access["event_type"] == "ACCESS", "query_id"]) >= set(ids)
+
+
+def _blocking_log_write(sv: SmartVector, monkeypatch) -> tuple:
+    """The store's query-log write, held until ``release`` is set; ``entered`` is set once a
+    flush is inside it."""
+    import threading
+
+    entered, release = threading.Event(), threading.Event()
+    write = sv.store.log_queries
+
+    def held(rows):
+        entered.set()
+        assert release.wait(20)
+        return write(rows)
+    monkeypatch.setattr(sv.store, "log_queries", held)
+    return entered, release
+
+
+def test_a_query_does_not_wait_for_the_log_being_written(tmp_path, monkeypatch):
+    """A flush writes outside the log's lock: while LanceDB commits the log (here: held), a
+    query still appends its row and returns, and the rows of both reach the store."""
+    import threading
+
+    sv = seed_store(tmp_path / "store")
+    sv.write_log_in_background(delay_s=0.0)
+    entered, release = _blocking_log_write(sv, monkeypatch)
+    first = sv.query("API rate limits", as_of=NOW, asked_at=NOW).query_id
+    assert entered.wait(20)                                  # the writer thread is inside the commit
+    done = threading.Event()
+    second: list[str] = []
+    asker = threading.Thread(target=lambda: (second.append(sv.query("refund window", as_of=NOW, asked_at=NOW).query_id),
+                                             done.set()))
+    asker.start()
+    answered_while_held = done.wait(20)
+    release.set()
+    asker.join(20)
+    assert answered_while_held
+    assert {first, *second} <= set(sv.query_log()["query_id"])
+
+
+def test_rows_of_a_failed_log_write_stay_first_in_line(tmp_path, monkeypatch):
+    sv = seed_store(tmp_path / "store")
+    sv.write_log_in_background(delay_s=60.0)                # the writer thread does not flush here
+    ids = [sv.query(f"API rate limits {i}", as_of=NOW, asked_at=NOW).query_id for i in range(2)]
+    monkeypatch.setattr(sv.store, "log_queries", lambda rows: (_ for _ in ()).throw(OSError("disk full")))
+    with pytest.raises(OSError):
+        sv.log.flush()
+    later = sv.query("refund window", as_of=NOW, asked_at=NOW).query_id
+    assert [r["query_id"] for r in sv.log.pending_queries] == [*ids, later]
+    assert sv.pending_log_rows() >= 3
+    monkeypatch.undo()
+    sv.log.flush()
+    assert sv.store.queries().column("query_id").to_pylist() == [*ids, later]

@@ -196,3 +196,12 @@ def test_demo_contrast_explains_a_rejected_naive_answer():
     assert out["why"] == "default rejected policy_v1: SUPERSEDED_IN_CHAIN — replaced by policy_v3"
     assert demo.contrast(default, default)["why"] == "Both profiles give the same answer."
     assert demo.contrast({"abstained": True, "results": []}, default)["naive"] is None
+
+
+def test_the_abstention_heading_says_why():
+    out_of_force = {"abstained": True, "abstain_reason": "nothing about this was in force at 2025-03-31: the "
+                    "passages about it were ruled out by time (policy_v1: NOT_YET_VALID)"}
+    assert views.abstention_heading(out_of_force) == "Nothing about this was in force at that moment"
+    nothing = {"abstained": True, "abstain_reason": "nothing in the store is about the question: best cosine 0.1"}
+    assert views.abstention_heading(nothing) == "Nothing relevant in the store"
+    assert views.abstention_heading({"abstained": True}) == "Nothing relevant in the store"
