@@ -48,6 +48,7 @@ from .documents import Documents
 from .neighbours import _ID_TOKEN, _WORDS, citable_id
 
 CATCH_UP_SHARE = 0.5   # ours, as TextIndex's: past this share of new rows the table is read afresh
+CATCH_UP_ROUNDS = 3    # ours, as TextIndex's: reads while another process keeps committing, before a full read
 _SLOT_COLUMNS = list(dict.fromkeys([*DOC_COLUMNS, "ordinal", "chunk_id"]))
 _READ_COLUMNS = [*_SLOT_COLUMNS, "text", "current", "vector"]
 UPDATED_IN_PLACE = ("lifecycle", "superseded_at")   # what Store.update_doc_fields writes
@@ -225,14 +226,17 @@ class ConsolidationCache:
     def _caught_up(self, store, version: int) -> bool:
         if self.columns is None:
             return False
-        live = int(self.alive.sum())
-        most = int(CATCH_UP_SHARE * max(live, 1)) + 1
-        rows = store.chunk_rows_after(self._top, self._columns, limit=most + 1)
-        if rows.num_rows > most:
-            return False
-        if rows.num_rows:
-            self._apply(rows)
-        if int(self.alive.sum()) != store.count_rows("chunks"):
+        most = int(CATCH_UP_SHARE * max(int(self.alive.sum()), 1)) + 1
+        for _ in range(CATCH_UP_ROUNDS):   # TextIndex.caught_up's rule: a commit between read and count is read too
+            rows = store.chunk_rows_after(self._top, self._columns, limit=most + 1)
+            if rows.num_rows > most:
+                return False
+            if rows.num_rows:
+                self._apply(rows)
+            live, table_rows = int(self.alive.sum()), store.count_rows("chunks")
+            if live >= table_rows:
+                break
+        if live != table_rows:   # rows deleted outright, or another writer faster than the reads
             return False
         changed = store.commits_between(self._version, version)
         if changed is None:   # a commit not of this process's: any row may have changed in place

@@ -168,6 +168,28 @@ def lexical_support(question: str, best, pool=None, generic_share: float = DEFAU
     return specific / len(asked)
 
 
+_WORD_BYTE = np.full(256, ord(" "), dtype=np.uint8)   # every byte but a-z and 0-9 becomes a space
+for _c in b"abcdefghijklmnopqrstuvwxyz0123456789":
+    _WORD_BYTE[_c] = _c
+
+
+def _spaced(lowered: pa.Array | pa.ChunkedArray) -> pa.Array:
+    """Lower-cased strings with every byte outside ``a-z0-9`` a space (each byte of a multi-byte
+    character too: it is no ASCII letter or digit), one table lookup over the UTF-8 bytes; the
+    strings keep their offsets. The same words between spaces as the regex ``[^a-z0-9]+`` -> " "
+    gave, only with runs of spaces (which no match reads), at a fraction of its cost (1,000
+    passages: 6–20 ms for the regex on the loaded test machine)."""
+    arr = lowered.combine_chunks() if isinstance(lowered, pa.ChunkedArray) else lowered
+    if not len(arr):
+        return arr
+    validity, offsets, data = arr.buffers()
+    if data is None:
+        return arr
+    mapped = _WORD_BYTE[np.frombuffer(data, dtype=np.uint8)]
+    return pa.LargeStringArray.from_buffers(len(arr), offsets, pa.py_buffer(mapped.tobytes()), validity, arr.null_count,
+                                            arr.offset)
+
+
 def _word_rows(texts, asked: list[str]) -> pa.Array:
     """``texts`` as their words, lower-cased (as Python's ``str.lower``: ``İ`` becomes ``i`` and a
     combining dot), each word between two spaces of its own (`` w1  w2 ``), the stop words of five
@@ -177,7 +199,7 @@ def _word_rows(texts, asked: list[str]) -> pa.Array:
     rows = texts if isinstance(texts, pa.Array | pa.ChunkedArray) else pa.array(list(texts), pa.large_string())
     rows = pc.utf8_lower(pc.replace_substring(rows.cast(pa.large_string()).fill_null(""), "\u0130", "i\u0307"))
     space = pa.scalar(" ", pa.large_string())
-    rows = pc.binary_join_element_wise(space, pc.replace_substring_regex(rows, "[^a-z0-9]+", "  "), space,
+    rows = pc.binary_join_element_wise(space, pc.replace_substring(_spaced(rows), " ", "  "), space,
                                       pa.scalar("", pa.large_string()))
     if any(stop.startswith(word[:_STEM]) for word in asked if len(word) >= _STEM for stop in _LONG_STOP.split("|")):
         rows = pc.replace_substring_regex(rows, f" (?:{_LONG_STOP}) ", "")

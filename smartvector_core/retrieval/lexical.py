@@ -21,11 +21,12 @@ the Galway document of the same wording got no lexical help.
 
 from __future__ import annotations
 
+import math
 import re
 
 from ..words import CONTENT_STOP_WORDS, STARTER_WORDS
 
-NAME_SHARE = 0.75       # ours: the names half of the lexical signal (the rest: the question's BM25)
+NAME_SHARE = 0.6        # ours, swept on the tune sets: the names half of the lexical signal (the rest: the question's BM25)
 
 # Dates are the time intent's business, not names: months, weekdays, quarters, and plain numbers
 # (a year, a count) are never names; a version needs a dot ("2.0.1") or letters ("v2", "HTTP2").
@@ -90,19 +91,39 @@ def uncased_terms(question: str) -> list[str]:
             and not t.isdigit() and not _DATE_WORD.fullmatch(t) and re.fullmatch(r"[a-z0-9]+", t)]
 
 
+def separation(held: int, pool_size: int) -> float:
+    """How well a name separates the candidate pool (ours), in [0, 1]::
+
+        sep(n, N) = idf(n, N) / idf(1, N),   idf(n, N) = ln(1 + (N − n + 0.5) / (n + 0.5))
+
+    with ``n`` the pool's chunks that hold the name and ``N`` the pool's size (BM25's IDF, read
+    over the pool instead of the store). A name held by one chunk of the pool separates fully (1);
+    one held by half of it (a changelog's product name, "Requests", that half of the entries
+    happen to write) about 0.2; one held by every chunk ~0; one held by none 0."""
+    if held <= 0 or pool_size <= 1:
+        return 1.0 if held > 0 else 0.0
+    held = min(held, pool_size)
+    return math.log1p((pool_size - held + 0.5) / (held + 0.5)) / math.log1p((pool_size - 0.5) / 1.5)
+
+
 def lexical_signal(bm25: dict[str, float], names: list[tuple[set[str], float]],
-                   name_share: float = NAME_SHARE) -> dict[str, float]:
+                   name_share: float = NAME_SHARE, pool_size: int | None = None) -> dict[str, float]:
     """The lexical signal per chunk id (ours)::
 
-        S_lex = (1 − a) · bm25 / max bm25 + a · Σ_g w_g · [chunk names g] / Σ_g w_g
+        S_lex = (1 − a) · bm25 / max bm25 + a · Σ_g w_g · sep_g · [chunk names g] / Σ_g w_g
 
     ``bm25``: the question's BM25 per chunk (absent: 0); ``names``: per name of the question, the
     chunks that contain all of its terms and its weight ``w_g`` (its best BM25); ``a`` =
-    ``name_share``. A question that names nothing gets no lexical signal (all 0): plain BM25
-    among passages that share the question's words is mostly noise (paper suite tune split;
-    the demo's "state of the engineering team" question). Dividing by the query's best hit
-    puts BM25 in [0, 1] without sending the weakest hit to 0 (no min-max); a chunk matching
-    nothing scores 0.
+    ``name_share``; ``sep_g`` = :func:`separation` of the name over the ``pool_size`` candidate
+    chunks (None: 1 for every name). A name worth a share of the signal is one that tells the
+    candidates apart: the names half gives a name held by most of the pool (a product name all of
+    its release notes share, half of them write) almost nothing, where normalising by Σ w alone
+    gave it the whole half when it was the question's only name (changelogs: "Since which Requests
+    release ...": the entries that wrote "Requests" led the one BM25 ranks first). A question that
+    names nothing gets no lexical signal (all 0): plain BM25 among passages that share the
+    question's words is mostly noise (paper suite tune split; the demo's "state of the engineering
+    team" question). Dividing by the query's best hit puts BM25 in [0, 1] without sending the
+    weakest hit to 0 (no min-max); a chunk matching nothing scores 0.
     """
     best = max(bm25.values(), default=0.0)
     out = {c: s / best for c, s in bm25.items()} if best > 0 else {}
@@ -111,7 +132,8 @@ def lexical_signal(bm25: dict[str, float], names: list[tuple[set[str], float]],
         return {}
     named: dict[str, float] = {}
     for chunks, w in names:
+        share = max(w, 0.0) / total * (1.0 if pool_size is None else separation(len(chunks), pool_size))
         for c in chunks:
-            named[c] = named.get(c, 0.0) + max(w, 0.0) / total
+            named[c] = named.get(c, 0.0) + share
     return {c: (1.0 - name_share) * out.get(c, 0.0) + name_share * named.get(c, 0.0)
             for c in set(out) | set(named)}

@@ -139,7 +139,8 @@ def with_lexical(hits: pa.Table, search: TextSearch | None, query_vector: np.nda
     """The vector ``hits`` plus the full-text hits they lack (``_distance`` = 1 − cosine of the
     stored vector), and the lexical signal of the pool's chunks (:func:`lexical.lexical_signal`:
     the question's BM25, and which chunks of the pool name each name of the question,
-    :meth:`.full_text.TextSearch.named_in_pool`); ``(hits, None)`` without a ``search``."""
+    :meth:`.full_text.TextSearch.named_in_pool`, each name weighed by how well it separates the
+    pool, :func:`lexical.separation`); ``(hits, None)`` without a ``search``."""
     if search is None:
         return hits, None
     found = search.best()
@@ -156,7 +157,7 @@ def with_lexical(hits: pa.Table, search: TextSearch | None, query_vector: np.nda
     bm25 = dict(zip(found.column("chunk_id").to_pylist(), map(float, found.column("_score").to_pylist()),
                     strict=True))
     pool = list(dict.fromkeys(hits.column("chunk_id").to_pylist()))
-    return hits, lexical_signal(bm25, search.named_in_pool(pool))
+    return hits, lexical_signal(bm25, search.named_in_pool(pool), pool_size=len(pool))
 
 
 def start_encoding(embedder, text: str) -> Future:

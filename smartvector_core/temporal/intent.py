@@ -47,6 +47,7 @@ from dateutil.relativedelta import relativedelta
 
 from ..clock import ensure_utc, iso, to_us
 from ..config.temporal import DEFAULT_TEMPORAL, IntentConfig
+from ..words import CONTENT_STOP_WORDS
 from .codes import NO_START
 
 OPEN_START = datetime.min.replace(tzinfo=UTC)   # "before 2020": no lower bound
@@ -70,11 +71,11 @@ _NAMED_NUMBER = "".join(rf"(?<!{re.escape(w)} )" for w in ("code", "error", "por
                                                   "model", "type", "item", "issue", "ticket", "pr"))
 # A standalone year: not glued to letters, digits, dots, currency, and not a count of something.
 # 1900-2100 stand alone; an older one (1000-1899) is a year only where the text says so: after a
-# time word ("in 1850", "since 1066") or in a range of years ("1850-1860", "1850 to 1860"), so that
+# time word ("in 1850", "since 1066", "as of 1895") or in a range of years ("1850-1860", "1850 to 1860"), so that
 # "1000" in "1000 -> 500" stays a quantity.
 _OLD_YEAR = r"1[0-8]\d\d"
 _OLD_YEAR_CUED = ("(?:(?:" + "|".join(rf"(?<=\b{w} )" for w in (
-    "in", "since", "until", "till", "during", "before", "after", "circa", "around", "between"))
+    "in", "since", "until", "till", "during", "before", "after", "circa", "around", "between", "as of", "as at"))
     + r"|(?<=\d\d\d\d-)|(?<=\d\d\d\d–)|(?<=\d\d\d\d to )|(?<=\d\d\d\d and )|(?<=\d\d\d\d until ))"
     + _OLD_YEAR + "|" + _OLD_YEAR + r"(?=\s*(?:[-–—]|to\b|until\b|till\b|through\b|and\b)\s*1[0-9]\d\d\b))")
 _YEAR_ALONE = (rf"(?<![\w.$€£/:]){_NAMED_NUMBER}(?:19\d\d|20\d\d|2100|{_OLD_YEAR_CUED})"
@@ -130,7 +131,15 @@ _VERSION_RES = [
 # "between 2.2 and 2.3": what changed is told by the later release (ours); wins over the above
 _VERSION_BETWEEN = re.compile(r"\bbetween\s+(?:[A-Z][\w.+#-]*\s+)?v?\d+(?:\.\d+)+\s+and\s+"
                               r"(?:[A-Z][\w.+#-]*\s+)?v?(?P<v>\d+(?:\.\d+)+)(?![\w.]*\d)", re.I)
-_RANK_NOUN = r"(?:\w+\s+)?(?:version|release|edition|revision|draft)s?\b"
+# a word may stand between the rank word and the noun ("the first public release"), not before
+# "draft" ("the first round draft" of a sports team is no document version; "the first draft" is)
+_RANK_NOUN = r"(?:(?:\w+\s+)?(?:version|release|edition|revision)s?|drafts?)\b"
+# "Which Requests release reverted the 2.0.0 requirement ...?", "Since which version ...?": the
+# question asks for a version; one it names is what the answer is told against, not the answer
+# (ours). At most one word, a product's name, between "which/what" and the noun: "What changed
+# in release 1.0?" and "What is release 2.0 about?" ask about that release
+_ASKS_VERSION = re.compile(r"^\W*(?:(?:in|since|from|with|as\s+of|until)\s+)?(?:which|what)\s+"
+                           r"(?:(?P<name>[\w.+#-]+)\s+)?(?:version|release)s?\b", re.I)
 _OLDEST = re.compile(rf"\b(?:oldest|first|original|earliest|initial)\s+{_RANK_NOUN}", re.I)
 
 
@@ -389,6 +398,9 @@ def _is_day(phrase: str) -> bool:
 
 
 def _version(text: str) -> tuple[str | None, str]:
+    """The version the question names and the text with every version blanked; no version for
+    a question that asks which version or release did something (:data:`_ASKS_VERSION`: "Which
+    Requests release reverted the 2.0.0 requirement?" is answered by a later release, not 2.0.0)."""
     found = [(m.start("v"), m.group("v"), m.span()) for regex in _VERSION_RES for m in regex.finditer(text)]
     between = _VERSION_BETWEEN.search(text)
     if between:
@@ -396,7 +408,14 @@ def _version(text: str) -> tuple[str | None, str]:
     if not found:
         return None, text
     _, version, _ = min(found, key=lambda f: f[0])
-    return version, _blank(text, [f[2] for f in found])
+    return (None if _asks_version(text) else version), _blank(text, [f[2] for f in found])
+
+
+def _asks_version(text: str) -> bool:
+    """Whether the question asks which version or release did something (:data:`_ASKS_VERSION`;
+    the word before the noun, if any, is no stop word: "what is release 2.0")."""
+    m = _ASKS_VERSION.search(text)
+    return m is not None and (m.group("name") is None or m.group("name").lower() not in CONTENT_STOP_WORDS)
 
 
 def _version_rank(text: str) -> str | None:

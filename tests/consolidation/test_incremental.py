@@ -163,3 +163,27 @@ def test_the_fields_of_this_process_writes_are_read_alone_another_process_s_by_a
     assert repr(got.to_pylist()) == repr(cached.store.documents().to_pylist())
     assert cache.inputs(cached.store).docs.states.tolist() == got.column("lifecycle").to_pylist()
     assert cache.reads == documents.reads == 1
+
+
+def test_a_commit_between_the_catch_up_read_and_the_count_is_read_too(twin_stores, monkeypatch):
+    """Another writer commits after the catch-up read the rows past its top and before it counts
+    the table: the cache reads the rows past its new top again instead of the whole table (under
+    a trickle of foreign writes that race made the knowledge refresh read 100k rows per write)."""
+    cached, _, corpus = twin_stores
+    documents = ConsolidationCache(chunks=False)
+    documents.documents(cached.store)
+    other = hashing_app(cached.store.ctx.uri)     # a second writer over the same directory
+    other.ingest_records([corpus[1] | {"id": "late_a", "title": "Late A"}], now=LATER, consolidate=False)
+    read, reads = cached.store.chunk_rows_after, []
+
+    def read_then_another_commit(*args, **kwargs):
+        rows = read(*args, **kwargs)
+        reads.append(rows.num_rows)
+        if len(reads) == 1:
+            other.ingest_records([corpus[2] | {"id": "late_b", "title": "Late B"}], now=LATER, consolidate=False)
+        return rows
+    monkeypatch.setattr(cached.store, "chunk_rows_after", read_then_another_commit)
+    got = documents.documents(cached.store)
+    assert len(reads) == 2 and reads[1] > 0 and documents.reads == 1   # caught up twice, no full read
+    assert {"late_a", "late_b"} <= set(got.column("doc_id").to_pylist())
+    assert repr(got.to_pylist()) == repr(cached.store.documents().to_pylist())

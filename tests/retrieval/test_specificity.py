@@ -4,12 +4,13 @@ one about the same attribute. Real model, real LanceDB full-text index."""
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import replace
 
 import pytest
 
 from smartvector_core.retrieval import get_profile
-from smartvector_core.retrieval.lexical import NAME_SHARE, lexical_signal, subject_terms
+from smartvector_core.retrieval.lexical import NAME_SHARE, lexical_signal, separation, subject_terms
 from smartvector_core.retrieval.pipeline import QueryRequest, answer
 from smartvector_core.retrieval.search import retrieve
 
@@ -62,6 +63,30 @@ def test_lexical_signal_by_hand():
     got = lexical_signal(bm25, [({"b", "d"}, 3.0), ({"b"}, 1.0)], name_share=0.5)
     assert got == pytest.approx({"a": 0.5, "b": 0.75, "c": 0.125, "d": 0.375})
     assert lexical_signal({"a": 0.0}, []) == {}
+
+
+def test_separation_by_hand():
+    # idf(n, N) = ln(1 + (N - n + 0.5) / (n + 0.5)); N = 10: idf(1) = ln(1 + 9.5 / 1.5) = ln(7.333)
+    assert separation(1, 10) == pytest.approx(1.0)
+    assert separation(5, 10) == pytest.approx(math.log(1 + 5.5 / 5.5) / math.log(1 + 9.5 / 1.5))   # 0.347
+    assert separation(10, 10) == pytest.approx(math.log(1 + 0.5 / 10.5) / math.log(1 + 9.5 / 1.5))  # 0.023
+    assert separation(0, 10) == 0.0 and separation(1, 1) == 1.0
+
+
+def test_a_name_most_of_the_pool_holds_decides_little():
+    """A question's only name, held by 5 of a pool of 10 chunks ("Since which Requests release
+    ...?"): without separation the 5 holders get the whole names half over the chunk BM25 ranks
+    first; with it they get sep(5, 10) = 0.347 of it, and BM25's best wins."""
+    bm25 = {"right": 4.0, "holder": 1.0}
+    names = [({"holder", "h2", "h3", "h4", "h5"}, 2.0)]
+    flat = lexical_signal(bm25, names, name_share=0.5)
+    assert flat["holder"] > flat["right"]                                   # 0.625 > 0.5
+    got = lexical_signal(bm25, names, name_share=0.5, pool_size=10)
+    assert got["right"] == pytest.approx(0.5)
+    assert got["holder"] == pytest.approx(0.5 * 0.25 + 0.5 * separation(5, 10))   # 0.298
+    assert got["right"] > got["holder"]
+    # a rare name (one chunk of the pool) keeps its whole weight: it separates near-duplicates
+    assert lexical_signal(bm25, [({"holder"}, 2.0)], name_share=0.5, pool_size=10)["holder"] == pytest.approx(0.625)
 
 
 @pytest.fixture

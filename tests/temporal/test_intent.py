@@ -176,6 +176,14 @@ def test_years_before_1900_in_ranges():
     assert rng("We have 1500 employees") is None
 
 
+def test_an_old_year_after_as_of_is_a_judgement_moment():
+    """SituatedQA "... as of 1895": without the cue the year stayed a number, the question was
+    judged now and the newer version (from 1919) answered it."""
+    assert parse_intent("who has the most undefeated wins in boxing as of 1895", AS_OF).judged_at == d(1896, 1, 1) - US
+    assert parse_intent("who ruled the largest empire as at 1376", AS_OF).judged_at == d(1377, 1, 1) - US
+    assert parse_intent("a rate limit of 1500 requests", AS_OF).judged_at is None     # "of" alone is no cue
+
+
 def test_judged_and_range_together():
     intent = parse_intent("research from 2019 to 2020 as of 2024-01-01", AS_OF)
     assert intent.time_range == (d(2019, 1, 1), d(2021, 1, 1))
@@ -210,6 +218,22 @@ def test_versions(query, version):
     assert parse_intent(query, AS_OF).version == version
 
 
+@pytest.mark.parametrize(("query", "version"), [
+    ("Which Requests release reverted the 2.0.0 requirement of explicit proxy schemes?", None),
+    ("Since which Click release can 8.0 style decorators be used bare?", None),
+    ("In which version did Flask drop 2.7 support?", None),
+    ("what release of Werkzeug followed 2.2.0?", None),
+    ("What did Requests 2.26.0 change about chardet?", "2.26.0"),    # a question about that version
+    ("Which breaking changes are in release 3.0?", "3.0"),             # "which" asks for changes here
+    ("What changed in release 1.0?", "1.0"),
+    ("What is release 2.0 about?", "2.0"),
+])
+def test_a_question_asking_which_version_names_no_target(query, version):
+    """A version named in a question that asks which version or release did something is a
+    reference point, not the version asked for (it would win its chain and demote the answer)."""
+    assert parse_intent(query, AS_OF).version == version
+
+
 @pytest.mark.parametrize(("query", "rank"), [
     ("Show me the oldest version of the policy", "oldest"),
     ("what did the first release say", "oldest"),
@@ -219,6 +243,8 @@ def test_versions(query, version):
     ("the current stable version", None),
     ("the most recent version", None),
     ("the policy", None),
+    ("the first draft of the policy", "oldest"),
+    ("who did the buffalo bills pick in the first round draft as of 2021", None),   # no document's draft
 ])
 def test_version_rank(query, rank):
     assert parse_intent(query, AS_OF).version_rank == rank
