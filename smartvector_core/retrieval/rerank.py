@@ -475,7 +475,9 @@ def _score(pool: Pool, profile: Profile, intent, scoring, temporal=DEFAULT_TEMPO
         weights["lexical"] = profile.lexical_weight
         soft = intent.soft_range_us if (intent is not None and profile.use_intent) else None
         if soft is not None:
-            values["temporal"] = _soft_window(pool, soft, recent, pool.half_life <= scoring.news_half_life_days)
+            season = soft[1] - soft[0] > scoring.news_current_days * US_PER_DAY   # longer than news stays current
+            values["temporal"] = _soft_window(pool, soft, recent,
+                                              season & (pool.half_life <= scoring.news_half_life_days))
         elif recent is not None:   # an EVENT of the day asked is as current as a live one then
             values["temporal"] = np.where(recent, 1.0, values["temporal"])
         weights["temporal"] *= _recency_factor(pool, profile, intent, soft, scoring, temporal.intent)
@@ -496,8 +498,10 @@ def _soft_window(pool: Pool, window, recent: np.ndarray | None = None, news: np.
     ``news_half_life_days``) is also × its current decay (:func:`scoring.current_decay`: 1 for the
     question's last ``news_current_days``, then fading): a window longer than a week ("this year's
     US Open") names the story's season, and news in it still fades as news (RealTimeQA 2022, tune
-    weeks: a 17-day-old story on the same subject beat yesterday's, the one asked about); for
-    "this week" nothing changes (its news is all current)."""
+    weeks: a 17-day-old story on the same subject beat yesterday's, the one asked about). The
+    caller sets ``news`` only for a window longer than ``news_current_days``: inside "this week"
+    the window signal alone says how far outside it an article lies, and a 15-day-old report of
+    the final asked about still beats today's news on another subject."""
     cands, states = pool.cands, pool.states
     begin = effective_us(cands.valid_from_us, cands.created_us)
     end = np.where(cands.kind == KIND_STATIC, begin, np.minimum(pool.until_us, np.int64(window[1])))
