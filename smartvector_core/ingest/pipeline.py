@@ -298,35 +298,42 @@ def _plan_batch(store: Store, embedder, batch: list[Document], part: IngestRepor
             edges.append({"src": doc.id, "dst": target, "edge_type": EdgeType.DEPENDS_ON.value,
                           "origin": "declared", "evidence": "depends_on field", "created_at": now})
     events += _missing_audit(store, unchanged, old_chunks, actor=actor)
-
     if pending:
-        wanted = [row["content_hash"] for row, _ in pending
-                  if known_hashes is None or row["content_hash"] in known_hashes]
-        stored = store.vectors_for_hashes(wanted) if wanted else {}
-        to_encode: dict[str, str] = {}
-        given: dict[str, np.ndarray] = {}
-        for row, text in pending:
-            h = row["content_hash"]
-            if h in stored:
-                continue
-            if h in cache:
-                given[h] = cache[h]
-            else:
-                to_encode.setdefault(h, text)
-        t0 = time.perf_counter()
-        encoded = embedder.encode(list(to_encode.values())) if to_encode else np.zeros((0, store.dim))
-        part.encode_seconds += time.perf_counter() - t0
-        fresh = {**given, **dict(zip(to_encode, encoded, strict=True))}
-        part.chunks_embedded += len(fresh)
-        # a chunk counts as reused unless its text was encoded for it in this call
-        part.chunks_reused += len(pending) - len(fresh)
-        for row, _ in pending:
-            row["vector"] = fresh.get(row["content_hash"], stored.get(row["content_hash"]))
-            rows.append(row)
-        if known_hashes is not None:
-            known_hashes.update(fresh)
-        cache.update(fresh)
+        rows += _with_vectors(store, embedder, pending, part, cache, known_hashes)
     return rows, edges, events
+
+
+def _with_vectors(store: Store, embedder, pending: list[tuple[dict, str]], part: IngestReport,
+                  cache: dict[str, np.ndarray], known_hashes: set[str] | None) -> list[dict]:
+    """The ``pending`` rows (row, text) with their vectors: a stored text's vector by its content
+    hash (looked up only where ``known_hashes`` holds it, or always when it is None), else the
+    ``cache``'s, else encoded now, once per distinct text; counts go to ``part``."""
+    wanted = [row["content_hash"] for row, _ in pending
+              if known_hashes is None or row["content_hash"] in known_hashes]
+    stored = store.vectors_for_hashes(wanted) if wanted else {}
+    to_encode: dict[str, str] = {}
+    given: dict[str, np.ndarray] = {}
+    for row, text in pending:
+        h = row["content_hash"]
+        if h in stored:
+            continue
+        if h in cache:
+            given[h] = cache[h]
+        else:
+            to_encode.setdefault(h, text)
+    t0 = time.perf_counter()
+    encoded = embedder.encode(list(to_encode.values())) if to_encode else np.zeros((0, store.dim))
+    part.encode_seconds += time.perf_counter() - t0
+    fresh = {**given, **dict(zip(to_encode, encoded, strict=True))}
+    part.chunks_embedded += len(fresh)
+    # a chunk counts as reused unless its text was encoded for it in this call
+    part.chunks_reused += len(pending) - len(fresh)
+    for row, _ in pending:
+        row["vector"] = fresh.get(row["content_hash"], stored.get(row["content_hash"]))
+    if known_hashes is not None:
+        known_hashes.update(fresh)
+    cache.update(fresh)
+    return [row for row, _ in pending]
 
 
 def _to_table(rows: list[dict], dim: int) -> pa.Table:
