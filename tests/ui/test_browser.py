@@ -104,6 +104,7 @@ def _check_query_lab(page, server, tmp_path) -> Path:
     header, first_row = csv[0].split(","), csv[1].split(",")
     assert float(first_row[header.index("confidence")]) == float(confidence)   # the card's number
     assert header[3:5] == ["score", "semantic_contribution"]        # the breakdown beside the score
+    _settled(page)                       # the CSV is built on the click: let that request end first
     texts = page.locator('[data-testid="stText"]').count()
     page.locator('[data-testid="stExpander"] summary').filter(
         has_text=re.compile(r"Full text · \d+ passage")).first.click()   # passages come when opened
