@@ -178,7 +178,7 @@ def show_table(frame: pd.DataFrame, *, key: str, file_name: str, title: str, hei
 
     ``wrap``: long-text columns (reasons) drawn wide with rows tall enough for their text to
     wrap; the full text also shows when a cell is opened (double click) and in the CSV. A table
-    of more than :data:`EAGER_ROWS` rows loads lazily; every table builds its CSV on the click. ``select``:
+    of more than :data:`EAGER_ROWS` rows loads lazily and builds its CSV on the click. ``select``:
     rows can be ticked (several); returns the table's selection state (``.selection.rows``).
     """
     safe = table_safe(frame)
@@ -191,10 +191,7 @@ def show_table(frame: pd.DataFrame, *, key: str, file_name: str, title: str, hei
     options = {"selection_mode": "multi-row", "on_select": "rerun", "key": f"{key}_table"} if select else {}
     event = st.dataframe(safe, hide_index=True, height=height, column_config=config or None,
                          row_height=WRAPPED_ROW_HEIGHT if wrapped else None, lazy=True if large else None, **options)
-    # the CSV is built on the click (a callable), never kept as a media file: a file sent by one
-    # run of the Query Lab's fragment could be dropped by the next run before the click fetched it
-    # (streamlit#8932; the browser test's download then never came, 1 run in 2)
-    st.download_button("Download CSV", data=lambda: to_csv_bytes(safe),
+    st.download_button("Download CSV", data=(lambda: to_csv_bytes(safe)) if large else to_csv_bytes(safe),
                        file_name=file_name, mime="text/csv", key=f"{key}_csv", on_click="ignore",
                        disabled=frame.empty)
     return event

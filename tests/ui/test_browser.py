@@ -79,6 +79,22 @@ def _ask(page, question: str) -> None:
     _settled(page)
 
 
+def _download(page, button) -> list[str]:
+    """The lines of the CSV a download button gives. Clicked once more if no download starts in
+    15 s: a file sent by one run of a fragment can be dropped by the next run before the click
+    fetches it (streamlit#8932, "MediaFileHandler: Missing file"); a person clicks again too."""
+    for attempt in range(2):
+        try:
+            with page.expect_download(timeout=15_000 if attempt == 0 else 30_000) as download:
+                button.get_by_role("button").click()
+            return Path(download.value.path()).read_text(encoding="utf-8").splitlines()
+        except Exception:  # noqa: BLE001 - playwright's timeout: once more, then fail
+            if attempt:
+                raise
+            _settled(page)
+    raise AssertionError("unreachable")
+
+
 def _check_query_lab(page, server, tmp_path) -> Path:
     """The Query Lab in the browser: cards with the moment judged, one confidence on the card, in the
     table and in the CSV; passages and charts on request; a verdict, its repeat and its undo; an
@@ -98,9 +114,7 @@ def _check_query_lab(page, server, tmp_path) -> Path:
     page.locator('[data-testid="stExpander"] summary').filter(has_text="Results · naive").first.click()
     page.locator('[data-testid="stDownloadButton"]').first.wait_for(timeout=30_000)
     _settled(page)
-    with page.expect_download() as download:
-        page.locator('[data-testid="stDownloadButton"]').first.get_by_role("button").click()   # Results · naive
-    csv = Path(download.value.path()).read_text(encoding="utf-8").splitlines()
+    csv = _download(page, page.locator('[data-testid="stDownloadButton"]').first)   # Results · naive
     header, first_row = csv[0].split(","), csv[1].split(",")
     assert float(first_row[header.index("confidence")]) == float(confidence)   # the card's number
     assert header[3:5] == ["score", "semantic_contribution"]        # the breakdown beside the score
