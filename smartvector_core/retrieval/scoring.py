@@ -194,6 +194,31 @@ def current_decay(created_us, dated, t_us: int, half_life_days, floors, *, news_
     return decay_scores(created + shift, t_us, half_life_days, floors, dated, config=config)
 
 
+def newest_release_signal(series: np.ndarray, created_us, alive: np.ndarray, t_us: int, half_life_days, floors,
+                          dated, config: DecayConfig = DEFAULT_TEMPORAL.decay) -> tuple[np.ndarray, np.ndarray]:
+    """The ``default`` temporal signal of release records when the question asks for the newest
+    release (ours; :attr:`QueryIntent.asks_newest`): a release is as new as it is against the
+    newest release of its own series (``series``: :func:`temporal.kinds.release_series`, "" for
+    any other document) among the candidates alive at ``t`` (``alive``), not against ``t``::
+
+        S = max(floor, 0.5 ** ((newest_series − created) / half-life))
+
+    The newest release of each series scores 1 (the value of a live record: it *is* the latest
+    release, however long ago it came out); older ones decay by how much older they are. Other
+    documents keep their value: an in-force policy is current (1/1.2), yet no release, so the
+    newest release of the subject asked outranks it on time. Returns (values, which rows it
+    applies to)."""
+    series = np.asarray(series, dtype=object)
+    created = np.asarray(created_us, dtype=np.int64)
+    applies = (series != "") & np.asarray(alive, dtype=bool)
+    newest = np.full(len(created), np.int64(t_us))
+    for key in set(series[applies].tolist()):
+        members = applies & (series == key)
+        newest[members] = created[members].max()
+    values = decay_scores(created + (np.int64(t_us) - newest), t_us, half_life_days, floors, dated, config=config)
+    return np.where(applies, values, 0.0), applies
+
+
 def window_signal(begin_us: np.ndarray, end_us: np.ndarray, window: tuple[int, int]) -> np.ndarray:
     """How well a document's time fits a soft window ``[start, end)`` named by the question:
 
