@@ -37,8 +37,8 @@ from ..temporal import (
     validity_states,
 )
 from ..temporal.decay import profile_arrays
-from ..temporal.kinds import release_series
 from ..temporal.freshness import pairing_action, pairing_partners
+from ..temporal.kinds import release_series
 from .candidates import Candidates, first_per_document
 from .content_match import content_time_values, judged_by_text, speaks_of
 from .profiles import Profile
