@@ -195,11 +195,14 @@ def current_decay(created_us, dated, t_us: int, half_life_days, floors, *, news_
 
 
 def newest_release_signal(series: np.ndarray, created_us, alive: np.ndarray, t_us: int, half_life_days, floors,
-                          dated, config: DecayConfig = DEFAULT_TEMPORAL.decay) -> tuple[np.ndarray, np.ndarray]:
+                          dated, config: DecayConfig = DEFAULT_TEMPORAL.decay,
+                          newest_by_series=None) -> tuple[np.ndarray, np.ndarray]:
     """The ``default`` temporal signal of release records when the question asks for the newest
     release (ours; :attr:`QueryIntent.asks_newest`): a release is as new as it is against the
     newest release of its own series (``series``: :func:`temporal.kinds.release_series`, "" for
-    any other document) among the candidates alive at ``t`` (``alive``), not against ``t``::
+    any other document) written by ``t``, not against ``t``: the newest in the store
+    (``newest_by_series``: series -> created µs, :func:`.rerank.release_newest`) or among the
+    candidates alive at ``t`` (``alive``), whichever is later::
 
         S = max(floor, 0.5 ** ((newest_series − created) / half-life))
 
@@ -214,7 +217,7 @@ def newest_release_signal(series: np.ndarray, created_us, alive: np.ndarray, t_u
     newest = np.full(len(created), np.int64(t_us))
     for key in set(series[applies].tolist()):
         members = applies & (series == key)
-        newest[members] = created[members].max()
+        newest[members] = max(int(created[members].max()), int((newest_by_series or {}).get(key, 0)))
     values = decay_scores(created + (np.int64(t_us) - newest), t_us, half_life_days, floors, dated, config=config)
     return np.where(applies, values, 0.0), applies
 
