@@ -509,9 +509,12 @@ def _lexical_weight(profile: Profile, intent) -> float:
     return profile.lexical_weight
 
 
+ANY_SERIES = "*"   # the one series of every release record, when the question names none
+
+
 def release_newest(docs, t_us: int) -> dict[str, int]:
     """The ``created_at`` (µs) of the newest release record of each series (:func:`.kinds.release_series`)
-    written by ``t_us``, over every document of the store (``docs``: ``KnowledgeState.docs``; None:
+    written by ``t_us`` (and of all of them, under :data:`ANY_SERIES`), over every document of the store (``docs``: ``KnowledgeState.docs``; None:
     none known): "the latest release" is the newest the store holds, not the newest the candidate
     pool happened to retrieve. Reads the release doc types first (pyarrow), titles of those only."""
     if docs is None or not docs.num_rows:
@@ -523,8 +526,9 @@ def release_newest(docs, t_us: int) -> dict[str, int]:
     for doc_type, title, at in zip(docs.column("doc_type").to_pylist(), docs.column("title").to_pylist(),
                                    created.tolist(), strict=True):
         key = release_series(doc_type, title)
-        if key and at <= t_us and at > out.get(key, -1 << 62):
-            out[key] = at
+        for series in (key, ANY_SERIES) if key else ():
+            if at <= t_us and at > out.get(series, -1 << 62):
+                out[series] = at
     return out
 
 
@@ -536,14 +540,16 @@ def _newest_release(pool: Pool, temporal_values: np.ndarray, subject: Sequence[s
     asked valued by :func:`scoring.newest_release_signal` against the newest of its series among
     the candidates alive at ``t``; every other document keeps ``temporal_values``. The subject
     asked: the series whose title holds a word of a name the question states (``subject``: "the
-    most recent Python version that Requests dropped" -> the "Requests changelog"), every series
-    when none does ("the latest release")."""
+    most recent Python version that Requests dropped" -> the "Requests changelog"); when none does
+    ("the latest release"), every release record is of one series, the store's."""
     cands = pool.cands
     series = np.array([release_series(d, t) for d, t in zip(cands.doc_type, cands.title, strict=True)], dtype=object)
     words = {w for name in subject for w in re.findall(r"[\w.+#-]+", str(name).lower())}
     named = np.array([bool(words & set(key.split())) for key in series.tolist()], dtype=bool)
     if named.any():
         series = np.where(named, series, "")
+    else:   # no subject named: every release is of one series ("the latest release" of the store)
+        series = np.where(series != "", ANY_SERIES, "")
     alive = ((pool.states != STATE_EXPIRED) & (pool.states != STATE_NOT_YET_VALID) & (cands.created_us <= pool.t_us)
              & (pool.superseded_us > pool.t_us))
     _, _, floors = profile_arrays(cands.doc_type, cands.kind)

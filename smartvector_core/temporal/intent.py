@@ -144,8 +144,11 @@ _ASKS_VERSION = re.compile(r"^\W*(?:(?:in|since|from|with|as\s+of|until)\s+)?(?:
                            r"(?:(?P<name>[\w.+#-]+)\s+)?(?:version|release)s?\b", re.I)
 _OLDEST = re.compile(rf"\b(?:oldest|first|original|earliest|initial)\s+{_RANK_NOUN}", re.I)
 # "the latest release", "the newest Flask version", "the most recent release": a recency word on
-# the noun of a release asks for the newest release (ours; no version label, :func:`_asks_newest`)
-_NEWEST = re.compile(rf"\b(?:latest|newest|most\s+recent|last)\s+{_RANK_NOUN}", re.I)
+# the noun of a release asks for the newest release (ours; no version label, :func:`_asks_newest`);
+# up to two words of a name may stand between ("the latest Nimbus CLI release"), no linking word
+# ("the latest news on the release" asks for news)
+_NEWEST = re.compile(r"\b(?:latest|newest|most\s+recent|last)\s+(?:(?!(?:of|on|in|for|about|from|with|to|and|or|the"
+                     r"|a|an)\b)[\w.+#-]+\s+){0,2}(?:version|release|edition|revision)s?\b", re.I)
 
 
 @dataclass(frozen=True)
