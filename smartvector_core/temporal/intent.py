@@ -437,6 +437,14 @@ def _version_rank(text: str) -> str | None:
     return "oldest" if _OLDEST.search(text) else None
 
 
+def asks_version(text: str) -> bool:
+    """Whether the question asks which version or release did something ("Which Requests
+    release added X?", "Since which version ...?"; :data:`_ASKS_VERSION`), as
+    :attr:`QueryIntent.asks_version` says (public: the lexical signal reads it before the intent
+    is parsed)."""
+    return _asks_version(text if isinstance(text, str) else "")
+
+
 def _asks_newest(text: str) -> bool:
     """Whether the question asks for the newest release or version (:data:`_NEWEST`: "What
     changed in the latest release?", "the newest Flask release", "the most recent version"). It
