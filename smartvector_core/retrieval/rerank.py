@@ -17,8 +17,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
-import pyarrow as pa
-import pyarrow.compute as pc
 
 from ..clock import US_PER_DAY, to_us
 from ..config.temporal import TemporalConfig
@@ -40,16 +38,15 @@ from ..temporal import (
 )
 from ..temporal.decay import profile_arrays
 from ..temporal.freshness import pairing_action, pairing_partners
-from ..temporal.kinds import LOG_DOC_TYPE_ALIASES, RELEASE_DOC_TYPES, release_series
 from .candidates import Candidates, first_per_document
 from .content_match import content_time_values, judged_by_text, speaks_of
 from .profiles import Profile
+from .releases import latest_release_notes, newest_release, release_newest
 from .scoring import (
     DEFAULT_SCORING,
     SignalSet,
     current_decay,
     current_signal,
-    newest_release_signal,
     pool_time_sensitivity,
     recency_and_decay,
     recency_factor,
@@ -171,7 +168,7 @@ def rerank(cands: Candidates, profile: Profile, *, t_us: int, intent: QueryInten
     ``archived``: the documents an operator archived by the moment asked (doc id -> the reason
     shown), rejected as ARCHIVED under every profile, before any other gate: a person took them
     out of answers. ``subject``: the names the question states (:func:`.lexical.subject_terms`),
-    which say whose releases "the latest release" asks for (:func:`_newest_release`)."""
+    which say whose releases "the latest release" asks for (:func:`.releases.newest_release`)."""
     n = len(cands)
     half_life, type_weight, floors = profile_arrays(cands.doc_type, cands.kind)
     states = validity_states(cands.kind, cands.valid_from_us, cands.valid_until_us, t_us)
@@ -223,6 +220,8 @@ def rerank(cands: Candidates, profile: Profile, *, t_us: int, intent: QueryInten
     newest = (release_newest(knowledge.docs, t_us) if intent is not None and profile.use_intent
               and intent.asks_newest and profile.scorer == "default" else None)
     signals = _score(pool, profile, intent, scoring, temporal, recent, subject, newest)
+    if newest is not None and "temporal" in signals.values:
+        notes = _with_notes(notes, latest_release_notes(cands, signals.values["temporal"]))
     score = signals.score.copy()
     if rng is not None and profile.gates:   # inside an asked-for period freshness steps aside
         signals = _in_period(cands, profile, intent, temporal)
@@ -489,7 +488,7 @@ def _score(pool: Pool, profile: Profile, intent, scoring, temporal=DEFAULT_TEMPO
         elif recent is not None:   # an EVENT of the day asked is as current as a live one then
             values["temporal"] = np.where(recent, 1.0, values["temporal"])
         if soft is None and intent is not None and profile.use_intent and intent.asks_newest:
-            values["temporal"] = _newest_release(pool, values["temporal"], subject, temporal, newest_by_series)
+            values["temporal"] = newest_release(pool, values["temporal"], subject, temporal, newest_by_series)
         weights["temporal"] *= _recency_factor(pool, profile, intent, soft, scoring, temporal.intent)
         _add_content_time(values, weights, cands, profile, intent, temporal)
         total = sum(weights.values())          # keep the score in [0, 1] without clipping ties
@@ -507,55 +506,6 @@ def _lexical_weight(profile: Profile, intent) -> float:
     if intent is not None and profile.use_intent and intent.asks_version:
         return max(profile.lexical_weight, profile.asks_version_lexical_weight)
     return profile.lexical_weight
-
-
-ANY_SERIES = "*"   # the one series of every release record, when the question names none
-
-
-def release_newest(docs, t_us: int) -> dict[str, int]:
-    """The ``created_at`` (µs) of the newest release record of each series (:func:`.kinds.release_series`)
-    written by ``t_us`` (and of all of them, under :data:`ANY_SERIES`), over every document of the store (``docs``: ``KnowledgeState.docs``; None:
-    none known): "the latest release" is the newest the store holds, not the newest the candidate
-    pool happened to retrieve. Reads the release doc types first (pyarrow), titles of those only."""
-    if docs is None or not docs.num_rows:
-        return {}
-    docs = docs.filter(pc.is_in(pc.utf8_lower(pc.fill_null(docs.column("doc_type"), "")),
-                                value_set=pa.array(sorted(RELEASE_DOC_TYPES | set(LOG_DOC_TYPE_ALIASES)))))
-    created = pc.cast(docs.column("created_at"), pa.int64()).to_numpy(zero_copy_only=False)
-    out: dict[str, int] = {}
-    for doc_type, title, at in zip(docs.column("doc_type").to_pylist(), docs.column("title").to_pylist(),
-                                   created.tolist(), strict=True):
-        key = release_series(doc_type, title)
-        for series in (key, ANY_SERIES) if key else ():
-            if at <= t_us and at > out.get(series, -1 << 62):
-                out[series] = at
-    return out
-
-
-def _newest_release(pool: Pool, temporal_values: np.ndarray, subject: Sequence[str] = (),
-                    temporal: TemporalConfig = DEFAULT_TEMPORAL, newest_by_series: Mapping[str, int] | None = None
-                    ) -> np.ndarray:
-    """The temporal signal when the question asks for the newest release ("What changed in the
-    latest release?"): each release record (:func:`temporal.kinds.release_series`) of the subject
-    asked valued by :func:`scoring.newest_release_signal` against the newest of its series among
-    the candidates alive at ``t``; every other document keeps ``temporal_values``. The subject
-    asked: the series whose title holds a word of a name the question states (``subject``: "the
-    most recent Python version that Requests dropped" -> the "Requests changelog"); when none does
-    ("the latest release"), every release record is of one series, the store's."""
-    cands = pool.cands
-    series = np.array([release_series(d, t) for d, t in zip(cands.doc_type, cands.title, strict=True)], dtype=object)
-    words = {w for name in subject for w in re.findall(r"[\w.+#-]+", str(name).lower())}
-    named = np.array([bool(words & set(key.split())) for key in series.tolist()], dtype=bool)
-    if named.any():
-        series = np.where(named, series, "")
-    else:   # no subject named: every release is of one series ("the latest release" of the store)
-        series = np.where(series != "", ANY_SERIES, "")
-    alive = ((pool.states != STATE_EXPIRED) & (pool.states != STATE_NOT_YET_VALID) & (cands.created_us <= pool.t_us)
-             & (pool.superseded_us > pool.t_us))
-    _, _, floors = profile_arrays(cands.doc_type, cands.kind)
-    values, applies = newest_release_signal(series, cands.created_us, alive, pool.t_us, pool.half_life, floors,
-                                            cands.dated, temporal.decay, newest_by_series)
-    return np.where(applies, values, temporal_values)
 
 
 def _soft_window(pool: Pool, window, recent: np.ndarray | None = None, news: np.ndarray | bool = False

@@ -155,6 +155,7 @@ def test_the_latest_release_is_the_newest_release_record_not_a_policy_in_force(a
     # others decay by how much older they are: 394 days at a half-life of 730, 0.5 ** (394 / 730)
     assert temporal["sdk_2_8"] == pytest.approx(0.5 ** (394 / 730), abs=1e-3) and temporal["cli_1_1"] < temporal["sdk_2_8"]
     assert temporal["policy_2025"] == pytest.approx(1 / 1.2)     # in force, no release: its value as before
+    assert any("asks for the latest release" in r for r in resp.results[0].reasons)
     # the series the question names: the Nimbus CLI's newest release, two years old, is the latest of its own
     named = _ask(app, "What changed in the latest Nimbus CLI release?")
     assert named.results[0].id == "cli_1_1"
