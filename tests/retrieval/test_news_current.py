@@ -120,3 +120,24 @@ def test_news_in_a_named_period_that_holds_the_moment_asked_keeps_its_temporal_s
     past = year_app.query(f"Which team won the {NOW.year} hockey final?", as_of=NOW.replace(year=NOW.year + 1),
                           k=2, log=False)
     assert all("temporal" not in r.signals for r in past.results)
+
+
+def test_news_since_a_named_period_that_names_it_speaks_of_it(tmp_path):
+    """"after the 2024 election" names an event: this week's poll whose text names 2024 recalls it
+    (content_match.speaks_of) and is not ruled out of the period; a preview written before the
+    period began, naming it, still is."""
+    from smartvector_core.service import SmartVector
+    from smartvector_core.settings import load_settings
+
+    app = SmartVector(load_settings(str(tmp_path / "store"), env={}))
+    year = NOW.year - 2
+    app.ingest_records([
+        {"id": "poll", "doc_type": "news", "created_at": (NOW - timedelta(days=3)).isoformat(), "title": "New poll",
+         "text": f"A new poll finds 79% say the senator acted unethically after the {year} election."},
+        {"id": "preview", "doc_type": "news", "created_at": NOW.replace(year=year - 1).isoformat(),
+         "title": "Election preview", "text": f"The senator will run in the {year} election, aides say."},
+    ], now=NOW)
+    resp = app.query(f"What share of people say the senator acted unethically after the {year} election?",
+                     as_of=NOW, k=2, log=False)
+    assert resp.intent["range_mode"] == "hard"
+    assert [r.id for r in resp.results] == ["poll"]
