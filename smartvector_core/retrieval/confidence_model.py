@@ -520,12 +520,14 @@ def prior_version_warning(profile: str, version: str) -> str | None:
 
 
 def why_lower(model: ConfidenceModel, x: np.ndarray, probability: np.ndarray) -> str | None:
-    """Why rank 1 carries less confidence than a later rank (None when it does not): the
-    feature whose log-odds contribution most favours that rank, in words."""
+    """Why a later rank's own confidence (``probability``, before the rank cap of
+    :func:`calibration.held_to_rank`) is above rank 1's (None when it is not): the feature whose
+    log-odds contribution most favours that rank, in words. The later rank is shown at rank 1's."""
     if len(probability) < 2 or probability[0] >= probability[1:].max():
         return None
     j = int(np.argmax(probability[1:])) + 1
     contrib = model.contributions(model.aligned(x))
     f = int(np.argmax(contrib[j] - contrib[0]))
     words = FACTOR_WORDS.get(model.features[f], (model.features[f], model.features[f]))
-    return f"ranked first by score, but its confidence is below rank {j + 1}'s: for rank 1, {words[1]}"
+    return (f"ranked first by score, but rank {j + 1}'s own evidence reads higher (its confidence is held "
+            f"at rank 1's): for rank 1, {words[1]}")
