@@ -107,7 +107,8 @@ def separation(held: int, pool_size: int) -> float:
 
 
 def lexical_signal(bm25: dict[str, float], names: list[tuple[set[str], float]],
-                   name_share: float = NAME_SHARE, pool_size: int | None = None) -> dict[str, float]:
+                   name_share: float = NAME_SHARE, pool_size: int | None = None,
+                   plain: bool = False) -> dict[str, float]:
     """The lexical signal per chunk id (ours)::
 
         S_lex = (1 − a) · bm25 / max bm25 + a · Σ_g w_g · sep_g · [chunk names g] / Σ_g w_g
@@ -122,14 +123,17 @@ def lexical_signal(bm25: dict[str, float], names: list[tuple[set[str], float]],
     release ...": the entries that wrote "Requests" led the one BM25 ranks first). A question that
     names nothing gets no lexical signal (all 0): plain BM25 among passages that share the
     question's words is mostly noise (paper suite tune split; the demo's "state of the engineering
-    team" question). Dividing by the query's best hit puts BM25 in [0, 1] without sending the
+    team" question), except with ``plain``: a question that asks which version or release did
+    something (:func:`smartvector_core.temporal.intent.asks_version`, "Which attrs release introduced import
+    attrs?") is answered by the one record of a log that holds its words, so its BM25 half stands
+    alone (changelogs, tune split: the only such question with no name). Dividing by the query's best hit puts BM25 in [0, 1] without sending the
     weakest hit to 0 (no min-max); a chunk matching nothing scores 0.
     """
     best = max(bm25.values(), default=0.0)
     out = {c: s / best for c, s in bm25.items()} if best > 0 else {}
     total = sum(w for _, w in names if w > 0)
     if total <= 0:
-        return {}
+        return {c: (1.0 - name_share) * v for c, v in out.items()} if plain else {}
     named: dict[str, float] = {}
     for chunks, w in names:
         share = max(w, 0.0) / total * (1.0 if pool_size is None else separation(len(chunks), pool_size))

@@ -30,6 +30,7 @@ from .candidates import PASSAGES_PER_DOCUMENT, Candidates
 from .confidence import abstention, out_of_force
 from .confidence_model import question_words, version_of
 from .explain import build_rejections, build_results
+from .lexical import subject_terms
 from .profiles import Profile, get_profile
 from .query_cache import Knots, QueryCache
 from .rerank import rerank
@@ -114,7 +115,8 @@ def answer(cands: Candidates, request: QueryRequest, profile: Profile, knowledge
     if intent is not None and intent.judged_at is not None:
         t_us = to_us(intent.judged_at)
     ranked = rerank(cands, profile, t_us=t_us, intent=intent, knowledge=knowledge,
-                    k=request.k, scoring=config.scoring, temporal=config.temporal, archived=request.archived)
+                    k=request.k, scoring=config.scoring, temporal=config.temporal, archived=request.archived,
+                    subject=subject_terms(request.text) if intent is not None and intent.asks_newest else ())
     asked = question_words(request.text, intent)
     abstain_reason = abstention(cands, request.text, config.abstention)
     if abstain_reason is None and not len(ranked.order) and ranked.archived_any:

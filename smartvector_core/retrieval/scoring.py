@@ -194,6 +194,34 @@ def current_decay(created_us, dated, t_us: int, half_life_days, floors, *, news_
     return decay_scores(created + shift, t_us, half_life_days, floors, dated, config=config)
 
 
+def newest_release_signal(series: np.ndarray, created_us, alive: np.ndarray, t_us: int, half_life_days, floors,
+                          dated, config: DecayConfig = DEFAULT_TEMPORAL.decay,
+                          newest_by_series=None) -> tuple[np.ndarray, np.ndarray]:
+    """The ``default`` temporal signal of release records when the question asks for the newest
+    release (ours; :attr:`QueryIntent.asks_newest`): a release is as new as it is against the
+    newest release of its own series (``series``: :func:`temporal.kinds.release_series`, "" for
+    any other document) written by ``t``, not against ``t``: the newest in the store
+    (``newest_by_series``: series -> created µs, :func:`.rerank.release_newest`) or among the
+    candidates alive at ``t`` (``alive``), whichever is later::
+
+        S = max(floor, 0.5 ** ((newest_series − created) / half-life))
+
+    The newest release of each series scores 1 (the value of a live record: it *is* the latest
+    release, however long ago it came out); older ones decay by how much older they are. Other
+    documents keep their value: an in-force policy is current (1/1.2), yet no release, so the
+    newest release of the subject asked outranks it on time. Returns (values, which rows it
+    applies to)."""
+    series = np.asarray(series, dtype=object)
+    created = np.asarray(created_us, dtype=np.int64)
+    applies = (series != "") & np.asarray(alive, dtype=bool)
+    newest = np.full(len(created), np.int64(t_us))
+    for key in set(series[applies].tolist()):
+        members = applies & (series == key)
+        newest[members] = max(int(created[members].max()), int((newest_by_series or {}).get(key, 0)))
+    values = decay_scores(created + (np.int64(t_us) - newest), t_us, half_life_days, floors, dated, config=config)
+    return np.where(applies, values, 0.0), applies
+
+
 def window_signal(begin_us: np.ndarray, end_us: np.ndarray, window: tuple[int, int]) -> np.ndarray:
     """How well a document's time fits a soft window ``[start, end)`` named by the question:
 

@@ -18,6 +18,7 @@ import pyarrow.compute as pc
 from ..clock import to_us
 from ..config.query import DEFAULT_SEARCH, SearchConfig
 from ..store import cosine_distance, first_existing, overfetched, vector_matrix
+from ..temporal.intent import asks_version
 from .candidates import CHUNK_COLUMNS, SEARCH_COLUMNS, Candidates
 from .full_text import READS, FullText, IndexedFullText, LanceFullText, TextSearch
 from .lexical import lexical_signal, subject_terms, uncased_terms
@@ -60,14 +61,14 @@ def retrieve(store, query_vector: np.ndarray | Callable[[], np.ndarray], as_of: 
         hits = indexed_vector_hits(store, chunks, query_vector, bound, pool, overfetch)
         if hits is None:
             hits = store.search(query_vector, as_of=bound, limit=pool, columns=CHUNK_COLUMNS, overfetch=overfetch)
-        hits, lexical = with_lexical(hits, found, query_vector, CHUNK_COLUMNS)
+        hits, lexical = with_lexical(hits, found, query_vector, CHUNK_COLUMNS, asks_version(text or ""))
         cands = Candidates.from_chunk_hits(hits, fields, index.lookup, lexical)
         if cands is not None:
             return cands
     found = _start(LanceFullText(store, config=config), text, as_of, SEARCH_COLUMNS, config)
     query_vector = query_vector() if callable(query_vector) else query_vector
     hits = store.search(query_vector, as_of=as_of, limit=pool, columns=SEARCH_COLUMNS)
-    hits, lexical = with_lexical(hits, found, query_vector, SEARCH_COLUMNS)
+    hits, lexical = with_lexical(hits, found, query_vector, SEARCH_COLUMNS, asks_version(text or ""))
     return Candidates.from_search(hits, lexical)
 
 
@@ -135,12 +136,13 @@ def search_overfetch(share: float, config: SearchConfig = DEFAULT_SEARCH) -> flo
 
 
 def with_lexical(hits: pa.Table, search: TextSearch | None, query_vector: np.ndarray,
-                 columns) -> tuple[pa.Table, dict[str, float] | None]:
+                 columns, plain: bool = False) -> tuple[pa.Table, dict[str, float] | None]:
     """The vector ``hits`` plus the full-text hits they lack (``_distance`` = 1 − cosine of the
     stored vector), and the lexical signal of the pool's chunks (:func:`lexical.lexical_signal`:
     the question's BM25, and which chunks of the pool name each name of the question,
     :meth:`.full_text.TextSearch.named_in_pool`, each name weighed by how well it separates the
-    pool, :func:`lexical.separation`); ``(hits, None)`` without a ``search``."""
+    pool, :func:`lexical.separation`; ``plain``: the BM25 half also for a question that names
+    nothing, :func:`lexical.lexical_signal`); ``(hits, None)`` without a ``search``."""
     if search is None:
         return hits, None
     found = search.best()
@@ -157,7 +159,7 @@ def with_lexical(hits: pa.Table, search: TextSearch | None, query_vector: np.nda
     bm25 = dict(zip(found.column("chunk_id").to_pylist(), map(float, found.column("_score").to_pylist()),
                     strict=True))
     pool = list(dict.fromkeys(hits.column("chunk_id").to_pylist()))
-    return hits, lexical_signal(bm25, search.named_in_pool(pool), pool_size=len(pool))
+    return hits, lexical_signal(bm25, search.named_in_pool(pool), pool_size=len(pool), plain=plain)
 
 
 def start_encoding(embedder, text: str) -> Future:

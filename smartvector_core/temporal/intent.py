@@ -13,7 +13,9 @@ query tells you how much recency should matter").
 - a **version** ("in Node.js 20.19.0", "v3.5", "version 5.3.2": only strings that look like
   versions) and a **version rank** ("the oldest version"). "latest", "newest", "current", "most
   recent" and "new" are recency words, never version labels: they choose the newest version in
-  force at the moment of judgement, which the gates keep;
+  force at the moment of judgement, which the gates keep. Two flags say what a question asks for:
+  ``asks_version`` ("Which release added X?": a version, told by its text, whatever its age) and
+  ``asks_newest`` ("the latest release": the newest release record of its subject);
 - a **recency weight** from signal words (blog: "current" 0.70, "recently" 0.55, baseline 0.20).
 
 Hard and soft time (ours): a range written with explicit dates ("from 2021 to 2023",
@@ -141,6 +143,12 @@ _RANK_NOUN = r"(?:(?:\w+\s+)?(?:version|release|edition|revision)s?|drafts?)\b"
 _ASKS_VERSION = re.compile(r"^\W*(?:(?:in|since|from|with|as\s+of|until)\s+)?(?:which|what)\s+"
                            r"(?:(?P<name>[\w.+#-]+)\s+)?(?:version|release)s?\b", re.I)
 _OLDEST = re.compile(rf"\b(?:oldest|first|original|earliest|initial)\s+{_RANK_NOUN}", re.I)
+# "the latest release", "the newest Flask version", "the most recent release": a recency word on
+# the noun of a release asks for the newest release (ours; no version label, :func:`_asks_newest`);
+# up to two words of a name may stand between ("the latest Nimbus CLI release"), no linking word
+# ("the latest news on the release" asks for news)
+_NEWEST = re.compile(r"\b(?:latest|newest|most\s+recent|last)\s+(?:(?!(?:of|on|in|for|about|from|with|to|and|or|the"
+                     r"|a|an)\b)[\w.+#-]+\s+){0,2}(?:version|release|edition|revision)s?\b", re.I)
 
 
 @dataclass(frozen=True)
@@ -163,6 +171,8 @@ class QueryIntent:
     range_mode: str | None = None     # 'hard' (explicit dates: a filter) | 'soft' (relative: a preference)
     judged_period: tuple[datetime, datetime] | None = None   # the period "as of / on / by" named
     judged_reading: str = ""          # how the judged period became ``judged_at``
+    asks_version: bool = False        # "which release added X?": the answer is a version, told by its text
+    asks_newest: bool = False         # "the latest release": the newest release of its subject
 
     @property
     def named_period_us(self) -> tuple[int, int] | None:
@@ -202,7 +212,8 @@ class QueryIntent:
                 "judged_at": iso(self.judged_at),
                 "judged_text": self.judged_text, "judged_reading": self.judged_reading, "version": self.version,
                 "version_rank": self.version_rank, "recency_weight": self.recency_weight,
-                "recency_words": list(self.recency_words)}
+                "recency_words": list(self.recency_words), "asks_version": self.asks_version,
+                "asks_newest": self.asks_newest}
 
 
 def parse_intent(text: object, as_of: datetime, config: IntentConfig = DEFAULT_TEMPORAL.intent) -> QueryIntent:
@@ -236,6 +247,7 @@ def parse_intent(text: object, as_of: datetime, config: IntentConfig = DEFAULT_T
     as_of = ensure_utc(as_of)
     scratch = text
     judged_at, judged_text, scratch, judged_period, judged_reading = _judged(scratch, as_of)
+    asks_version = _asks_version(scratch)
     version, scratch = _version(scratch)
     scratch = _blank(scratch, [m.span() for m in _NOT_A_RANGE.finditer(scratch)])
     time_range, range_text, relative = _time_range(scratch, as_of)
@@ -245,7 +257,7 @@ def parse_intent(text: object, as_of: datetime, config: IntentConfig = DEFAULT_T
                        if range_text else "", judged_at=judged_at, judged_text=judged_text,
                        version=version, version_rank=_version_rank(text), recency_weight=weight,
                        recency_words=words, range_mode=mode, judged_period=judged_period,
-                       judged_reading=judged_reading)
+                       judged_reading=judged_reading, asks_version=asks_version, asks_newest=_asks_newest(text))
 
 
 # --- periods ------------------------------------------------------------------------------
@@ -423,6 +435,24 @@ def _version_rank(text: str) -> str | None:
     words ("latest", "newest", "current", "most recent", "new") are not version labels: the
     newest version in force at the moment of judgement is what the gates keep anyway."""
     return "oldest" if _OLDEST.search(text) else None
+
+
+def asks_version(text: str) -> bool:
+    """Whether the question asks which version or release did something ("Which Requests
+    release added X?", "Since which version ...?"; :data:`_ASKS_VERSION`), as
+    :attr:`QueryIntent.asks_version` says (public: the lexical signal reads it before the intent
+    is parsed)."""
+    return _asks_version(text if isinstance(text, str) else "")
+
+
+def _asks_newest(text: str) -> bool:
+    """Whether the question asks for the newest release or version (:data:`_NEWEST`: "What
+    changed in the latest release?", "the newest Flask release", "the most recent version"). It
+    names no version and no version rank (the gates keep the newest version in force of each
+    chain anyway); retrieval reads it to prefer, among release records, the newest of each one's
+    series (:func:`smartvector_core.retrieval.scoring.newest_release_signal`). "current" is not
+    among its words: "the current default" asks what holds now, which the gates answer."""
+    return bool(_NEWEST.search(text))
 
 
 # --- time ranges --------------------------------------------------------------------------

@@ -42,6 +42,10 @@ LOG_DOC_TYPES = frozenset(_LOG_NAMES)
 LOG_DOC_TYPE_ALIASES = MappingProxyType({"release_note": "release_notes", "changes": "changelog",
                                          "minutes": "meeting_minutes", "incident": "incident_report",
                                          "postmortem": "incident_report", "post_mortem": "incident_report"})
+#: the log doc types that record a release of something (a version's own record): the records
+#: "the latest release" asks for (:func:`release_series`)
+RELEASE_DOC_TYPES = frozenset({"release_notes", "changelog"})
+_VERSION_TOKEN = re.compile(r"(?<![\w.])v?\d+(?:\.\d+)+[\w.+-]*")
 _LOG_TITLE_RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("release_notes", re.compile(r"\brelease\s+notes?\b|\bwhat'?s\s+new\s+in\b|\breleased?\s+v?\d+(?:\.\d+)+\b"
                                  r"|\bv?\d+(?:\.\d+)+\s+release\b", re.I)),
@@ -97,6 +101,18 @@ def is_log_record(doc_type: str | None = None, title: str = "", text: str = "") 
     :func:`log_record_type`): records of their own moment, which never replace each other by a
     shared title alone."""
     return log_record_type(doc_type, title, text) is not None
+
+
+def release_series(doc_type: str | None, title: str | None) -> str:
+    """The series a release record belongs to, "" for any other document (ours): its title
+    lower-cased with version strings ("3.0.0", "v2.8") and extra spaces removed, for a document
+    whose doc type is in :data:`RELEASE_DOC_TYPES` (or an alias of one). "Larkspur SDK 3.0.0
+    release notes" and "Larkspur SDK 2.8.0 release notes" are one series ("larkspur sdk release
+    notes"); every entry of the "Flask changelog" is one; Node.js's notes are another."""
+    declared = (doc_type or "").strip().lower()
+    if LOG_DOC_TYPE_ALIASES.get(declared, declared) not in RELEASE_DOC_TYPES:
+        return ""
+    return " ".join(_VERSION_TOKEN.sub(" ", title if isinstance(title, str) else "").lower().split()) or declared
 
 
 _DOC_TYPE_RULES: tuple[tuple[str, re.Pattern[str]], ...] = (

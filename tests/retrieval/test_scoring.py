@@ -108,3 +108,22 @@ def test_roundup_titles_count_listed_items():
     assert roundup_titles(titles).tolist() == [True, True, False, False, False, False]
     assert roundup_titles(titles, min_items=2).tolist() == [True, True, False, True, False, True]
     assert roundup_titles(np.array([], dtype=object)).shape == (0,)
+
+
+def test_newest_release_signal_measures_each_release_against_the_newest_of_its_series():
+    from smartvector_core.clock import US_PER_DAY
+    from smartvector_core.retrieval.scoring import newest_release_signal
+    t = 1000 * US_PER_DAY
+    series = np.array(["sdk", "sdk", "cli", ""], dtype=object)
+    created = np.array([t - 168 * US_PER_DAY, t - 898 * US_PER_DAY, t - 600 * US_PER_DAY, t - 700 * US_PER_DAY])
+    alive = np.array([True, True, True, True])
+    half_life = np.full(4, 730.0)
+    values, applies = newest_release_signal(series, created, alive, t, half_life, 0.0, True)
+    # sdk: the newest scores 1 however old; the other is 730 days older: 0.5; cli alone: 1; the
+    # policy ("" series) is no release: 0, left to its own value
+    assert values == pytest.approx([1.0, 0.5, 1.0, 0.0])
+    assert applies.tolist() == [True, True, True, False]
+    # the store holds a newer cli release (written 235 days before t) than the pool retrieved
+    later, _ = newest_release_signal(series, created, alive, t, half_life, 0.0, True,
+                                     newest_by_series={"cli": int(t - 235 * US_PER_DAY)})
+    assert later[2] == pytest.approx(0.5 ** (365 / 730))

@@ -130,6 +130,38 @@ def test_latest_is_a_recency_word_not_a_version(app):
     assert named.results[0].id == "release_1"
 
 
+# release notes of two products beside a policy in force: "the latest release" is the newest
+# release record of a series (however old), not an in-force document of another kind
+SERIES = [{"id": "policy_2025", "title": "Data retention schedule", "kind": "VERSIONED", "doc_type": "legal",
+           "version": "2025", "created_at": "2025-01-15T00:00:00Z",
+           "text": "The schedule changed: logs are kept for 13 months."},
+          {"id": "sdk_2_8", "title": "Larkspur SDK 2.8.0 release notes", "doc_type": "release_notes",
+           "version": "2.8.0", "created_at": "2025-05-20T00:00:00Z", "text": "The Larkspur SDK release changed retries."},
+          {"id": "sdk_3_0", "title": "Larkspur SDK 3.0.0 release notes", "doc_type": "release_notes",
+           "version": "3.0.0", "created_at": "2026-06-18T00:00:00Z", "text": "The Larkspur SDK release changed timeouts."},
+          {"id": "cli_1_0", "title": "Nimbus CLI 1.0.0 release notes", "doc_type": "release_notes",
+           "version": "1.0.0", "created_at": "2024-03-01T00:00:00Z", "text": "The Nimbus CLI release changed flags."},
+          {"id": "cli_1_1", "title": "Nimbus CLI 1.1.0 release notes", "doc_type": "release_notes",
+           "version": "1.1.0", "created_at": "2024-09-01T00:00:00Z", "text": "The Nimbus CLI release changed flags."}]
+
+
+def test_the_latest_release_is_the_newest_release_record_not_a_policy_in_force(app):
+    app.ingest_records(SERIES, now=NOW)
+    resp = _ask(app, "What changed in the latest release?")
+    assert resp.intent["asks_newest"] is True and resp.intent["version"] is None
+    assert resp.results[0].id == "sdk_3_0"
+    temporal = {r.id: r.signals["temporal"].value for r in resp.results}
+    assert temporal["sdk_3_0"] == pytest.approx(1.0)            # the store's newest release, 5 months old
+    # others decay by how much older they are: 394 days at a half-life of 730, 0.5 ** (394 / 730)
+    assert temporal["sdk_2_8"] == pytest.approx(0.5 ** (394 / 730), abs=1e-3) and temporal["cli_1_1"] < temporal["sdk_2_8"]
+    assert temporal["policy_2025"] == pytest.approx(1 / 1.2)     # in force, no release: its value as before
+    assert any("asks for the latest release" in r for r in resp.results[0].reasons)
+    # the series the question names: the Nimbus CLI's newest release, two years old, is the latest of its own
+    named = _ask(app, "What changed in the latest Nimbus CLI release?")
+    assert named.results[0].id == "cli_1_1"
+    assert {r.id: r.signals["temporal"].value for r in named.results}["cli_1_1"] == pytest.approx(1.0)
+
+
 QUARTERS = [{"id": "plan_q1", "title": "Roadmap", "kind": "VERSIONED", "doc_type": "policy", "version": "2025-Q1",
              "created_at": "2024-12-01T00:00:00Z", "text": "The 2025-Q1 roadmap ships the export API."},
             {"id": "plan_q2", "title": "Roadmap", "kind": "VERSIONED", "doc_type": "policy", "version": "2025-Q2",

@@ -259,6 +259,37 @@ def test_recency_words_are_no_version(query):
     assert intent.recency_weight >= 0.55            # they raise the recency weight instead
 
 
+@pytest.mark.parametrize(("query", "newest"), [
+    ("What changed in the latest release?", True),
+    ("What is the minimum Werkzeug version required by the newest Flask release?", True),   # a name between
+    ("the most recent version", True),
+    ("notes of the last release", True),
+    ("the current stable version", False),      # "current" asks what holds now: the gates answer it
+    ("What is the current default hash method?", False),
+    ("the latest news on the outage", False),   # a recency word, no release
+    ("the latest news on the release", False),  # a linking word: news is asked for
+    ("What changed in the latest Nimbus CLI release?", True),   # two words of a name
+    ("the oldest version of the policy", False),
+])
+def test_asks_newest(query, newest):
+    intent = parse_intent(query, AS_OF)
+    assert intent.asks_newest is newest
+    assert intent.version is None and intent.version_rank in (None, "oldest")
+
+
+@pytest.mark.parametrize(("query", "asks"), [
+    ("Which Requests release added support for urllib3 2.0?", True),
+    ("In which release did Response become a context manager?", True),
+    ("Since which Click release can decorators be applied without parentheses?", True),
+    ("What changed in release 1.0?", False),    # it names the release asked about
+    ("What is release 2.0 about?", False),
+    ("What changed in the latest release?", False),
+])
+def test_asks_version(query, asks):
+    assert parse_intent(query, AS_OF).asks_version is asks
+    assert parse_intent(query, AS_OF).to_dict()["asks_version"] is asks
+
+
 @pytest.mark.parametrize(("query", "version"), [("what changed in v2", "2"), ("release 3.5.1 notes", "3.5.1"),
                                                 ("fixed in 3.5.1?", "3.5.1")])
 def test_version_looking_strings_are_versions(query, version):

@@ -111,3 +111,17 @@ def test_every_entry_of_the_real_changelog_set_is_a_log_record():
     # the title alone, and the text alone, are each enough evidence
     assert all(is_log_record(None, r["title"], "") for r in records)
     assert all(is_log_record(None, "", r["text"]) for r in records)
+
+
+@pytest.mark.parametrize(("doc_type", "title", "series"), [
+    ("release_notes", "Larkspur SDK 3.0.0 release notes", "larkspur sdk release notes"),
+    ("release_notes", "Larkspur SDK v2.8 release notes", "larkspur sdk release notes"),
+    ("changelog", "Flask changelog", "flask changelog"),
+    ("release_note", "Node.js 20.19.0 release notes", "node.js release notes"),   # an alias
+    ("policy", "API rate limit policy v3", ""),                                   # no release record
+    ("meeting_minutes", "Minutes of the board", ""),                              # a log, no release
+    (None, "Flask changelog", ""),                                                # the doc type decides
+])
+def test_release_series(doc_type, title, series):
+    from smartvector_core.temporal.kinds import release_series
+    assert release_series(doc_type, title) == series

@@ -1,0 +1,87 @@
+"""Release records asked for as "the latest release" (ours): which release records a question
+about the newest release prefers, and against what each is measured.
+
+A question that asks for the newest release (:attr:`QueryIntent.asks_newest`: "What changed in
+the latest release?") is answered by the newest release record of the subject asked, however
+old it is, not by any document in force. Release records are those of
+:data:`smartvector_core.temporal.kinds.RELEASE_DOC_TYPES` (release notes, changelog entries); a record's series
+is its title without version strings (:func:`smartvector_core.temporal.kinds.release_series`). The newest of a
+series is read over the whole store at the moment of judgement (:func:`release_newest`), so a
+pool that missed it does not crown an older one; the value itself is
+:func:`.scoring.newest_release_signal`. Python loops run over the store's release records
+(:func:`release_newest`) and over the candidates' titles, only for such a question.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from ..config.temporal import TemporalConfig
+from ..temporal import DEFAULT_TEMPORAL, STATE_EXPIRED, STATE_NOT_YET_VALID
+from ..temporal.decay import profile_arrays
+from ..temporal.kinds import LOG_DOC_TYPE_ALIASES, RELEASE_DOC_TYPES, release_series
+from .scoring import newest_release_signal
+
+ANY_SERIES = "*"   # the one series of every release record, when the question names none
+
+
+def release_newest(docs, t_us: int) -> dict[str, int]:
+    """The ``created_at`` (µs) of the newest release record of each series
+    (:func:`smartvector_core.temporal.kinds.release_series`) written by ``t_us``, and of all of them
+    under :data:`ANY_SERIES`, over every document of the store (``docs``: ``KnowledgeState.docs``;
+    None: none known): "the latest release" is the newest the store holds, not the newest the
+    candidate pool happened to retrieve. Filters the release doc types first (pyarrow) and reads
+    the titles of those only."""
+    if docs is None or not docs.num_rows:
+        return {}
+    docs = docs.filter(pc.is_in(pc.utf8_lower(pc.fill_null(docs.column("doc_type"), "")),
+                                value_set=pa.array(sorted(RELEASE_DOC_TYPES | set(LOG_DOC_TYPE_ALIASES)))))
+    created = pc.cast(docs.column("created_at"), pa.int64()).to_numpy(zero_copy_only=False)
+    out: dict[str, int] = {}
+    for doc_type, title, at in zip(docs.column("doc_type").to_pylist(), docs.column("title").to_pylist(),
+                                   created.tolist(), strict=True):
+        key = release_series(doc_type, title)
+        for series in (key, ANY_SERIES) if key else ():
+            if at <= t_us and at > out.get(series, -1 << 62):
+                out[series] = at
+    return out
+
+
+def latest_release_notes(cands, temporal_values: np.ndarray) -> dict[int, list[str]]:
+    """A note on each release record that :func:`newest_release` valued as the latest release
+    (temporal value 1)."""
+    top = np.flatnonzero(temporal_values >= 1.0 - 1e-9)
+    return {int(i): ["the question asks for the latest release: the newest release of its series, temporal 1.0"]
+            for i in top if release_series(cands.doc_type[i], cands.title[i])}
+
+
+def newest_release(pool, temporal_values: np.ndarray, subject: Sequence[str] = (),
+                   temporal: TemporalConfig = DEFAULT_TEMPORAL, newest_by_series: Mapping[str, int] | None = None
+                   ) -> np.ndarray:
+    """The temporal signal when the question asks for the newest release ("What changed in the
+    latest release?"): each release record of the subject asked (``pool``: the reranker's
+    :class:`.rerank.Pool`) valued by :func:`.scoring.newest_release_signal` against the newest of
+    its series written by ``t`` (``newest_by_series``: :func:`release_newest`; the candidates alive
+    at ``t`` where later); every other document keeps ``temporal_values``. The subject
+    asked: the series whose title holds a word of a name the question states (``subject``: "the
+    most recent Python version that Requests dropped" -> the "Requests changelog"); when none does
+    ("the latest release"), every release record is of one series, the store's."""
+    cands = pool.cands
+    series = np.array([release_series(d, t) for d, t in zip(cands.doc_type, cands.title, strict=True)], dtype=object)
+    words = {w for name in subject for w in re.findall(r"[\w.+#-]+", str(name).lower())}
+    named = np.array([bool(words & set(key.split())) for key in series.tolist()], dtype=bool)
+    if named.any():
+        series = np.where(named, series, "")
+    else:   # no subject named: every release is of one series ("the latest release" of the store)
+        series = np.where(series != "", ANY_SERIES, "")
+    alive = ((pool.states != STATE_EXPIRED) & (pool.states != STATE_NOT_YET_VALID) & (cands.created_us <= pool.t_us)
+             & (pool.superseded_us > pool.t_us))
+    _, _, floors = profile_arrays(cands.doc_type, cands.kind)
+    values, applies = newest_release_signal(series, cands.created_us, alive, pool.t_us, pool.half_life, floors,
+                                            cands.dated, temporal.decay, newest_by_series)
+    return np.where(applies, values, temporal_values)
