@@ -124,7 +124,7 @@ def lexical_signal(bm25: dict[str, float], names: list[tuple[set[str], float]],
     names nothing gets no lexical signal (all 0): plain BM25 among passages that share the
     question's words is mostly noise (paper suite tune split; the demo's "state of the engineering
     team" question), except with ``plain``: a question that asks which version or release did
-    something (:func:`smartvector_core.temporal.intent.asks_version`, "Which attrs release introduced import
+    something (:func:`smartvector_core.temporal.version_words.asks_version`, "Which attrs release introduced import
     attrs?") is answered by the one record of a log that holds its words, so its BM25 half stands
     alone (changelogs, tune split: the only such question with no name). Dividing by the query's best hit puts BM25 in [0, 1] without sending the
     weakest hit to 0 (no min-max); a chunk matching nothing scores 0.

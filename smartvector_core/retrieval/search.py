@@ -18,7 +18,7 @@ import pyarrow.compute as pc
 from ..clock import to_us
 from ..config.query import DEFAULT_SEARCH, SearchConfig
 from ..store import cosine_distance, first_existing, overfetched, vector_matrix
-from ..temporal.intent import asks_version
+from ..temporal.version_words import asks_version
 from .candidates import CHUNK_COLUMNS, SEARCH_COLUMNS, Candidates
 from .full_text import READS, FullText, IndexedFullText, LanceFullText, TextSearch
 from .lexical import lexical_signal, subject_terms, uncased_terms

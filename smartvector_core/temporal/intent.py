@@ -49,8 +49,8 @@ from dateutil.relativedelta import relativedelta
 
 from ..clock import ensure_utc, iso, to_us
 from ..config.temporal import DEFAULT_TEMPORAL, IntentConfig
-from ..words import CONTENT_STOP_WORDS
 from .codes import NO_START
+from .version_words import asks_newest, asks_version, blank, version_key, version_named, version_rank
 
 OPEN_START = datetime.min.replace(tzinfo=UTC)   # "before 2020": no lower bound
 HARD, SOFT = "hard", "soft"                    # QueryIntent.range_mode
@@ -122,34 +122,6 @@ _DAY_NO_YEAR = re.compile(rf"\b(?:on|by)\s+(?:the\s+)?(?:(?P<d1>{_DAY})\s+(?:of\
 _WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 _NEXT_WEEKDAY = re.compile(rf"\b(?:(?:on\s+)?next|this\s+coming|on)\s+(?P<wd>{'|'.join(_WEEKDAYS)})\b", re.I)
 _NOT_A_RANGE = re.compile(r"\bas\s+(?:of|at)\s+(?:right\s+)?(?:now|today)\b", re.I)
-
-_VERSION_RES = [
-    re.compile(r"\b(?:version|release|ver\.?)\s+v?(?P<v>\d+(?:\.\d+)*(?:[-+][\w.]+)?)", re.I),
-    re.compile(r"(?<![\w.])v(?P<v>\d+(?:\.\d+)*)(?![\w.]*\d)", re.I),
-    re.compile(r"(?<![\w.])(?P<v>\d+\.\d+\.\d+(?:\.\d+)*)(?![\w.]*\d)"),
-    re.compile(r"\b(?:[Ii]n|[Ff]or|[Oo]n|[Ww]ith|[Uu]sing|[Oo]f|[Uu]nder|[Tt]he)\s+[A-Z][\w.+#-]*\s+"
-               r"(?P<v>\d+\.\d+)(?![\w.]*\d)"),
-]
-# "between 2.2 and 2.3": what changed is told by the later release (ours); wins over the above
-_VERSION_BETWEEN = re.compile(r"\bbetween\s+(?:[A-Z][\w.+#-]*\s+)?v?\d+(?:\.\d+)+\s+and\s+"
-                              r"(?:[A-Z][\w.+#-]*\s+)?v?(?P<v>\d+(?:\.\d+)+)(?![\w.]*\d)", re.I)
-# a word may stand between the rank word and the noun ("the first public release"), not before
-# "draft" ("the first round draft" of a sports team is no document version; "the first draft" is)
-_RANK_NOUN = r"(?:(?:\w+\s+)?(?:version|release|edition|revision)s?|drafts?)\b"
-# "Which Requests release reverted the 2.0.0 requirement ...?", "Since which version ...?": the
-# question asks for a version; one it names is what the answer is told against, not the answer
-# (ours). At most one word, a product's name, between "which/what" and the noun: "What changed
-# in release 1.0?" and "What is release 2.0 about?" ask about that release
-_ASKS_VERSION = re.compile(r"^\W*(?:(?:in|since|from|with|as\s+of|until)\s+)?(?:which|what)\s+"
-                           r"(?:(?P<name>[\w.+#-]+)\s+)?(?:version|release)s?\b", re.I)
-_OLDEST = re.compile(rf"\b(?:oldest|first|original|earliest|initial)\s+{_RANK_NOUN}", re.I)
-# "the latest release", "the newest Flask version", "the most recent release": a recency word on
-# the noun of a release asks for the newest release (ours; no version label, :func:`_asks_newest`);
-# up to two words of a name may stand between ("the latest Nimbus CLI release"), no linking word
-# ("the latest news on the release" asks for news)
-_NEWEST = re.compile(r"\b(?:latest|newest|most\s+recent|last)\s+(?:(?!(?:of|on|in|for|about|from|with|to|and|or|the"
-                     r"|a|an)\b)[\w.+#-]+\s+){0,2}(?:version|release|edition|revision)s?\b", re.I)
-
 
 @dataclass(frozen=True)
 class QueryIntent:
@@ -247,17 +219,17 @@ def parse_intent(text: object, as_of: datetime, config: IntentConfig = DEFAULT_T
     as_of = ensure_utc(as_of)
     scratch = text
     judged_at, judged_text, scratch, judged_period, judged_reading = _judged(scratch, as_of)
-    asks_version = _asks_version(scratch)
-    version, scratch = _version(scratch)
-    scratch = _blank(scratch, [m.span() for m in _NOT_A_RANGE.finditer(scratch)])
+    asks_which = asks_version(scratch)
+    version, scratch = version_named(scratch)
+    scratch = blank(scratch, [m.span() for m in _NOT_A_RANGE.finditer(scratch)])
     time_range, range_text, relative = _time_range(scratch, as_of)
     weight, words = _recency(text, config)
     mode = None if time_range is None else (SOFT if relative else HARD)
     return QueryIntent(time_range=time_range, range_text=text[range_text[0]:range_text[1]].strip()
                        if range_text else "", judged_at=judged_at, judged_text=judged_text,
-                       version=version, version_rank=_version_rank(text), recency_weight=weight,
+                       version=version, version_rank=version_rank(text), recency_weight=weight,
                        recency_words=words, range_mode=mode, judged_period=judged_period,
-                       judged_reading=judged_reading, asks_version=asks_version, asks_newest=_asks_newest(text))
+                       judged_reading=judged_reading, asks_version=asks_which, asks_newest=asks_newest(text))
 
 
 # --- periods ------------------------------------------------------------------------------
@@ -272,21 +244,17 @@ def declared_version(intent: QueryIntent, declared) -> QueryIntent:
     period that no document declares stays a period."""
     if intent.version is not None:
         return intent
-    labels = {_version_key(v): str(v).strip() for v in declared if v is not None and str(v).strip()}
+    labels = {version_key(v): str(v).strip() for v in declared if v is not None and str(v).strip()}
     if not labels:
         return intent
     judged = _JUDGED.search(intent.judged_text) if intent.judged_text else None
-    if intent.range_text and _version_key(intent.range_text) in labels:
-        return replace(intent, version=labels[_version_key(intent.range_text)], time_range=None, range_text="",
+    if intent.range_text and version_key(intent.range_text) in labels:
+        return replace(intent, version=labels[version_key(intent.range_text)], time_range=None, range_text="",
                        range_mode=None)
-    if judged is not None and _version_key(judged.group("a")) in labels:
-        return replace(intent, version=labels[_version_key(judged.group("a"))], judged_at=None, judged_text="",
+    if judged is not None and version_key(judged.group("a")) in labels:
+        return replace(intent, version=labels[version_key(judged.group("a"))], judged_at=None, judged_text="",
                        judged_period=None, judged_reading="")
     return intent
-
-
-def _version_key(label: str) -> str:
-    return re.sub(r"^v(?=\d)", "", str(label).strip().lower())
 
 
 def period_bounds(period_text: str) -> tuple[datetime, datetime] | None:
@@ -329,13 +297,6 @@ def _bounds(kind: str, m: re.Match[str]) -> tuple[datetime, datetime]:
     return start, start + timedelta(days=1)
 
 
-def _blank(text: str, spans: list[tuple[int, int]]) -> str:
-    """Replace each span by spaces (offsets stay valid for the original text)."""
-    for a, b in spans:
-        text = text[:a] + " " * (b - a) + text[b:]
-    return text
-
-
 def _plus_us(moment: datetime) -> datetime:
     try:
         return moment + _ONE_US
@@ -374,7 +335,7 @@ def _judged(text: str, as_of: datetime
         moment, reading = end - _ONE_US, f"judged at the end of the period named ({iso(end - _ONE_US)})"
         if end - start >= timedelta(days=365):
             reading = f"a bare year means the end of that year: {reading}"
-    return (moment, text[span[0]:span[1]].strip(), _blank(text, [c[1] for c in candidates]), (start, end),
+    return (moment, text[span[0]:span[1]].strip(), blank(text, [c[1] for c in candidates]), (start, end),
             reading)
 
 
@@ -409,52 +370,6 @@ def _is_day(phrase: str) -> bool:
     return bounds is not None and bounds[1] - bounds[0] == timedelta(days=1)
 
 
-def _version(text: str) -> tuple[str | None, str]:
-    """The version the question names and the text with every version blanked; no version for
-    a question that asks which version or release did something (:data:`_ASKS_VERSION`: "Which
-    Requests release reverted the 2.0.0 requirement?" is answered by a later release, not 2.0.0)."""
-    found = [(m.start("v"), m.group("v"), m.span()) for regex in _VERSION_RES for m in regex.finditer(text)]
-    between = _VERSION_BETWEEN.search(text)
-    if between:
-        found.append((-1, between.group("v"), between.span()))
-    if not found:
-        return None, text
-    _, version, _ = min(found, key=lambda f: f[0])
-    return (None if _asks_version(text) else version), _blank(text, [f[2] for f in found])
-
-
-def _asks_version(text: str) -> bool:
-    """Whether the question asks which version or release did something (:data:`_ASKS_VERSION`;
-    the word before the noun, if any, is no stop word: "what is release 2.0")."""
-    m = _ASKS_VERSION.search(text)
-    return m is not None and (m.group("name") is None or m.group("name").lower() not in CONTENT_STOP_WORDS)
-
-
-def _version_rank(text: str) -> str | None:
-    """'oldest' when the question asks for the first version ("the original release"); recency
-    words ("latest", "newest", "current", "most recent", "new") are not version labels: the
-    newest version in force at the moment of judgement is what the gates keep anyway."""
-    return "oldest" if _OLDEST.search(text) else None
-
-
-def asks_version(text: str) -> bool:
-    """Whether the question asks which version or release did something ("Which Requests
-    release added X?", "Since which version ...?"; :data:`_ASKS_VERSION`), as
-    :attr:`QueryIntent.asks_version` says (public: the lexical signal reads it before the intent
-    is parsed)."""
-    return _asks_version(text if isinstance(text, str) else "")
-
-
-def _asks_newest(text: str) -> bool:
-    """Whether the question asks for the newest release or version (:data:`_NEWEST`: "What
-    changed in the latest release?", "the newest Flask release", "the most recent version"). It
-    names no version and no version rank (the gates keep the newest version in force of each
-    chain anyway); retrieval reads it to prefer, among release records, the newest of each one's
-    series (:func:`smartvector_core.retrieval.scoring.newest_release_signal`). "current" is not
-    among its words: "the current default" asks what holds now, which the gates answer."""
-    return bool(_NEWEST.search(text))
-
-
 # --- time ranges --------------------------------------------------------------------------
 def periods_in(text: str, anchor: datetime, *, relative: bool = True) -> list[tuple[int, int, datetime, datetime]]:
     """Every period written in ``text``, as ``(char start, char end, start, end)`` (half-open
@@ -479,7 +394,7 @@ def periods_in(text: str, anchor: datetime, *, relative: bool = True) -> list[tu
                 break
             (start, end), (a, b) = found
             out.append((a, b, start, end))
-            scratch = _blank(scratch, [(a, b)])
+            scratch = blank(scratch, [(a, b)])
     return sorted(out)
 
 
