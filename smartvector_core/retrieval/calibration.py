@@ -34,10 +34,11 @@ abstains and no result keeps a confidence above ``AbstentionConfig.cap``.
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Sequence
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -139,6 +140,7 @@ def refit_knots(profile: str, x: np.ndarray, correct: np.ndarray, *,
 
 _STEM = 5               # ours: words sharing their first five letters count as one ("refund", "refunds")
 _LONG_STOP = "|".join(sorted(w for w in CONTENT_STOP_WORDS if len(w) >= _STEM))
+_LONG_STOP_SET = frozenset(_LONG_STOP.split("|"))
 
 
 def lexical_support(question: str, best, pool=None, generic_share: float = DEFAULT_ABSTENTION.generic_share) -> float:
@@ -150,22 +152,69 @@ def lexical_support(question: str, best, pool=None, generic_share: float = DEFAU
     A question word ``w`` occurs in a text when one of the text's :func:`content_words` ``u``
     (:func:`smartvector_core.words.content_words`) shares a stem with it (``{w, w[:5]} ∩ {u, u[:5]} ≠ ∅``). That is: for ``len(w) >= 5``, some
     content word starts with ``w[:5]``; for a shorter ``w``, ``w`` itself is a word of the text.
-    Both are tested as one regular expression per question word over all texts at once (Arrow
-    compute, :func:`_word_rows`), not word sets per candidate. ``best`` and ``pool``: sequences
-    of strings or Arrow string arrays."""
+    Both are tested on each text's words (:func:`text_words`: read once per text and kept, by
+    :func:`_word_rows`), not re-read per question. ``best`` and ``pool``: sequences of strings
+    or Arrow string arrays."""
     asked = sorted(content_words(question))
     if not asked:
         return 0.0
-    pool_rows = _word_rows(pool if pool is not None else best, asked)
-    best_rows = _word_rows(best, asked)
-    limit = max(generic_share * max(len(pool_rows), 1), 1)
+    pool_words = text_words(pool if pool is not None else best)
+    best_words = text_words(best)
+    limit = max(generic_share * max(len(pool_words), 1), 1)
     specific = 0
     for word in asked:          # the question's words (a handful), never the candidates
-        pattern = f" {word[:_STEM]}" if len(word) >= _STEM else f" {word} "
-        if (len(best_rows) and pc.any(pc.match_substring(best_rows, pattern)).as_py()
-                and pc.sum(pc.match_substring(pool_rows, pattern)).as_py() <= limit):
+        if any(word_hits(best_words, word, prefix=True)) and \
+                sum(word_hits(pool_words, word, prefix=True)) <= limit:
             specific += 1
     return specific / len(asked)
+
+
+class TextWords(NamedTuple):
+    """The words of one text by :func:`_word_rows` (``tokens``), and the first five letters of
+    those of five letters or more that are no long stop word (``prefixes``)."""
+
+    tokens: frozenset
+    prefixes: frozenset
+
+
+def word_hits(words: list[TextWords], term: str, *, prefix: bool) -> list[bool]:
+    """Per text, whether ``term`` occurs in it: with ``prefix`` and ``len(term) >= 5``, a word of
+    the text other than a long stop word begins with ``term[:5]`` (the pattern `` term[:5]`` over
+    :func:`_word_rows` with its stop words removed); else ``term`` is a word of it (`` term ``).
+    Stop words only ever take part in a prefix match, and are never shorter than five letters."""
+    if prefix and len(term) >= _STEM:
+        key = term[:_STEM]
+        return [key in w.prefixes for w in words]
+    return [term in w.tokens for w in words]
+
+
+_WORDS_MEMO: dict = {}          # text -> TextWords, oldest first
+WORDS_MEMO_SIZE = 16384         # texts kept (~4 KB each: the words are interned, shared by all)
+
+
+def text_words(texts) -> list[TextWords]:
+    """:class:`TextWords` per text (strings, None as "", or Arrow strings), each text read once
+    per process: the texts not seen yet go through :func:`_word_rows` together (one Arrow pass),
+    and their words are kept for the next question (the ``WORDS_MEMO_SIZE`` latest texts)."""
+    if isinstance(texts, pa.Array | pa.ChunkedArray):
+        texts = texts.to_pylist()
+    memo = _WORDS_MEMO
+    out = [memo.get(t) for t in texts]
+    if None in out:
+        missed = list(dict.fromkeys(t for t, w in zip(texts, out, strict=True) if w is None))
+        for text, row in zip(missed, _word_rows(pa.array(missed, pa.large_string()), []).to_pylist(), strict=True):
+            tokens = frozenset(sys.intern(u) for u in row.split())
+            memo[text] = TextWords(tokens, frozenset(u[:_STEM] for u in tokens
+                                                     if len(u) >= _STEM and u not in _LONG_STOP_SET))
+        out = [memo[t] for t in texts]
+        while len(memo) > WORDS_MEMO_SIZE:
+            del memo[next(iter(memo))]
+    return out
+
+
+def clear_text_words() -> None:
+    """Forget every text :func:`text_words` has read (the cold-cache benchmark)."""
+    _WORDS_MEMO.clear()
 
 
 _WORD_BYTE = np.full(256, ord(" "), dtype=np.uint8)   # every byte but a-z and 0-9 becomes a space
