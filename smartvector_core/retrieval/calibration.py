@@ -34,11 +34,11 @@ abstains and no result keeps a confidence above ``AbstentionConfig.cap``.
 from __future__ import annotations
 
 import json
-import sys
+import threading
 from collections.abc import Sequence
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -139,8 +139,7 @@ def refit_knots(profile: str, x: np.ndarray, correct: np.ndarray, *,
 
 
 _STEM = 5               # ours: words sharing their first five letters count as one ("refund", "refunds")
-_LONG_STOP = "|".join(sorted(w for w in CONTENT_STOP_WORDS if len(w) >= _STEM))
-_LONG_STOP_SET = frozenset(_LONG_STOP.split("|"))
+_LONG_STOP_SET = frozenset(w for w in CONTENT_STOP_WORDS if len(w) >= _STEM)
 
 
 def lexical_support(question: str, best, pool=None, generic_share: float = DEFAULT_ABSTENTION.generic_share) -> float:
@@ -158,63 +157,102 @@ def lexical_support(question: str, best, pool=None, generic_share: float = DEFAU
     asked = sorted(content_words(question))
     if not asked:
         return 0.0
-    pool_words = text_words(pool if pool is not None else best)
-    best_words = text_words(best)
-    limit = max(generic_share * max(len(pool_words), 1), 1)
-    specific = 0
-    for word in asked:          # the question's words (a handful), never the candidates
-        if any(word_hits(best_words, word, prefix=True)) and \
-                sum(word_hits(pool_words, word, prefix=True)) <= limit:
-            specific += 1
-    return specific / len(asked)
+    pool_found = word_presence_ids(text_words(pool if pool is not None else best), asked, prefix=True)
+    best_found = word_presence_ids(text_words(best), asked, prefix=True)
+    limit = max(generic_share * max(pool_found.shape[1], 1), 1)
+    return float(np.mean(best_found.any(axis=1) & (pool_found.sum(axis=1) <= limit)))
 
 
-class TextWords(NamedTuple):
-    """The words of one text by :func:`_word_rows` (``tokens``), and the first five letters of
-    those of five letters or more that are no long stop word (``prefixes``)."""
+class _Vocabulary:
+    """Every word :func:`text_words` has read, as an integer id (``ids``), and per id the id of
+    its first five letters (``prefix``; -1 for a word under five letters or a long stop word)."""
 
-    tokens: frozenset
-    prefixes: frozenset
+    def __init__(self) -> None:
+        self.ids: dict[str, int] = {}
+        self.prefixes: dict[str, int] = {}
+        self.prefix = np.zeros(0, dtype=np.int64)
+
+    def encode(self, words: list[str]) -> np.ndarray:
+        """The ids of ``words`` (distinct strings), new ones added."""
+        ids, prefixes, new = self.ids, self.prefixes, []
+        for u in words:                 # the distinct words of the texts not seen yet
+            if u not in ids:
+                ids[u] = len(ids)
+                new.append(-1 if len(u) < _STEM or u in _LONG_STOP_SET else
+                           prefixes.setdefault(u[:_STEM], len(prefixes)))
+        if new:
+            self.prefix = np.concatenate([self.prefix, np.asarray(new, dtype=np.int64)])
+        return np.fromiter((ids[u] for u in words), dtype=np.int64, count=len(words))
 
 
-def word_hits(words: list[TextWords], term: str, *, prefix: bool) -> list[bool]:
-    """Per text, whether ``term`` occurs in it: with ``prefix`` and ``len(term) >= 5``, a word of
-    the text other than a long stop word begins with ``term[:5]`` (the pattern `` term[:5]`` over
-    :func:`_word_rows` with its stop words removed); else ``term`` is a word of it (`` term ``).
-    Stop words only ever take part in a prefix match, and are never shorter than five letters."""
-    if prefix and len(term) >= _STEM:
-        key = term[:_STEM]
-        return [key in w.prefixes for w in words]
-    return [term in w.tokens for w in words]
+_VOCABULARY = _Vocabulary()
+_WORDS_LOCK = threading.Lock()
+_WORDS_MEMO: dict = {}          # text -> its word ids (np.int64), oldest first
+WORDS_MEMO_SIZE = 32768         # texts kept (their ids: 8 bytes a word)
 
 
-_WORDS_MEMO: dict = {}          # text -> TextWords, oldest first
-WORDS_MEMO_SIZE = 16384         # texts kept (~4 KB each: the words are interned, shared by all)
-
-
-def text_words(texts) -> list[TextWords]:
-    """:class:`TextWords` per text (strings, None as "", or Arrow strings), each text read once
-    per process: the texts not seen yet go through :func:`_word_rows` together (one Arrow pass),
-    and their words are kept for the next question (the ``WORDS_MEMO_SIZE`` latest texts)."""
+def text_words(texts) -> list[np.ndarray]:
+    """The word ids (:class:`_Vocabulary`) of each text (strings, None as "", or Arrow strings):
+    the words of :func:`_word_rows`, each text read once per process. The texts not seen yet go
+    through :func:`_word_rows` together (one Arrow pass, split and dictionary-encoded), and their
+    ids are kept for the next question (the ``WORDS_MEMO_SIZE`` latest texts)."""
     if isinstance(texts, pa.Array | pa.ChunkedArray):
         texts = texts.to_pylist()
     memo = _WORDS_MEMO
     out = [memo.get(t) for t in texts]
-    if None in out:
+    if any(w is None for w in out):
+        with _WORDS_LOCK:           # one reader at a time adds words: ids and prefixes stay aligned
+            out = _read_texts(texts)
+    return out
+
+
+def _read_texts(texts: list) -> list[np.ndarray]:
+    """:func:`text_words` for texts some of which are not in the memo yet (under its lock)."""
+    memo = _WORDS_MEMO
+    out = [memo.get(t) for t in texts]
+    if any(w is None for w in out):
         missed = list(dict.fromkeys(t for t, w in zip(texts, out, strict=True) if w is None))
-        for text, row in zip(missed, _word_rows(pa.array(missed, pa.large_string()), []).to_pylist(), strict=True):
-            tokens = frozenset(sys.intern(u) for u in row.split())
-            memo[text] = TextWords(tokens, frozenset(u[:_STEM] for u in tokens
-                                                     if len(u) >= _STEM and u not in _LONG_STOP_SET))
+        lists = pc.ascii_split_whitespace(_word_rows(pa.array(missed, pa.large_string())))
+        encoded = lists.flatten().dictionary_encode()
+        codes = _VOCABULARY.encode(encoded.dictionary.to_pylist())[encoded.indices.to_numpy(zero_copy_only=False)]
+        offsets = lists.offsets.to_numpy()
+        for i, text in enumerate(missed):
+            memo[text] = codes[offsets[i]:offsets[i + 1]].copy()
         out = [memo[t] for t in texts]
         while len(memo) > WORDS_MEMO_SIZE:
             del memo[next(iter(memo))]
     return out
 
 
+def word_presence_ids(words: list[np.ndarray], terms, *, prefix: bool) -> np.ndarray:
+    """(len(terms), len(words)) booleans: per term and text (its :func:`text_words`), whether the
+    term occurs in it: with ``prefix`` and ``len(term) >= 5``, a word of the text other than a
+    long stop word begins with ``term[:5]`` (the pattern `` term[:5]`` over :func:`_word_rows`
+    with its stop words removed); else ``term`` is a word of it (`` term ``). Stop words only
+    ever take part in a prefix match, and are never shorter than five letters."""
+    out = np.zeros((len(terms), len(words)), dtype=bool)
+    if not len(terms) or not len(words):
+        return out
+    flat = np.concatenate(words)
+    owner = np.repeat(np.arange(len(words)), [len(w) for w in words])
+    vocab = _VOCABULARY
+    heads = None
+    for j, term in enumerate(terms):    # the question's terms (a handful), never the candidates
+        if prefix and len(term) >= _STEM:
+            heads = vocab.prefix[flat] if heads is None else heads
+            code = vocab.prefixes.get(term[:_STEM])
+            out[j, owner[heads == code]] = code is not None
+        elif (code := vocab.ids.get(term)) is not None:
+            out[j, owner[flat == code]] = True
+    return out
+
+
 def clear_text_words() -> None:
-    """Forget every text :func:`text_words` has read (the cold-cache benchmark)."""
-    _WORDS_MEMO.clear()
+    """Forget every text :func:`text_words` has read, and their words (the cold-cache benchmark)."""
+    global _VOCABULARY
+    with _WORDS_LOCK:
+        _WORDS_MEMO.clear()
+        _VOCABULARY = _Vocabulary()
 
 
 _WORD_BYTE = np.full(256, ord(" "), dtype=np.uint8)   # every byte but a-z and 0-9 becomes a space
@@ -239,20 +277,11 @@ def _spaced(lowered: pa.Array | pa.ChunkedArray) -> pa.Array:
                                             arr.offset)
 
 
-def _word_rows(texts, asked: list[str]) -> pa.Array:
-    """``texts`` as their words, lower-cased (as Python's ``str.lower``: ``İ`` becomes ``i`` and a
-    combining dot), each word between two spaces of its own (`` w1  w2 ``), the stop words of five
-    letters or more removed when a question word's 5-letter prefix begins one of them (so a
-    prefix match is a match on a content word); words of fewer than three letters never match a
-    question word and stay."""
+def _word_rows(texts) -> pa.Array:
+    """``texts`` lower-cased (as Python's ``str.lower``: ``İ`` becomes ``i`` and a combining dot)
+    with every byte outside ``a-z0-9`` a space (:func:`_spaced`): their words between spaces."""
     rows = texts if isinstance(texts, pa.Array | pa.ChunkedArray) else pa.array(list(texts), pa.large_string())
-    rows = pc.utf8_lower(pc.replace_substring(rows.cast(pa.large_string()).fill_null(""), "\u0130", "i\u0307"))
-    space = pa.scalar(" ", pa.large_string())
-    rows = pc.binary_join_element_wise(space, pc.replace_substring(_spaced(rows), " ", "  "), space,
-                                      pa.scalar("", pa.large_string()))
-    if any(stop.startswith(word[:_STEM]) for word in asked if len(word) >= _STEM for stop in _LONG_STOP.split("|")):
-        rows = pc.replace_substring_regex(rows, f" (?:{_LONG_STOP}) ", "")
-    return rows
+    return _spaced(pc.utf8_lower(pc.replace_substring(rows.cast(pa.large_string()).fill_null(""), "\u0130", "i\u0307")))
 
 
 def support_decides(best_cosine: float, config: AbstentionConfig = DEFAULT_ABSTENTION) -> bool:

@@ -221,14 +221,11 @@ def word_presence(texts, terms: tuple[str, ...], *, prefix: bool) -> np.ndarray:
     """(len(terms), len(texts)) booleans: term ``w`` occurs in text as a word (``prefix``: as a
     5-letter prefix when ``len(w) >= 5``, the rule of :func:`calibration.lexical_support`).
     ``texts``: strings, Arrow strings, or their :func:`calibration.text_words` (read once per
-    text and kept)."""
-    from .calibration import TextWords, text_words, word_hits
+    text and kept): :func:`calibration.word_presence_ids`."""
+    from .calibration import text_words, word_presence_ids
 
-    words = texts if len(texts) and isinstance(texts[0], TextWords) else text_words(texts)
-    out = np.zeros((len(terms), len(words)), dtype=bool)
-    for j, w in enumerate(terms):     # the question's terms (a handful), never the candidates
-        out[j] = word_hits(words, w, prefix=prefix)
-    return out
+    words = texts if len(texts) and isinstance(texts[0], np.ndarray) else text_words(texts)
+    return word_presence_ids(words, terms, prefix=prefix)
 
 
 def evidence(asked: QuestionWords, *, top: np.ndarray, kept: np.ndarray, raw_cosine: np.ndarray,
