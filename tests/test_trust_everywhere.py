@@ -38,3 +38,13 @@ def test_trust_is_one_value_wherever_it_is_shown(fake_app):
     history = fake_app.trust_history("limits_v2", until=later)
     assert history["trust"].iloc[-1] == pytest.approx(out["trust_after"])
     assert history["trust"].iloc[0] == pytest.approx(0.70)
+
+
+def test_confidence_never_rises_down_the_result_list(fake_app):
+    fake_app.ingest_records(CORPUS, now=NOW, consolidate=False)
+    later = NOW + timedelta(days=400)
+    for question in ("requests per minute limit", "what did the SDK do at the limit?", "rate limits in 2026"):
+        for profile in ("default", "smartvector", "temporal", "naive"):
+            resp = fake_app.query(question, as_of=later, profile=profile, k=3, log=False)
+            shown = [r.confidence for r in resp.results]
+            assert shown == sorted(shown, reverse=True), (question, profile, shown)

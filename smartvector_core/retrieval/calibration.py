@@ -116,6 +116,27 @@ def calibrate(profile: str, x: np.ndarray, knots: tuple[np.ndarray, np.ndarray] 
     return np.interp(x, knots[0], knots[1])
 
 
+def held_to_rank(probability: np.ndarray, first: np.ndarray | None = None) -> np.ndarray:
+    """Each result's confidence held to at most that of the result ranked above it:
+    ``p'_r = min(p_1, ..., p_r)`` (a running minimum in rank order), so the confidences an
+    operator reads never rise down the list. ``first``: where each answer's list begins
+    (booleans, one per row, rows in rank order within each answer; None: one answer).
+
+    Why: the ranking is the engine's claim that rank r is at least as good an answer as rank
+    r + 1; a confidence that rises below it contradicts the claim on the same page. The model
+    reads each passage alone, so its own probability for rank 2 can exceed rank 1's (rank 1
+    stale, rank 2 in force); the cap keeps the ranking's order and keeps rank 1's confidence,
+    which is what ECE and the tiers are measured on, unchanged. The certainty, which a store
+    refits from verdicts, is not capped."""
+    p = np.asarray(probability, dtype=np.float64)
+    if first is None:
+        return np.minimum.accumulate(p) if len(p) else p
+    starts = np.flatnonzero(np.asarray(first, dtype=bool))
+    if not len(starts) or starts[0] != 0:
+        starts = np.r_[0, starts]
+    return np.concatenate([np.minimum.accumulate(seg) for seg in np.split(p, starts[1:])]) if len(p) else p
+
+
 def refit_knots(profile: str, x: np.ndarray, correct: np.ndarray, *,
                 prior_weight: float = DEFAULT_CALIBRATION.prior_weight,
                 prior: tuple[np.ndarray, np.ndarray] | None = None) -> tuple[np.ndarray, np.ndarray]:

@@ -32,7 +32,8 @@ class ResultConfidence:
     disagreeing kept candidate, trust, whether it is current (VALID or TEMPORAL), conflict
     severity, certainty (the profile's confidence model on the passage's evidence,
     :mod:`.confidence_model`; :func:`.calibration.certainty` where no model is shipped),
-    probability (calibrated, capped when the answer abstains), tier, the evidence rows and the
+    probability (calibrated, held to at most the rank above's (:func:`.calibration.held_to_rank`),
+    capped when the answer abstains), tier, the evidence rows and the
     factors that moved each confidence most."""
 
     scores: np.ndarray
@@ -46,10 +47,13 @@ class ResultConfidence:
     features: np.ndarray | None = None          # the evidence rows (confidence_model.FEATURES)
     factors: list[list[str]] | None = None      # per passage, what moved its confidence most, in words
     model: confidence_model.ConfidenceModel | None = None
+    own: np.ndarray | None = None               # each passage's probability before the rank cap
 
     def why_lower(self) -> str | None:
-        """Why rank 1 carries less confidence than a later rank, in the model's words."""
-        return None if self.model is None else confidence_model.why_lower(self.model, self.features, self.probability)
+        """Why a later rank's own evidence reads higher than rank 1's (its confidence is held at
+        rank 1's, :func:`calibration.held_to_rank`), in the model's words."""
+        own = self.probability if self.own is None else self.own
+        return None if self.model is None else confidence_model.why_lower(self.model, self.features, own)
 
 
 def joined_texts(cands: Candidates, rows: np.ndarray | None = None, *,
@@ -103,11 +107,12 @@ def result_confidence(cands: Candidates, ranked: Ranked, top: np.ndarray, profil
         factors = confidence_model.factors(model, features)
     else:
         x = calibration.certainty(scores, margins, trust, current, severity, config.calibration)
-    probability = calibration.calibrate(profile.name, x, knots, raw_scores=scores)
+    own = calibration.calibrate(profile.name, x, knots, raw_scores=scores)
+    probability = calibration.held_to_rank(own)
     if abstained:
         probability = np.minimum(probability, config.abstention.cap)
     return ResultConfidence(scores, margins, trust, current, severity, x, probability,
-                            confidence_tiers(probability, config.temporal.tiers), features, factors, model)
+                            confidence_tiers(probability, config.temporal.tiers), features, factors, model, own)
 
 
 def abstention(cands: Candidates, question: str, config: AbstentionConfig = DEFAULT_ABSTENTION) -> str | None:

@@ -60,7 +60,8 @@ def build_results(cands: Candidates, ranked: Ranked, profile: Profile, k: int, t
                       f"confidence lowered: a conflict counts as a race with no margin, and -{penalty * sv:.3f})"
                       if sv > 0 else None for sv, b in zip(severity, boost, strict=True)]
     behind = (conf.why_lower() if conf.features is not None
-              else _why_rank_one_is_not_highest(conf.probability, conf.trust, conf.current, severity))
+              else _why_rank_one_is_not_highest(conf.own if conf.own is not None else conf.probability,
+                                                conf.trust, conf.current, severity))
     states = state_names(ranked.states[top])
     hours_left = remaining_window_hours(cands.valid_until_us[top], t_us)
     out: list[Result] = []
@@ -103,7 +104,7 @@ def _why_rank_one_is_not_highest(probability: np.ndarray, trust: np.ndarray, cur
         why = "it is not in force at this moment"
     else:
         why = f"its trust {trust[0]:.2f} is below rank {j + 1}'s {trust[j]:.2f}"
-    return f"ranked first by score, but its confidence is below rank {j + 1}'s: {why}"
+    return f"ranked first by score, but rank {j + 1}'s own evidence reads higher (its confidence is held at rank 1's): {why}"
 
 
 def _reasons(cands: Candidates, ranked: Ranked, i: int, t_us: int, hours_left: float, profile: Profile,

@@ -76,3 +76,19 @@ def test_a_wrong_verdict_never_raises_the_confidence_at_its_certainty(knot_y, x,
     right = cal.refit_knots("default", np.full(n, x), np.ones(n), prior=prior)
     assert np.interp(x, *wrong) <= before + 1e-9
     assert np.interp(x, *right) >= before - 1e-9
+
+
+@given(st.lists(st.floats(0.0, 1.0), min_size=0, max_size=12), st.lists(st.booleans(), min_size=12, max_size=12))
+def test_a_confidence_never_exceeds_the_one_ranked_above_it(p, starts):
+    p = np.asarray(p)
+    first = np.asarray(starts[:len(p)])
+    if len(p):
+        first[0] = True
+    held = cal.held_to_rank(p, first)
+    assert held.shape == p.shape and np.all(held <= p)
+    for seg_p, seg in zip(np.split(p, np.flatnonzero(first)[1:]), np.split(held, np.flatnonzero(first)[1:]),
+                          strict=True):
+        if len(seg):
+            assert seg[0] == seg_p[0]                  # each answer's rank 1 is unchanged
+            assert np.all(np.diff(seg) <= 0)           # and nothing rises down the list
+    assert cal.held_to_rank(np.array([0.4, 0.7, 0.5])).tolist() == [0.4, 0.4, 0.4]

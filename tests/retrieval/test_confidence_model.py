@@ -305,6 +305,19 @@ def test_evidence_reads_coverage_and_a_rival_removed_by_time_in_the_cosine_margi
     # without what time removed, only the kept rival counts (as before): 0.04 and −0.04
     y = cm.evidence(asked, top=np.array([0, 1]), **args, **one)
     assert y[:, COL["cosine_margin"]].tolist() == pytest.approx([0.04, -0.04])
+    # support margin: its specific share minus the best of another source among the best kept
+    assert x[:, COL["support_margin"]].tolist() == pytest.approx([1 / 4 - 2 / 4, 2 / 4 - 1 / 4])
+
+
+def test_support_margin_is_against_another_source_only_and_clipped():
+    found = np.array([[1, 1, 0, 0], [1, 1, 1, 0], [0, 0, 0, 0]], dtype=bool)     # (words, pool)
+    specific = np.array([True, True, True])
+    kept = np.array([0, 1, 2, 3])
+    # rows 0 and 1 are one chain: row 0's rival is row 2 (1/3), not row 1 (2/3)
+    got = cm.support_margin(found, specific, top=np.array([0, 1, 3]), kept=kept, groups_kept=np.array([7, 7, 8, 9]))
+    assert got.tolist() == pytest.approx([2 / 3 - 1 / 3, 2 / 3 - 1 / 3, -0.5])   # row 3: 0 − 2/3, clipped
+    alone = cm.support_margin(found, specific, top=np.array([0]), kept=np.array([0, 1]), groups_kept=np.array([7, 7]))
+    assert alone.tolist() == [cm.WORD_MARGIN_CLIP]                                # no other source: a clear win
 
 
 def test_a_rival_removed_by_time_is_named_as_a_factor():

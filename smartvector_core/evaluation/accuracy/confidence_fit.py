@@ -49,7 +49,7 @@ from ...config.temporal import DEFAULT_TEMPORAL
 from ...embedding_cache import CachedEmbedder
 from ...errors import InputError
 from ...retrieval import confidence_model as cm
-from ...retrieval.calibration import KNOTS_FILE, calibrate, certainty
+from ...retrieval.calibration import KNOTS_FILE, calibrate, certainty, held_to_rank
 from .metrics import confidence_report
 from .paper_suite import generate_paper_suite
 from .runner import prepared_bench
@@ -298,13 +298,15 @@ def single_corpus_features(per_corpus: Sequence[np.ndarray]) -> frozenset[str]:
 
 def confidences(rows: dict[str, np.ndarray], profile: str, fitted: dict[str, Any] | None) -> np.ndarray:
     """The confidence of each row of ``profile`` under a prior (``fitted``: one profile's entry
-    of :func:`fit_prior`; None: the rows' own logged confidence), capped where the answer
-    abstained, as the query path computes it."""
+    of :func:`fit_prior`; None: the rows' own logged confidence), held to at most the rank
+    above's (:func:`calibration.held_to_rank`) and capped where the answer abstained, as the
+    query path computes it."""
     keep = rows["profile"] == profile
     if fitted is None or profile == "naive":
         return rows["confidence"][keep].astype(float)
     model = cm.ConfidenceModel.from_dict(fitted["model"])
     p = np.interp(model.certainty(model.aligned(rows["x"][keep])), fitted["x"], fitted["y"])
+    p = held_to_rank(p, rows["rank"][keep] == 1)
     return np.where(rows["abstained"][keep].astype(bool), np.minimum(p, DEFAULT_ENGINE.abstention.cap), p)
 
 
