@@ -117,10 +117,11 @@ def roundup_titles(titles: np.ndarray, min_items: int = ROUNDUP_TITLE_ITEMS) -> 
         separators = pc.count_substring_regex(arr, _TITLE_ITEM_SEPARATOR).to_numpy(zero_copy_only=False)
         listed = pc.match_substring(arr, ", ").to_numpy(zero_copy_only=False)
         ands = pc.count_substring_regex(arr, _TITLE_LIST_AND).to_numpy(zero_copy_only=False)
-        memo.update(zip(missed, (separators + np.where(listed, ands, 0) + 1).tolist(), strict=True))
-        items = [memo[t] for t in keys]
-        while len(memo) > TITLE_MEMO_SIZE:
-            del memo[next(iter(memo))]
+        fresh = dict(zip(missed, (separators + np.where(listed, ands, 0) + 1).tolist(), strict=True))
+        items = [fresh[t] if n is None else n for t, n in zip(keys, items, strict=True)]
+        memo.update(fresh)
+        while len(memo) > TITLE_MEMO_SIZE:    # threads may evict at once: each drops what is there
+            memo.pop(next(iter(memo), None), None)
     return np.asarray(items) >= min_items
 
 
