@@ -186,12 +186,14 @@ def lexical_support(question: str, best, pool=None, generic_share: float = DEFAU
 
 class _Vocabulary:
     """Every word :func:`text_words` has read, as an integer id (``ids``), and per id the id of
-    its first five letters (``prefix``; -1 for a word under five letters or a long stop word)."""
+    its first five letters (``prefix``; -1 for a word under five letters or a long stop word);
+    ``memo``: text -> its word ids, oldest first (the ``WORDS_MEMO_SIZE`` latest texts)."""
 
     def __init__(self) -> None:
         self.ids: dict[str, int] = {}
         self.prefixes: dict[str, int] = {}
         self.prefix = np.zeros(0, dtype=np.int64)
+        self.memo: dict = {}
 
     def encode(self, words: list[str]) -> np.ndarray:
         """The ids of ``words`` (distinct strings), new ones added."""
@@ -206,46 +208,62 @@ class _Vocabulary:
         return np.fromiter((ids[u] for u in words), dtype=np.int64, count=len(words))
 
 
+class TextWords(list):
+    """Word ids per text (np.int64 arrays), and the :class:`_Vocabulary` they are ids of."""
+
+    def __init__(self, vocabulary: _Vocabulary, ids: list[np.ndarray]) -> None:
+        super().__init__(ids)
+        self.vocabulary = vocabulary
+
+    def take(self, rows) -> TextWords:
+        """The texts ``rows`` (indices)."""
+        return TextWords(self.vocabulary, [self[i] for i in rows])
+
+
 _VOCABULARY = _Vocabulary()
 _WORDS_LOCK = threading.Lock()
-_WORDS_MEMO: dict = {}          # text -> its word ids (np.int64), oldest first
 WORDS_MEMO_SIZE = 32768         # texts kept (their ids: 8 bytes a word)
+VOCABULARY_SIZE = 500_000       # words kept; past it a fresh vocabulary (and memo) starts
 
 
-def text_words(texts) -> list[np.ndarray]:
+def text_words(texts) -> TextWords:
     """The word ids (:class:`_Vocabulary`) of each text (strings, None as "", or Arrow strings):
     the words of :func:`_word_rows`, each text read once per process. The texts not seen yet go
     through :func:`_word_rows` together (one Arrow pass, split and dictionary-encoded), and their
-    ids are kept for the next question (the ``WORDS_MEMO_SIZE`` latest texts)."""
+    ids are kept for the next question."""
     if isinstance(texts, pa.Array | pa.ChunkedArray):
         texts = texts.to_pylist()
-    memo = _WORDS_MEMO
-    out = [memo.get(t) for t in texts]
+    vocabulary = _VOCABULARY
+    out = [vocabulary.memo.get(t) for t in texts]
     if any(w is None for w in out):
         with _WORDS_LOCK:           # one reader at a time adds words: ids and prefixes stay aligned
-            out = _read_texts(texts)
-    return out
+            return _read_texts(texts)
+    return TextWords(vocabulary, out)
 
 
-def _read_texts(texts: list) -> list[np.ndarray]:
+def _read_texts(texts: list) -> TextWords:
     """:func:`text_words` for texts some of which are not in the memo yet (under its lock)."""
-    memo = _WORDS_MEMO
+    global _VOCABULARY
+    if len(_VOCABULARY.ids) > VOCABULARY_SIZE:
+        _VOCABULARY = _Vocabulary()     # lists already handed out keep the vocabulary they read
+    vocabulary = _VOCABULARY
+    memo = vocabulary.memo
     out = [memo.get(t) for t in texts]
     if any(w is None for w in out):
         missed = list(dict.fromkeys(t for t, w in zip(texts, out, strict=True) if w is None))
         lists = pc.ascii_split_whitespace(_word_rows(pa.array(missed, pa.large_string())))
         encoded = lists.flatten().dictionary_encode()
-        codes = _VOCABULARY.encode(encoded.dictionary.to_pylist())[encoded.indices.to_numpy(zero_copy_only=False)]
+        codes = vocabulary.encode(encoded.dictionary.to_pylist())[encoded.indices.to_numpy(zero_copy_only=False)]
         offsets = lists.offsets.to_numpy()
         for i, text in enumerate(missed):
             memo[text] = codes[offsets[i]:offsets[i + 1]].copy()
         out = [memo[t] for t in texts]
         while len(memo) > WORDS_MEMO_SIZE:
             del memo[next(iter(memo))]
-    return out
+    return TextWords(vocabulary, out)
 
 
-def word_presence_ids(words: list[np.ndarray], terms, *, prefix: bool) -> np.ndarray:
+def word_presence_ids(words: TextWords, terms, *, prefix: bool) -> np.ndarray:
     """(len(terms), len(words)) booleans: per term and text (its :func:`text_words`), whether the
     term occurs in it: with ``prefix`` and ``len(term) >= 5``, a word of the text other than a
     long stop word begins with ``term[:5]`` (the pattern `` term[:5]`` over :func:`_word_rows`
@@ -256,7 +274,7 @@ def word_presence_ids(words: list[np.ndarray], terms, *, prefix: bool) -> np.nda
         return out
     flat = np.concatenate(words)
     owner = np.repeat(np.arange(len(words)), [len(w) for w in words])
-    vocab = _VOCABULARY
+    vocab = words.vocabulary
     heads = None
     for j, term in enumerate(terms):    # the question's terms (a handful), never the candidates
         if prefix and len(term) >= _STEM:
@@ -272,7 +290,6 @@ def clear_text_words() -> None:
     """Forget every text :func:`text_words` has read, and their words (the cold-cache benchmark)."""
     global _VOCABULARY
     with _WORDS_LOCK:
-        _WORDS_MEMO.clear()
         _VOCABULARY = _Vocabulary()
 
 

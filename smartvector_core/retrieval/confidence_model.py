@@ -226,9 +226,9 @@ def word_presence(texts, terms: tuple[str, ...], *, prefix: bool) -> np.ndarray:
     5-letter prefix when ``len(w) >= 5``, the rule of :func:`calibration.lexical_support`).
     ``texts``: strings, Arrow strings, or their :func:`calibration.text_words` (read once per
     text and kept): :func:`calibration.word_presence_ids`."""
-    from .calibration import text_words, word_presence_ids
+    from .calibration import TextWords, text_words, word_presence_ids
 
-    words = texts if len(texts) and isinstance(texts[0], np.ndarray) else text_words(texts)
+    words = texts if isinstance(texts, TextWords) else text_words(texts)
     return word_presence_ids(words, terms, prefix=prefix)
 
 
@@ -273,7 +273,7 @@ def evidence(asked: QuestionWords, *, top: np.ndarray, kept: np.ndarray, raw_cos
     terms = tuple(dict.fromkeys([*(t for name in asked.names for t in name), *asked.years]))
     if terms:                          # names and years, as whole words of the results' texts
         at = {t: i for i, t in enumerate(terms)}
-        found = word_presence([texts[i] for i in top], terms, prefix=False)
+        found = word_presence(texts.take(top), terms, prefix=False)
         if asked.names:
             named = np.stack([found[[at[t] for t in name]].all(axis=0) for name in asked.names])
             out[:, col["names_missing"]] = 1.0 - named.mean(axis=0)
