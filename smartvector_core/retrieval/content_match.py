@@ -18,6 +18,7 @@ from ..config.temporal import ContentTimeConfig
 from ..store.schema import content_spans
 from ..temporal.codes import KIND_STATIC, NO_END, NO_START
 from ..temporal.content_time import DEFAULT_CONTENT_TIME, content_time_signal
+from ..temporal.kinds import NEWS_DOC_TYPES
 
 
 def windowless(cands) -> np.ndarray:
@@ -66,14 +67,19 @@ def judged_by_text(cands) -> np.ndarray:
 
 
 def speaks_of(cands, period: tuple[int, int]) -> np.ndarray:
-    """Candidates :func:`dated_by_text` with a span overlapping ``period`` (half-open): their
-    text says what held during it, whenever they were written."""
+    """Candidates with a span overlapping ``period`` (half-open) whose text says what held during
+    it: those :func:`dated_by_text`, whenever they were written, and windowless STATIC news
+    (:data:`NEWS_DOC_TYPES`) published since the period began, a later record that recalls it
+    (RealTimeQA 2022, tune: a July 2022 poll on "trying to hold on to his office after the 2020
+    election" was ruled out of "2020", which the question names as an event, not when to look)."""
     offsets, starts, ends = spans_of(cands)
     overlap = (starts < period[1]) & (ends > period[0])
     owner = np.repeat(np.arange(len(cands)), np.diff(offsets))
     hit = np.zeros(len(cands), dtype=bool)
     hit[owner[overlap]] = True
-    return hit & dated_by_text(cands)
+    news = np.isin(np.asarray(cands.doc_type, dtype=str), sorted(NEWS_DOC_TYPES))
+    recalls = windowless(cands) & (cands.kind == KIND_STATIC) & news & (cands.created_us >= period[0])
+    return hit & (dated_by_text(cands) | recalls)
 
 
 def _label(start: int, end: int) -> str:

@@ -224,7 +224,7 @@ def rerank(cands: Candidates, profile: Profile, *, t_us: int, intent: QueryInten
         notes = _with_notes(notes, latest_release_notes(cands, signals.values["temporal"]))
     score = signals.score.copy()
     if rng is not None and profile.gates:   # inside an asked-for period freshness steps aside
-        signals = _in_period(cands, profile, intent, temporal)
+        signals = _in_period(cands, profile, intent, temporal, pool, scoring, rng)
         score = signals.score.copy()
 
     severity = np.zeros(n)
@@ -498,11 +498,9 @@ def _score(pool: Pool, profile: Profile, intent, scoring, temporal=DEFAULT_TEMPO
 
 def _lexical_weight(profile: Profile, intent) -> float:
     """The lexical weight of ``default``: the profile's, raised to ``asks_version_lexical_weight``
-    when the question asks which version or release did something (:attr:`QueryIntent.asks_version`,
-    "Which Requests release added support for urllib3 2.0?"). Its answer is the one record among
-    many of one log that names the thing asked: the rare words it shares with the question
-    (``urllib3``, ``CURL_CA_BUNDLE``) tell it from its neighbours, which an embedding blurs
-    (changelogs, tune split: BM25 alone 0.94 on these questions)."""
+    when the question asks which version or release did something (:attr:`QueryIntent.asks_version`):
+    the one record of a log that names the thing asked shares its rare words (``urllib3``), which
+    an embedding blurs (changelogs, tune split: BM25 alone 0.94 on these questions)."""
     if intent is not None and profile.use_intent and intent.asks_version:
         return max(profile.lexical_weight, profile.asks_version_lexical_weight)
     return profile.lexical_weight
@@ -516,13 +514,11 @@ def _soft_window(pool: Pool, window, recent: np.ndarray | None = None, news: np.
     event relevance: being in the window is worth what the passage is worth to the question);
     0 outside its own validity (expired, not yet valid), except for an EVENT that ended inside
     the window (``recent``: :func:`ended_in_window`). A news-like row (``news``: half-life <=
-    ``news_half_life_days``) is also × its current decay (:func:`scoring.current_decay`: 1 for the
-    question's last ``news_current_days``, then fading): a window longer than a week ("this year's
-    US Open") names the story's season, and news in it still fades as news (RealTimeQA 2022, tune
-    weeks: a 17-day-old story on the same subject beat yesterday's, the one asked about). The
+    ``news_half_life_days``) is also × its current decay (:func:`scoring.current_decay`): a window
+    longer than a week ("this year's US Open") names the story's season, and news in it still
+    fades (RealTimeQA 2022, tune: a 17-day-old story beat yesterday's, the one asked about). The
     caller sets ``news`` only for a window longer than ``news_current_days``: inside "this week"
-    the window signal alone says how far outside it an article lies, and a 15-day-old report of
-    the final asked about still beats today's news on another subject."""
+    the window signal alone says how far outside it an article lies."""
     cands, states = pool.cands, pool.states
     begin = effective_us(cands.valid_from_us, cands.created_us)
     end = np.where(cands.kind == KIND_STATIC, begin, np.minimum(pool.until_us, np.int64(window[1])))
@@ -561,16 +557,23 @@ def _add_content_time(values: dict, weights: dict, cands, profile: Profile, inte
         weights["content_time"] = np.where(applies, profile.content_time_weight, 0.0)
 
 
-def _in_period(cands, profile, intent=None, temporal: TemporalConfig = DEFAULT_TEMPORAL) -> SignalSet:
-    """Inside a period the question names (a hard range) freshness steps aside: the semantic
-    signal alone, or for ``default`` semantic, lexical and content time in their profile
-    proportion."""
-    n = len(cands)
+def _in_period(cands, profile, intent, temporal: TemporalConfig, pool: Pool, scoring, rng) -> SignalSet:
+    """Inside a period the question names (a hard range) freshness steps aside (``default``:
+    semantic, lexical, content time in profile proportion), except that one holding the moment asked
+    (``pool.t_us`` in ``rng``) is the present: news-like rows keep their temporal signal, weighted
+    as outside a period (RealTimeQA 2022, tune: a May preview led the June report of the final)."""
     sem = semantic_signal(cands.raw_cosine)
     if profile.scorer != "default":
-        return SignalSet(values={"semantic": sem}, weights={"semantic": np.ones(n)}, score=sem)
+        return SignalSet(values={"semantic": sem}, weights={"semantic": np.ones(len(cands))}, score=sem)
     values = {"semantic": sem, "lexical": cands.lexical_signal()}
     weights = {"semantic": profile.weights.semantic, "lexical": _lexical_weight(profile, intent)}
+    if rng[0] <= pool.t_us < rng[1]:
+        news = pool.half_life <= scoring.news_half_life_days
+        if news.any():
+            values["temporal"] = current_signal(cands.kind, pool.states, pool.current, cands.raw_cosine,
+                                                scoring, temporal.validity)
+            weights["temporal"] = np.where(news, profile.weights.temporal * _recency_factor(
+                pool, profile, intent, None, scoring, temporal.intent), 0.0)
     _add_content_time(values, weights, cands, profile, intent, temporal)
     total = sum(weights.values())
     return weighted_sum(values, {name: w / total for name, w in weights.items()})

@@ -30,6 +30,7 @@ _VERSION_TITLE = re.compile(r"(?<![\w.])v\d+(?:\.\d+)*\b|\b(?:version|revision|r
 _EVENT_WORDS = re.compile(r"\b(?:outages?|maintenance|announcements?|announced?|incidents?|webinars?|until"
                           r"|today|tonight|suspended|downtime|temporar(?:y|ily)|scheduled|live\s+now)\b", re.I)
 _EVENT_DOC_TYPES = frozenset({"breaking_news", "news"})
+NEWS_DOC_TYPES = _EVENT_DOC_TYPES               # public: the doc types of news (records of their moment)
 _STATIC_DOC_TYPES = frozenset({"mathematics", "reference"})
 _VERSIONED_DOC_TYPES = frozenset({"policy", "legal"})
 

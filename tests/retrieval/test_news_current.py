@@ -1,6 +1,7 @@
 """News of the question's last week is all current (retrieval.scoring.current_decay): by hand, and
 end to end with the real model on a pool of neighbouring stories where the newest is not the answer,
-and news in a soft window longer than a week still fading."""
+news in a soft window longer than a week still fading, and news in a named period that holds the
+moment asked keeping its temporal signal."""
 
 from __future__ import annotations
 
@@ -88,3 +89,55 @@ def test_news_in_a_long_soft_window_still_fades(season_app):
     best = max(cos.values())
     assert got["retires"] == pytest.approx(0.5 ** (10 / 7) * cos["retires"] / best, rel=1e-3)
     assert got["withdraws"] == pytest.approx(cos["withdraws"] / best, rel=1e-3)
+
+
+@pytest.fixture(scope="module")
+def year_app(tmp_path_factory):
+    """A preview of a final written two months ago, naming the year, and this week's report of it."""
+    from smartvector_core.service import SmartVector
+    from smartvector_core.settings import load_settings
+
+    app = SmartVector(load_settings(str(tmp_path_factory.mktemp("year") / "store"), env={}))
+    day = lambda n: (NOW - timedelta(days=n)).isoformat()  # noqa: E731
+    app.ingest_records([
+        {"id": "preview", "doc_type": "news", "created_at": day(60), "title": f"{NOW.year} hockey final picks",
+         "text": f"Our experts pick the team that will win the {NOW.year} hockey final."},
+        {"id": "report", "doc_type": "news", "created_at": day(5), "title": "Colorado wins the hockey final",
+         "text": "Colorado won the hockey final on Sunday, its first title in twenty years."},
+    ], now=NOW)
+    return app
+
+
+def test_news_in_a_named_period_that_holds_the_moment_asked_keeps_its_temporal_signal(year_app):
+    """"the 2026 hockey final" asked in 2026 names the present (rerank._in_period): news keeps its
+    temporal signal there (the report of 5 days: current 1, the preview of 60: 0.5 ** (53 / 7)),
+    so the report leads; a past year's question is answered without freshness."""
+    resp = year_app.query(f"Which team won the {NOW.year} hockey final?", as_of=NOW, k=2, log=False)
+    assert resp.intent["range_mode"] == "hard"
+    assert [r.id for r in resp.results] == ["report", "preview"]
+    temporal = {r.id: r.signals["temporal"] for r in resp.results}
+    assert temporal["report"].weight > 0 and temporal["report"].value > temporal["preview"].value
+    past = year_app.query(f"Which team won the {NOW.year} hockey final?", as_of=NOW.replace(year=NOW.year + 1),
+                          k=2, log=False)
+    assert all("temporal" not in r.signals for r in past.results)
+
+
+def test_news_since_a_named_period_that_names_it_speaks_of_it(tmp_path):
+    """"after the 2024 election" names an event: this week's poll whose text names 2024 recalls it
+    (content_match.speaks_of) and is not ruled out of the period; a preview written before the
+    period began, naming it, still is."""
+    from smartvector_core.service import SmartVector
+    from smartvector_core.settings import load_settings
+
+    app = SmartVector(load_settings(str(tmp_path / "store"), env={}))
+    year = NOW.year - 2
+    app.ingest_records([
+        {"id": "poll", "doc_type": "news", "created_at": (NOW - timedelta(days=3)).isoformat(), "title": "New poll",
+         "text": f"A new poll finds 79% say the senator acted unethically after the {year} election."},
+        {"id": "preview", "doc_type": "news", "created_at": NOW.replace(year=year - 1).isoformat(),
+         "title": "Election preview", "text": f"The senator will run in the {year} election, aides say."},
+    ], now=NOW)
+    resp = app.query(f"What share of people say the senator acted unethically after the {year} election?",
+                     as_of=NOW, k=2, log=False)
+    assert resp.intent["range_mode"] == "hard"
+    assert [r.id for r in resp.results] == ["poll"]
