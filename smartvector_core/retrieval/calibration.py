@@ -34,6 +34,7 @@ abstains and no result keeps a confidence above ``AbstentionConfig.cap``.
 from __future__ import annotations
 
 import json
+import threading
 from collections.abc import Sequence
 from functools import lru_cache
 from pathlib import Path
@@ -159,7 +160,7 @@ def refit_knots(profile: str, x: np.ndarray, correct: np.ndarray, *,
 
 
 _STEM = 5               # ours: words sharing their first five letters count as one ("refund", "refunds")
-_LONG_STOP = "|".join(sorted(w for w in CONTENT_STOP_WORDS if len(w) >= _STEM))
+_LONG_STOP_SET = frozenset(w for w in CONTENT_STOP_WORDS if len(w) >= _STEM)
 
 
 def lexical_support(question: str, best, pool=None, generic_share: float = DEFAULT_ABSTENTION.generic_share) -> float:
@@ -171,22 +172,125 @@ def lexical_support(question: str, best, pool=None, generic_share: float = DEFAU
     A question word ``w`` occurs in a text when one of the text's :func:`content_words` ``u``
     (:func:`smartvector_core.words.content_words`) shares a stem with it (``{w, w[:5]} ∩ {u, u[:5]} ≠ ∅``). That is: for ``len(w) >= 5``, some
     content word starts with ``w[:5]``; for a shorter ``w``, ``w`` itself is a word of the text.
-    Both are tested as one regular expression per question word over all texts at once (Arrow
-    compute, :func:`_word_rows`), not word sets per candidate. ``best`` and ``pool``: sequences
-    of strings or Arrow string arrays."""
+    Both are tested on each text's words (:func:`text_words`: read once per text and kept, by
+    :func:`_word_rows`), not re-read per question. ``best`` and ``pool``: sequences of strings
+    or Arrow string arrays."""
     asked = sorted(content_words(question))
     if not asked:
         return 0.0
-    pool_rows = _word_rows(pool if pool is not None else best, asked)
-    best_rows = _word_rows(best, asked)
-    limit = max(generic_share * max(len(pool_rows), 1), 1)
-    specific = 0
-    for word in asked:          # the question's words (a handful), never the candidates
-        pattern = f" {word[:_STEM]}" if len(word) >= _STEM else f" {word} "
-        if (len(best_rows) and pc.any(pc.match_substring(best_rows, pattern)).as_py()
-                and pc.sum(pc.match_substring(pool_rows, pattern)).as_py() <= limit):
-            specific += 1
-    return specific / len(asked)
+    pool_found = word_presence_ids(text_words(pool if pool is not None else best), asked, prefix=True)
+    best_found = word_presence_ids(text_words(best), asked, prefix=True)
+    limit = max(generic_share * max(pool_found.shape[1], 1), 1)
+    return float(np.mean(best_found.any(axis=1) & (pool_found.sum(axis=1) <= limit)))
+
+
+class _Vocabulary:
+    """Every word :func:`text_words` has read, as an integer id (``ids``), and per id the id of
+    its first five letters (``prefix``; -1 for a word under five letters or a long stop word);
+    ``memo``: text -> its word ids, oldest first (the ``WORDS_MEMO_SIZE`` latest texts)."""
+
+    def __init__(self) -> None:
+        self.ids: dict[str, int] = {}
+        self.prefixes: dict[str, int] = {}
+        self.prefix = np.zeros(0, dtype=np.int64)
+        self.memo: dict = {}
+
+    def encode(self, words: list[str]) -> np.ndarray:
+        """The ids of ``words`` (distinct strings), new ones added."""
+        ids, prefixes, new = self.ids, self.prefixes, []
+        for u in words:                 # the distinct words of the texts not seen yet
+            if u not in ids:
+                ids[u] = len(ids)
+                new.append(-1 if len(u) < _STEM or u in _LONG_STOP_SET else
+                           prefixes.setdefault(u[:_STEM], len(prefixes)))
+        if new:
+            self.prefix = np.concatenate([self.prefix, np.asarray(new, dtype=np.int64)])
+        return np.fromiter((ids[u] for u in words), dtype=np.int64, count=len(words))
+
+
+class TextWords(list):
+    """Word ids per text (np.int64 arrays), and the :class:`_Vocabulary` they are ids of."""
+
+    def __init__(self, vocabulary: _Vocabulary, ids: list[np.ndarray]) -> None:
+        super().__init__(ids)
+        self.vocabulary = vocabulary
+
+    def take(self, rows) -> TextWords:
+        """The texts ``rows`` (indices)."""
+        return TextWords(self.vocabulary, [self[i] for i in rows])
+
+
+_VOCABULARY = _Vocabulary()
+_WORDS_LOCK = threading.Lock()
+WORDS_MEMO_SIZE = 32768         # texts kept (their ids: 8 bytes a word)
+VOCABULARY_SIZE = 500_000       # words kept; past it a fresh vocabulary (and memo) starts
+
+
+def text_words(texts) -> TextWords:
+    """The word ids (:class:`_Vocabulary`) of each text (strings, None as "", or Arrow strings):
+    the words of :func:`_word_rows`, each text read once per process. The texts not seen yet go
+    through :func:`_word_rows` together (one Arrow pass, split and dictionary-encoded), and their
+    ids are kept for the next question."""
+    if isinstance(texts, pa.Array | pa.ChunkedArray):
+        texts = texts.to_pylist()
+    vocabulary = _VOCABULARY
+    out = [vocabulary.memo.get(t) for t in texts]
+    if any(w is None for w in out):
+        with _WORDS_LOCK:           # one reader at a time adds words: ids and prefixes stay aligned
+            return _read_texts(texts)
+    return TextWords(vocabulary, out)
+
+
+def _read_texts(texts: list) -> TextWords:
+    """:func:`text_words` for texts some of which are not in the memo yet (under its lock)."""
+    global _VOCABULARY
+    if len(_VOCABULARY.ids) > VOCABULARY_SIZE:
+        _VOCABULARY = _Vocabulary()     # lists already handed out keep the vocabulary they read
+    vocabulary = _VOCABULARY
+    memo = vocabulary.memo
+    out = [memo.get(t) for t in texts]
+    if any(w is None for w in out):
+        missed = list(dict.fromkeys(t for t, w in zip(texts, out, strict=True) if w is None))
+        lists = pc.ascii_split_whitespace(_word_rows(pa.array(missed, pa.large_string())))
+        encoded = lists.flatten().dictionary_encode()
+        codes = vocabulary.encode(encoded.dictionary.to_pylist())[encoded.indices.to_numpy(zero_copy_only=False)]
+        offsets = lists.offsets.to_numpy()
+        for i, text in enumerate(missed):
+            memo[text] = codes[offsets[i]:offsets[i + 1]].copy()
+        out = [memo[t] for t in texts]
+        while len(memo) > WORDS_MEMO_SIZE:
+            del memo[next(iter(memo))]
+    return TextWords(vocabulary, out)
+
+
+def word_presence_ids(words: TextWords, terms, *, prefix: bool) -> np.ndarray:
+    """(len(terms), len(words)) booleans: per term and text (its :func:`text_words`), whether the
+    term occurs in it: with ``prefix`` and ``len(term) >= 5``, a word of the text other than a
+    long stop word begins with ``term[:5]`` (the pattern `` term[:5]`` over :func:`_word_rows`
+    with its stop words removed); else ``term`` is a word of it (`` term ``). Stop words only
+    ever take part in a prefix match, and are never shorter than five letters."""
+    out = np.zeros((len(terms), len(words)), dtype=bool)
+    if not len(terms) or not len(words):
+        return out
+    flat = np.concatenate(words)
+    owner = np.repeat(np.arange(len(words)), [len(w) for w in words])
+    vocab = words.vocabulary
+    heads = None
+    for j, term in enumerate(terms):    # the question's terms (a handful), never the candidates
+        if prefix and len(term) >= _STEM:
+            heads = vocab.prefix[flat] if heads is None else heads
+            code = vocab.prefixes.get(term[:_STEM])
+            out[j, owner[heads == code]] = code is not None
+        elif (code := vocab.ids.get(term)) is not None:
+            out[j, owner[flat == code]] = True
+    return out
+
+
+def clear_text_words() -> None:
+    """Forget every text :func:`text_words` has read, and their words (the cold-cache benchmark)."""
+    global _VOCABULARY
+    with _WORDS_LOCK:
+        _VOCABULARY = _Vocabulary()
 
 
 _WORD_BYTE = np.full(256, ord(" "), dtype=np.uint8)   # every byte but a-z and 0-9 becomes a space
@@ -211,20 +315,11 @@ def _spaced(lowered: pa.Array | pa.ChunkedArray) -> pa.Array:
                                             arr.offset)
 
 
-def _word_rows(texts, asked: list[str]) -> pa.Array:
-    """``texts`` as their words, lower-cased (as Python's ``str.lower``: ``İ`` becomes ``i`` and a
-    combining dot), each word between two spaces of its own (`` w1  w2 ``), the stop words of five
-    letters or more removed when a question word's 5-letter prefix begins one of them (so a
-    prefix match is a match on a content word); words of fewer than three letters never match a
-    question word and stay."""
+def _word_rows(texts) -> pa.Array:
+    """``texts`` lower-cased (as Python's ``str.lower``: ``İ`` becomes ``i`` and a combining dot)
+    with every byte outside ``a-z0-9`` a space (:func:`_spaced`): their words between spaces."""
     rows = texts if isinstance(texts, pa.Array | pa.ChunkedArray) else pa.array(list(texts), pa.large_string())
-    rows = pc.utf8_lower(pc.replace_substring(rows.cast(pa.large_string()).fill_null(""), "\u0130", "i\u0307"))
-    space = pa.scalar(" ", pa.large_string())
-    rows = pc.binary_join_element_wise(space, pc.replace_substring(_spaced(rows), " ", "  "), space,
-                                      pa.scalar("", pa.large_string()))
-    if any(stop.startswith(word[:_STEM]) for word in asked if len(word) >= _STEM for stop in _LONG_STOP.split("|")):
-        rows = pc.replace_substring_regex(rows, f" (?:{_LONG_STOP}) ", "")
-    return rows
+    return _spaced(pc.utf8_lower(pc.replace_substring(rows.cast(pa.large_string()).fill_null(""), "\u0130", "i\u0307")))
 
 
 def support_decides(best_cosine: float, config: AbstentionConfig = DEFAULT_ABSTENTION) -> bool:

@@ -12,8 +12,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-import pyarrow as pa
-import pyarrow.compute as pc
 
 from ..clock import from_us, iso
 from ..config import DEFAULT_ENGINE, EngineConfig
@@ -58,6 +56,17 @@ class ResultConfidence:
         return None if self.model is None else confidence_model.why_lower(self.model, self.features, own)
 
 
+def joined_texts(cands: Candidates, rows: np.ndarray | None = None, *,
+                 none_without_text: bool = False) -> list[str | None]:
+    """``title + " " + text`` of each candidate (of ``rows``; None: all), a missing title or text
+    read as ""; ``none_without_text``: None where the text is missing (no words at all)."""
+    rows = range(len(cands)) if rows is None else rows
+    title, text = cands.title, cands.text
+    if none_without_text:
+        return [None if text[i] is None else f"{title[i] or ''} {text[i]}" for i in rows]
+    return [f"{title[i] or ''} {text[i] or ''}" for i in rows]
+
+
 def result_confidence(cands: Candidates, ranked: Ranked, top: np.ndarray, profile: Profile, *,
                       knots: Knots | None = None, abstained: bool = False,
                       config: EngineConfig = DEFAULT_ENGINE, asked: confidence_model.QuestionWords | None = None,
@@ -80,9 +89,7 @@ def result_confidence(cands: Candidates, ranked: Ranked, top: np.ndarray, profil
     features = model = None
     factors = [[] for _ in top]
     if profile.name != "naive":
-        titles = pa.array(cands.title, pa.large_string()).fill_null("")
-        texts = pc.binary_join_element_wise(titles, pa.array(cands.text, pa.large_string()).fill_null(""),
-                                            pa.scalar(" ", pa.large_string()))
+        texts = joined_texts(cands)
         values = ranked.signals.values
         created = cands.created_us[top]
         features = confidence_model.evidence(
@@ -120,10 +127,8 @@ def abstention(cands: Candidates, question: str, config: AbstentionConfig = DEFA
     best_cosine = float(cands.raw_cosine[best[0]])
     support = 0.0                # read only where the cosine alone does not decide
     if calibration.support_decides(best_cosine, config):
-        titles = pa.array(cands.title, pa.large_string()).fill_null("")
-        texts = pc.binary_join_element_wise(titles, pa.array(cands.text, pa.large_string()),
-                                            pa.scalar(" ", pa.large_string()))
-        support = calibration.lexical_support(question, texts.take(pa.array(best)), texts, config.generic_share)
+        texts = joined_texts(cands, none_without_text=True)
+        support = calibration.lexical_support(question, [texts[i] for i in best], texts, config.generic_share)
     return calibration.abstains(best_cosine, support, config)
 
 
@@ -156,10 +161,7 @@ def out_of_force(cands: Candidates, ranked: Ranked, asked: confidence_model.Ques
     kept = ranked.order
     kept = np.unique(np.r_[kept[:n], kept[np.argsort(-cos[kept], kind="stable")[:n]]]).astype(np.intp)
     rows = np.r_[removed, kept].astype(np.intp)
-    titles = pa.array(cands.title, pa.large_string()).fill_null("").take(pa.array(rows))
-    texts = pc.binary_join_element_wise(titles, pa.array(cands.text, pa.large_string()).fill_null("").take(
-        pa.array(rows)), pa.scalar(" ", pa.large_string()))
-    coverage = confidence_model.word_presence(texts, asked.topic, prefix=True).mean(axis=0)
+    coverage = confidence_model.word_presence(joined_texts(cands, rows), asked.topic, prefix=True).mean(axis=0)
     covered = coverage[len(removed):].max(initial=0.0)
     gap = coverage[:len(removed)].max() - covered
     closer = cos[removed].max() > cos[kept].max(initial=-np.inf)

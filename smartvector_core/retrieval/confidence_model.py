@@ -39,8 +39,6 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
-import pyarrow as pa
-import pyarrow.compute as pc
 
 from ..errors import InputError
 
@@ -226,17 +224,12 @@ _WORDS = re.compile(r"[a-z0-9]+")
 def word_presence(texts, terms: tuple[str, ...], *, prefix: bool) -> np.ndarray:
     """(len(terms), len(texts)) booleans: term ``w`` occurs in text as a word (``prefix``: as a
     5-letter prefix when ``len(w) >= 5``, the rule of :func:`calibration.lexical_support`).
-    One Arrow ``match_substring`` per term over all texts."""
-    from .calibration import _STEM, _word_rows
+    ``texts``: strings, Arrow strings, or their :func:`calibration.text_words` (read once per
+    text and kept): :func:`calibration.word_presence_ids`."""
+    from .calibration import TextWords, text_words, word_presence_ids
 
-    if not terms:
-        return np.zeros((0, len(texts)), dtype=bool)
-    rows = _word_rows(texts, list(terms) if prefix else [])
-    out = np.zeros((len(terms), len(rows)), dtype=bool)
-    for j, w in enumerate(terms):     # the question's terms (a handful), never the candidates
-        pattern = f" {w[:_STEM]}" if prefix and len(w) >= _STEM else f" {w} "
-        out[j] = pc.match_substring(rows, pattern).to_numpy(zero_copy_only=False)
-    return out
+    words = texts if isinstance(texts, TextWords) else text_words(texts)
+    return word_presence_ids(words, terms, prefix=prefix)
 
 
 def evidence(asked: QuestionWords, *, top: np.ndarray, kept: np.ndarray, raw_cosine: np.ndarray,
@@ -268,7 +261,9 @@ def evidence(asked: QuestionWords, *, top: np.ndarray, kept: np.ndarray, raw_cos
     out[:, col["score"]] = np.nan_to_num(np.asarray(score, dtype=np.float64)[top])
     out[:, col["margin"]] = np.clip(np.nan_to_num(margins, nan=MARGIN_CLIP), -MARGIN_CLIP, MARGIN_CLIP)
     out[:, col["first"]] = np.arange(n) == 0
-    texts = texts if isinstance(texts, pa.Array | pa.ChunkedArray) else pa.array(list(texts), pa.large_string())
+    from .calibration import text_words
+
+    texts = text_words(texts)
     if asked.words:
         found = word_presence(texts, asked.words, prefix=True)          # (words, pool)
         specific = found.sum(axis=1) <= max(generic_share * found.shape[1], 1)
@@ -278,7 +273,7 @@ def evidence(asked: QuestionWords, *, top: np.ndarray, kept: np.ndarray, raw_cos
     terms = tuple(dict.fromkeys([*(t for name in asked.names for t in name), *asked.years]))
     if terms:                          # names and years, as whole words of the results' texts
         at = {t: i for i, t in enumerate(terms)}
-        found = word_presence(texts.take(pa.array(top)), terms, prefix=False)
+        found = word_presence(texts.take(top), terms, prefix=False)
         if asked.names:
             named = np.stack([found[[at[t] for t in name]].all(axis=0) for name in asked.names])
             out[:, col["names_missing"]] = 1.0 - named.mean(axis=0)

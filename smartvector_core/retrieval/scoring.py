@@ -102,17 +102,31 @@ def roundup_titles(titles: np.ndarray, min_items: int = ROUNDUP_TITLE_ITEMS) -> 
     article was demoted under its older neighbour). A
     roundup tells several stories of its day in a few lines each; a question about one of
     them is better answered by that story's own article, which it matches about as well (its
-    few lines share the question's words). Counted with ``pyarrow.compute`` over all titles
-    at once; a title without separators ("Yellowstone still closed as flooding recedes") is
+    few lines share the question's words). Counted with ``pyarrow.compute`` over the titles not
+    seen yet at once, and kept (``TITLE_MEMO_SIZE`` titles); a title without separators ("Yellowstone still closed as flooding recedes") is
     one item.
     """
     if not len(titles):
         return np.zeros(0, dtype=bool)
-    arr = pa.array([t if isinstance(t, str) else "" for t in titles], type=pa.string())
-    separators = pc.count_substring_regex(arr, _TITLE_ITEM_SEPARATOR).to_numpy(zero_copy_only=False)
-    listed = pc.match_substring(arr, ", ").to_numpy(zero_copy_only=False)
-    ands = pc.count_substring_regex(arr, _TITLE_LIST_AND).to_numpy(zero_copy_only=False)
-    return separators + np.where(listed, ands, 0) + 1 >= min_items
+    keys = [t if isinstance(t, str) else "" for t in titles]
+    memo = _TITLE_ITEMS
+    items = [memo.get(t) for t in keys]
+    if any(n is None for n in items):
+        missed = list(dict.fromkeys(t for t, n in zip(keys, items, strict=True) if n is None))
+        arr = pa.array(missed, type=pa.string())
+        separators = pc.count_substring_regex(arr, _TITLE_ITEM_SEPARATOR).to_numpy(zero_copy_only=False)
+        listed = pc.match_substring(arr, ", ").to_numpy(zero_copy_only=False)
+        ands = pc.count_substring_regex(arr, _TITLE_LIST_AND).to_numpy(zero_copy_only=False)
+        fresh = dict(zip(missed, (separators + np.where(listed, ands, 0) + 1).tolist(), strict=True))
+        items = [fresh[t] if n is None else n for t, n in zip(keys, items, strict=True)]
+        memo.update(fresh)
+        while len(memo) > TITLE_MEMO_SIZE:    # threads may evict at once: each drops what is there
+            memo.pop(next(iter(memo), None), None)
+    return np.asarray(items) >= min_items
+
+
+_TITLE_ITEMS: dict[str, int] = {}   # title -> items it lists, each title counted once per process
+TITLE_MEMO_SIZE = 65536
 
 
 def relative_similarity(raw_cosine: np.ndarray) -> np.ndarray:
