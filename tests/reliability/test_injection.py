@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import unicodedata
+
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -15,8 +17,9 @@ SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[Healt
 
 
 def _clean(value: str) -> str:
-    """What validation keeps of an id: stripped, no control characters (those are rejected)."""
-    return value.strip()
+    """What validation keeps of an id: stripped and NFC-normalised (``ingest.validate``: U+F900
+    is stored as U+8C48), no control characters (those are rejected)."""
+    return unicodedata.normalize("NFC", value.strip())
 
 
 @SETTINGS
