@@ -5,7 +5,7 @@ from __future__ import annotations
 import unicodedata
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from ..conftest import NOW
@@ -25,6 +25,7 @@ def _clean(value: str) -> str:
 @SETTINGS
 @given(ids=st.lists(hostile.filter(lambda s: s.strip() and s.isprintable()), min_size=2, max_size=4, unique_by=_clean),
        title=hostile)
+@example(ids=["'", "\uf900"], title="'")   # a compatibility ideograph: stored NFC-normalised
 def test_hostile_ids_and_titles_round_trip_and_filter_only_themselves(fake_app, ids, title):
     ids = [_clean(i) for i in ids]
     anchor = "anchor-doc"
