@@ -89,6 +89,13 @@ class Candidates:
         Python string comparison per pair (docs/PERF.md, "Figures behind design choices")."""
         return np.unique(self.doc_id, return_inverse=True)[1].reshape(-1).astype(np.intp)
 
+    @cached_property
+    def title_text(self) -> list[str]:
+        """``title + " " + text`` per row, a missing title or text read as "": the text the
+        confidence features and abstention read words from, built once per query and shared by
+        them (:mod:`.confidence`), so each reads the same strings."""
+        return [f"{title or ''} {text or ''}" for title, text in zip(self.title, self.text, strict=True)]
+
     def lexical_signal(self) -> np.ndarray:
         """The lexical (BM25) signal per passage; zeros when no full-text search was run."""
         return np.zeros(len(self)) if self.lexical is None else self.lexical

@@ -56,17 +56,6 @@ class ResultConfidence:
         return None if self.model is None else confidence_model.why_lower(self.model, self.features, own)
 
 
-def joined_texts(cands: Candidates, rows: np.ndarray | None = None, *,
-                 none_without_text: bool = False) -> list[str | None]:
-    """``title + " " + text`` of each candidate (of ``rows``; None: all), a missing title or text
-    read as ""; ``none_without_text``: None where the text is missing (no words at all)."""
-    rows = range(len(cands)) if rows is None else rows
-    title, text = cands.title, cands.text
-    if none_without_text:
-        return [None if text[i] is None else f"{title[i] or ''} {text[i]}" for i in rows]
-    return [f"{title[i] or ''} {text[i] or ''}" for i in rows]
-
-
 def result_confidence(cands: Candidates, ranked: Ranked, top: np.ndarray, profile: Profile, *,
                       knots: Knots | None = None, abstained: bool = False,
                       config: EngineConfig = DEFAULT_ENGINE, asked: confidence_model.QuestionWords | None = None,
@@ -89,7 +78,7 @@ def result_confidence(cands: Candidates, ranked: Ranked, top: np.ndarray, profil
     features = model = None
     factors = [[] for _ in top]
     if profile.name != "naive":
-        texts = joined_texts(cands)
+        texts = cands.title_text
         values = ranked.signals.values
         created = cands.created_us[top]
         features = confidence_model.evidence(
@@ -127,7 +116,7 @@ def abstention(cands: Candidates, question: str, config: AbstentionConfig = DEFA
     best_cosine = float(cands.raw_cosine[best[0]])
     support = 0.0                # read only where the cosine alone does not decide
     if calibration.support_decides(best_cosine, config):
-        texts = joined_texts(cands, none_without_text=True)
+        texts = [None if text is None else joined for text, joined in zip(cands.text, cands.title_text, strict=True)]
         support = calibration.lexical_support(question, [texts[i] for i in best], texts, config.generic_share)
     return calibration.abstains(best_cosine, support, config)
 
@@ -161,7 +150,7 @@ def out_of_force(cands: Candidates, ranked: Ranked, asked: confidence_model.Ques
     kept = ranked.order
     kept = np.unique(np.r_[kept[:n], kept[np.argsort(-cos[kept], kind="stable")[:n]]]).astype(np.intp)
     rows = np.r_[removed, kept].astype(np.intp)
-    coverage = confidence_model.word_presence(joined_texts(cands, rows), asked.topic, prefix=True).mean(axis=0)
+    coverage = confidence_model.word_presence([cands.title_text[i] for i in rows], asked.topic, prefix=True).mean(axis=0)
     covered = coverage[len(removed):].max(initial=0.0)
     gap = coverage[:len(removed)].max() - covered
     closer = cos[removed].max() > cos[kept].max(initial=-np.inf)

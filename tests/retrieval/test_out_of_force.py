@@ -20,7 +20,8 @@ T_US = int(datetime(2025, 3, 31, tzinfo=UTC).timestamp() * 1e6)
 def _pool(texts, cosine, codes):
     """Candidates and reranking with only what out_of_force reads: kept rows by score, best first."""
     codes = np.asarray(codes, dtype=np.int64)
-    cands = SimpleNamespace(title=[""] * len(texts), text=list(texts), raw_cosine=np.asarray(cosine),
+    cands = SimpleNamespace(title=[""] * len(texts), text=list(texts), title_text=[f" {t}" for t in texts],
+                            raw_cosine=np.asarray(cosine),
                             doc_id=np.array([f"d{i}" for i in range(len(texts))], dtype=object))
     return cands, SimpleNamespace(reject_code=codes, order=np.flatnonzero(codes == KEEP))
 
