@@ -353,13 +353,19 @@ def gated_margin(cosine: np.ndarray, top: np.ndarray, groups: np.ndarray, gated:
     out = np.full(len(top), MARGIN_CLIP)
     if not gated.any() or not len(top):
         return out
-    labels, inverse = np.unique(groups[gated], return_inverse=True)
-    best = np.full(len(labels), -np.inf)
-    np.maximum.at(best, inverse, cosine[gated])
-    order = np.argsort(-best, kind="stable")
-    first = labels[order[0]]
-    second = best[order[1]] if len(order) > 1 else -np.inf
-    rival = np.where(groups[top] == first, second, best[order[0]])
+    values, labels = cosine[gated], groups[gated]
+    if np.isnan(values).any():      # a NaN never counts as the best: the per-group maxima
+        labels, inverse = np.unique(labels, return_inverse=True)
+        best = np.full(len(labels), -np.inf)
+        np.maximum.at(best, inverse.reshape(-1), values)
+        order = np.argsort(-best, kind="stable")
+        first, value = labels[order[0]], best[order[0]]
+        second = best[order[1]] if len(order) > 1 else -np.inf
+    else:                           # the best removed row's group, and the best removed outside it
+        at = int(np.argmax(values))
+        first, value = labels[at], values[at]
+        second = np.where(labels == first, -np.inf, values).max(initial=-np.inf)
+    rival = np.where(groups[top] == first, second, value)
     margin = np.where(np.isfinite(rival), cosine[top] - rival, MARGIN_CLIP)
     return np.clip(margin, -MARGIN_CLIP, MARGIN_CLIP)
 

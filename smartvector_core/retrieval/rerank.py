@@ -343,7 +343,9 @@ def _adjust(pool: Pool, profile: Profile, codes: np.ndarray, score: np.ndarray, 
         score, demoted = _demote_contradicted(pool, codes, score, k, profile.contradiction_demotion)
         notes = _with_notes(notes, demoted)
     if profile.roundup_demotion < 1.0:
-        roundup = kept & (pool.half_life <= news_half_life_days) & roundup_titles(pool.cands.title)
+        news = np.flatnonzero(kept & (pool.half_life <= news_half_life_days))   # the titles read: these only
+        roundup = np.zeros(len(kept), dtype=bool)
+        roundup[news] = roundup_titles(pool.cands.title[news])
         score = np.where(roundup, score * profile.roundup_demotion, score)
         for i in np.flatnonzero(roundup):
             notes.setdefault(int(i), []).append(
