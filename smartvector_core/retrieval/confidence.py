@@ -21,7 +21,7 @@ from . import calibration, confidence_model
 from .candidates import Candidates
 from .profiles import Profile
 from .query_cache import Knots
-from .rerank import CODES, TIME_RULE_CODES, Ranked
+from .rerank import CODES, Ranked
 
 OUT_OF_FORCE = "nothing about this was in force"     # how :func:`out_of_force`'s reason begins
 
@@ -90,7 +90,7 @@ def result_confidence(cands: Candidates, ranked: Ranked, top: np.ndarray, profil
             age_days=((created.max(initial=0) if t_us is None else t_us) - created) / 86_400_000_000,
             generic_share=config.abstention.generic_share,
             groups=np.where(ranked.chain >= 0, ranked.chain, -1 - cands.doc_code),
-            gated=np.isin(ranked.reject_code, TIME_RULE_CODES))
+            gated=ranked.time_gated)
         model = confidence_model.prior_model(profile.name)
     if model is not None:
         x = model.certainty(model.aligned(features))
@@ -156,7 +156,7 @@ def out_of_force(cands: Candidates, ranked: Ranked, asked: confidence_model.Ques
     are 0 and −∞). "The refund window as of March 2025", answered by the 2024 refund policy
     ("refunds", not "window": coverage 0.5), does not abstain. ``words``: the :func:`pool_words`
     of ``cands`` when the caller has them (each term's presence is then read once per query)."""
-    gated = np.isin(ranked.reject_code, TIME_RULE_CODES)
+    gated = ranked.time_gated
     if not asked.topic or not gated.any():
         return None
     n = config.support_pool

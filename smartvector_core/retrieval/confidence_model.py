@@ -296,10 +296,8 @@ def evidence(asked: QuestionWords, *, top: np.ndarray, kept: np.ndarray, raw_cos
         out[:, col["time_margin"]] = _rival_margin(ct, kept, groups_kept, top)
     out[:, col["range_ignored"]] = bool(range_ignored)
     chain = np.asarray(chain)
-    kept_chain = chain[kept]
-    labels, counts = np.unique(kept_chain[kept_chain >= 0], return_counts=True)
-    many = labels[counts > 1]
-    out[:, col["chain"]] = np.isin(chain[top], many) & (chain[top] >= 0)
+    top_chain = chain[top]             # a chain with more than one kept row: a version chain answers
+    out[:, col["chain"]] = (top_chain >= 0) & ((chain[kept][None, :] == top_chain[:, None]).sum(axis=1) > 1)
     out[:, col["trust"]] = np.clip(np.nan_to_num(trust, nan=1.0), 0.0, 1.0)
     out[:, col["current"]] = current
     out[:, col["conflict"]] = np.nan_to_num(severity)
