@@ -270,11 +270,11 @@ class TextWords(list):
             for code in dict.fromkeys(wanted):
                 mask |= where == code
             hits = np.flatnonzero(mask)
-            found = where[hits]
+            found, text = where[hits], np.searchsorted(ends, hits, side="right")   # each hit's text
             for term, code in zip(new, codes, strict=True):
                 row = np.zeros(len(self), dtype=bool)
                 if code is not None:
-                    row[np.searchsorted(ends, hits[found == code], side="right")] = True
+                    row[text[found == code]] = True
                 self._rows[(term, prefix)] = row
         out = np.zeros((len(terms), len(self)), dtype=bool)
         for j, term in enumerate(terms):
