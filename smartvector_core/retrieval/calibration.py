@@ -300,7 +300,7 @@ def text_words(texts) -> TextWords:
         texts = texts.to_pylist()
     vocabulary = _VOCABULARY
     out = [vocabulary.memo.get(t) for t in texts]
-    if any(w is None for w in out):
+    if None in out:
         with _WORDS_LOCK:           # one reader at a time adds words: ids and prefixes stay aligned
             return _read_texts(texts)
     return TextWords(vocabulary, out)
