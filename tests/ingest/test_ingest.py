@@ -7,7 +7,7 @@ import json
 import pytest
 
 from smartvector_core.errors import InputError
-from smartvector_core.ingest.chunking import chunk_document
+from smartvector_core.ingest.chunking import chunk_document, chunk_spans
 from tests.conftest import NOW, write_jsonl
 
 GOOD = {"id": "policy_v1", "title": "Rate limits", "text": "API calls are limited to 100 requests per minute.",
@@ -113,15 +113,18 @@ def test_chunk_offsets_point_into_the_source():
     text = "# Title\n\n" + "\n\n".join(f"Paragraph {i} talks about topic {i} at some length, enough to stand alone."
                                       for i in range(6)) + "\n\n" + "A long sentence here. " * 80
     chunks = chunk_document("d", text)
-    assert len(chunks) >= 7
+    assert len(chunks) >= 3                       # the packed paragraphs, then the long one's pieces
     for c in chunks:
         assert text[c.char_start:c.char_end] == c.text
     assert [c.ordinal for c in chunks] == list(range(len(chunks)))
 
 
+FULL_PARAGRAPH = ("The archive team checks this class at the end of each quarter and records the outcome. " * 9).strip()
+
+
 def test_one_word_edit_reembeds_one_chunk(fake_app):
-    paragraphs = [f"Section {i}: the retention period for archive class {i} is {i + 10} days in every region."
-                  for i in range(20)]
+    paragraphs = [f"Section {i}: the retention period for archive class {i} is {i + 10} days in every region. "
+                  + FULL_PARAGRAPH for i in range(20)]   # each as long as the target: one chunk each
     doc = {"id": "handbook", "text": "\n\n".join(paragraphs), "kind": "STATIC", "doc_type": "reference",
            "created_at": "2025-01-01"}
     first = fake_app.ingest_records([doc], now=NOW)
@@ -169,3 +172,17 @@ def test_pdf_is_read_with_its_text(fake_app, tmp_path):
     assert report.documents == 1 and report.chunks == 1
     doc = fake_app.store.chunks_for_docs(["refund-policy"]).to_pylist()[0]
     assert "within 30 days" in doc["text"] and doc["source"].endswith("refund-policy.pdf")
+
+
+def test_short_paragraphs_join_until_the_chunk_holds_min_chars():
+    """Hand-worked: paragraphs of 150, 150 and 150 characters, then one of 500, then 150 and 150.
+    The first two together (302 with the blank line) are under 400, so the third joins them (454);
+    the 500-character paragraph stands alone; the trailing run (302) joins the chunk before it,
+    because 500 + 2 + 302 fits in the 1,200-character maximum."""
+    short = ["a" * 149 + str(i) for i in range(4)]
+    long = "b" * 500
+    text = "\n\n".join([short[0], short[1], short[2], long, short[3], short[0]])
+    spans = chunk_spans(text)
+    assert [text[s:e] for s, e in spans] == ["\n\n".join(short[:3]), "\n\n".join([long, short[3], short[0]])]
+    assert chunk_spans(text, min_chars=40) == [(s, s + len(p)) for s, p in zip(
+        [0, 152, 304, 456, 958, 1110], [short[0], short[1], short[2], long, short[3], short[0]])]

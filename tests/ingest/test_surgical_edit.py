@@ -15,8 +15,9 @@ import numpy as np
 from tests.conftest import NOW
 
 FIRST, EDIT = NOW - timedelta(days=30), NOW
-PARAGRAPHS = [f"Section {i}: the retention period for archive class {i} is {i + 10} days in every region."
-              for i in range(12)]
+FULL = ("The archive team checks this class at the end of each quarter and records the outcome. " * 9).strip()
+PARAGRAPHS = [f"Section {i}: the retention period for archive class {i} is {i + 10} days in every region. " + FULL
+              for i in range(12)]                     # each as long as the chunk target: one chunk each
 DOC = {"id": "handbook", "kind": "STATIC", "doc_type": "reference", "created_at": "2025-01-01"}
 
 

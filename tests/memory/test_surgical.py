@@ -74,8 +74,10 @@ def test_ingest_updates_through_the_diff(fake_app):
     dropping its last copy retires exactly that chunk; the other copies keep their rows."""
     from tests.conftest import NOW
 
-    repeated = "Every archive is checked for integrity once a week by the storage team."
-    others = [f"Section {i}: archive class {i} keeps data for {i + 10} days in every region." for i in range(3)]
+    full = " The storage team records the outcome of each check in the shared register." * 11
+    repeated = "Every archive is checked for integrity once a week by the storage team." + full
+    others = [f"Section {i}: archive class {i} keeps data for {i + 10} days in every region." + full
+              for i in range(3)]                      # each as long as the chunk target: one chunk each
     doc = {"id": "hb", "kind": "STATIC", "doc_type": "reference", "created_at": "2025-01-01",
            "text": "\n\n".join([others[0], repeated, others[1], repeated, others[2], repeated])}
     fake_app.ingest_records([doc], now=NOW)
