@@ -185,4 +185,4 @@ def test_short_paragraphs_join_until_the_chunk_holds_min_chars():
     spans = chunk_spans(text)
     assert [text[s:e] for s, e in spans] == ["\n\n".join(short[:3]), "\n\n".join([long, short[3], short[0]])]
     assert chunk_spans(text, min_chars=40) == [(s, s + len(p)) for s, p in zip(
-        [0, 152, 304, 456, 958, 1110], [short[0], short[1], short[2], long, short[3], short[0]])]
+        [0, 152, 304, 456, 958, 1110], [short[0], short[1], short[2], long, short[3], short[0]], strict=True)]
