@@ -83,7 +83,9 @@ def measure_reembedding(embedder, paragraphs: int = 20) -> dict[str, Any]:
     now = datetime(2026, 1, 1, tzinfo=UTC)
     body = [f"Section {i + 1}. The operations handbook says that team {i + 1} reviews incident reports "
             f"within {3 + i} business days, escalates severity-one issues to the on-call lead, and "
-            f"records every decision in the shared register for audit purposes." for i in range(paragraphs)]
+            f"records every decision in the shared register for audit purposes. Each review names the "
+            f"owner, the deadline and the follow-up agreed with the reporting team, and the register keeps "
+            f"it for seven years, after which the records team archives it in cold storage." for i in range(paragraphs)]   # each long enough to be its own chunk
     record = {"id": "handbook", "title": "Operations handbook", "text": "\n\n".join(body),
               "created_at": now.isoformat()}
     edited = dict(record, text=record["text"].replace("reviews incident reports within 10",
