@@ -126,6 +126,18 @@ class QueryCache:
         except Exception:  # noqa: BLE001 - not ready in time, or the build failed: LanceDB answers
             return None
 
+    def prepare(self, as_of_us: int | None = None) -> None:
+        """Build now what the first query on this state would (a state readied in the background,
+        ``KnowledgeCache``'s ``prepare``): the document fields and index, the sorted creation
+        times, the chunk counts, the event index, the text index's catch-up (not waited for)."""
+        self.knowledge.doc_index()
+        self.knowledge.event_index()
+        if self.document_fields() is not None:
+            self.existing_share(as_of_us if as_of_us is not None else 0)
+        if self.store is not None:
+            self._chunk_counts()
+            self.text_index()
+
     # -------------------------------------------------------------------- calibration
     def calibration(self) -> dict[str, Knots] | None:
         """Per profile, the store's calibration knots refitted on operators' verdicts, as last
@@ -154,15 +166,24 @@ class QueryCaches:
 
     def __init__(self, store) -> None:
         self.store = store
-        self._cache: QueryCache | None = None
+        self._cache: QueryCache | None = None     # the newest state's
+        self._previous: QueryCache | None = None  # the one before (queries read it while the next is prepared)
         self._lock = threading.Lock()
         self._compacting = False
 
     def get(self, knowledge: KnowledgeState) -> QueryCache:
+        """The cache of ``knowledge``: the newest or the one before it (a state being prepared in
+        the background while queries still read the previous one: ``KnowledgeCache.get(wait=False)``),
+        else a new one, which becomes the newest."""
+        for cache in (self._cache, self._previous):   # no lock: a query never waits for a state being prepared
+            if cache is not None and cache.knowledge is knowledge:
+                return cache
         with self._lock:
+            for cache in (self._cache, self._previous):
+                if cache is not None and cache.knowledge is knowledge:
+                    return cache
             last = self._cache
-            if last is not None and last.knowledge is knowledge:
-                return last
+            self._previous = last
             self._cache = QueryCache(knowledge, self.store, text_index=self._carried(last, knowledge))
             return self._cache
 
