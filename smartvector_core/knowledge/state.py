@@ -10,6 +10,7 @@ access events do not force a reload. Trust and the relations graph are computed 
 from __future__ import annotations
 
 import contextlib
+import os
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -27,6 +28,7 @@ from ..temporal.validity import is_live
 from .doc_index import DocIndex
 from .events import events_frame, live_edges, rows_frame
 
+REFRESH_NICE = 10    # ours: the background refresh's niceness (the queries' threads keep theirs)
 REFRESH_ROUNDS = 3   # ours: background loads tried before the next query's own (a write of ours during each)
 
 
@@ -184,14 +186,22 @@ class KnowledgeCache:
         if state is not None:
             if state.versions == self.versions():
                 return state
-            if not wait and state.own_writes is not None and state.own_writes == self._own_writes():
+            if not wait and self._servable(state):
                 self._refresh_in_background()
                 return state
-        with self._lock:
-            if self._state is None or self.versions() != self._key:
+        with self._lock:   # (waits for an append of our events in progress, then looks again)
+            state = self._state
+            if state is not None and not wait and state.versions != self.versions() and self._servable(state):
+                self._refresh_in_background()
+                return state
+            if state is None or self.versions() != self._key:
                 self._state = self._load()
                 self._key = self._state.versions
             return self._state
+
+    def _servable(self, state: KnowledgeState) -> bool:
+        """``state`` holds every write of this process (:meth:`get` may serve it while the next loads)."""
+        return state.own_writes is not None and state.own_writes == self._own_writes()
 
     def _load(self, *, background: bool = False) -> KnowledgeState:
         """A fresh state. The count of our writes, the versions and the events are read under
@@ -213,7 +223,10 @@ class KnowledgeCache:
 
     def _refresh(self) -> None:
         """Load and prepare the next state, then swap it in (:meth:`_swap`; again, up to
-        ``REFRESH_ROUNDS`` times, when a write of ours other than events came in meanwhile)."""
+        ``REFRESH_ROUNDS`` times, when a write of ours other than events came in meanwhile).
+        The thread runs at a lower CPU priority (``REFRESH_NICE``) than the queries it serves."""
+        with contextlib.suppress(Exception):   # Linux: a thread is a task of its own
+            os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), REFRESH_NICE)
         try:
             for _ in range(REFRESH_ROUNDS):
                 state = self._load(background=True)
