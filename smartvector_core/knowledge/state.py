@@ -200,8 +200,11 @@ class KnowledgeCache:
             return self._state
 
     def _servable(self, state: KnowledgeState) -> bool:
-        """``state`` holds every write of this process (:meth:`get` may serve it while the next loads)."""
-        return state.own_writes is not None and state.own_writes == self._own_writes()
+        """``state`` holds every write of this process, and none is in progress (a commit of ours
+        already seen in the versions is not another process's: no background load for it), so
+        :meth:`get` may serve it while the next loads."""
+        return state.own_writes is not None and state.own_writes == self._own_writes() \
+            and not getattr(self.store, "own_writing", True)
 
     def _load(self, *, background: bool = False) -> KnowledgeState:
         """A fresh state. The count of our writes, the versions and the events are read under

@@ -22,7 +22,7 @@ from concurrent.futures import Future
 import numpy as np
 
 from ..knowledge import KnowledgeState
-from .candidates import document_fields
+from .candidates import document_fields, document_fields_after
 from .text_index import TextIndex
 
 Knots = tuple[np.ndarray, np.ndarray]
@@ -52,6 +52,8 @@ class QueryCache:
         self.full_text: dict = {}     # full-text results per key: a name's store-wide matches, a question's best hits
         self._text_index = text_index
         self._fields: dict[str, np.ndarray] | None = None
+        # the previous state's documents and fields (document_fields_after reuses their rows)
+        self._fields_before: tuple | None = None
         self._created_sorted: np.ndarray | None = None
         self._counts: tuple[int, float] | None = None
         self._knots: dict[str, Knots] | None = None
@@ -65,7 +67,9 @@ class QueryCache:
         if docs is None or docs.num_rows == 0:
             return None
         if self._fields is None:
-            self._fields = document_fields(docs)
+            before = self._fields_before
+            self._fields = document_fields(docs) if before is None else document_fields_after(docs, *before)
+            self._fields_before = None
         return self._fields
 
     def _chunk_counts(self) -> tuple[int, float]:
@@ -185,6 +189,8 @@ class QueryCaches:
             last = self._cache
             self._previous = last
             self._cache = QueryCache(knowledge, self.store, text_index=self._carried(last, knowledge))
+            if last is not None and last._fields is not None and last.knowledge.docs is not None:
+                self._cache._fields_before = (last.knowledge.docs, last._fields)
             return self._cache
 
     def _carried(self, last: QueryCache | None, knowledge: KnowledgeState) -> Future | None:

@@ -46,6 +46,7 @@ class StoreContext:
     writes: dict[str, int] = field(default_factory=dict)
     commits: dict[int, tuple[str, ...]] = field(default_factory=dict)
     own_writes: int = 0          # write-lock sections this process has left (counted ones)
+    writing: int = 0             # counted sections entered and not left (0 or, nested, more)
 
     @contextmanager
     def write_lock(self, *, counted: bool = True) -> Iterator[None]:
@@ -54,11 +55,13 @@ class StoreContext:
         log), so a state loaded when the count was ``n`` holds every write of this process up
         to ``n`` (:class:`~smartvector_core.knowledge.KnowledgeCache`)."""
         with self.lock:
+            self.writing += counted
             try:
                 yield
             finally:
                 if counted:
                     self.own_writes += 1
+                    self.writing -= 1
 
     def note_commit(self, doc_ids) -> None:
         """Record the chunks-table commit just made under the write lock: its version and the
