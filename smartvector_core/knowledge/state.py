@@ -10,7 +10,6 @@ access events do not force a reload. Trust and the relations graph are computed 
 from __future__ import annotations
 
 import contextlib
-import os
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -28,7 +27,6 @@ from ..temporal.validity import is_live
 from .doc_index import DocIndex
 from .events import events_frame, live_edges, rows_frame
 
-REFRESH_NICE = 10    # ours: the background refresh's niceness (the queries' threads keep theirs)
 REFRESH_ROUNDS = 3   # ours: background loads tried before the next query's own (a write of ours during each)
 
 
@@ -226,10 +224,7 @@ class KnowledgeCache:
 
     def _refresh(self) -> None:
         """Load and prepare the next state, then swap it in (:meth:`_swap`; again, up to
-        ``REFRESH_ROUNDS`` times, when a write of ours other than events came in meanwhile).
-        The thread runs at a lower CPU priority (``REFRESH_NICE``) than the queries it serves."""
-        with contextlib.suppress(Exception):   # Linux: a thread is a task of its own
-            os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), REFRESH_NICE)
+        ``REFRESH_ROUNDS`` times, when a write of ours other than events came in meanwhile)."""
         try:
             for _ in range(REFRESH_ROUNDS):
                 state = self._load(background=True)
