@@ -4,6 +4,7 @@ and stale dependencies (:class:`DocIndex`), built from the documents and their e
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from itertools import repeat
 
 import numpy as np
 import pandas as pd
@@ -78,6 +79,5 @@ class DocIndex:
         """Positions of ``doc_ids`` in the index (-1 where unknown): one dict probe per id."""
         if self._where is None:
             self._where = {d: i for i, d in enumerate(self.ids.tolist())}
-        get = self._where.get
-        ids = np.asarray(doc_ids, dtype=object)
-        return np.array([get(d, -1) for d in ids.tolist()], dtype=np.intp).reshape(len(ids))
+        ids = np.asarray(doc_ids, dtype=object).reshape(-1)
+        return np.fromiter(map(self._where.get, ids.tolist(), repeat(-1)), dtype=np.intp, count=len(ids))

@@ -73,19 +73,35 @@ def certainty(scores: np.ndarray, margins: np.ndarray, trust: np.ndarray | float
 def disagreeing_margins(scores: np.ndarray, groups: np.ndarray) -> np.ndarray:
     """Per result, its score minus the best score among results of another group (NaN when
     every result is in its group). ``groups``: one label per result (its version chain, or its
-    document); results of one group agree. Vectorised: the best and the second-best group
-    maxima are enough."""
+    document); results of one group agree. The best group's maximum and the best score outside
+    that group are enough (:func:`best_outside`): O(n), no sort."""
     s = np.asarray(scores, dtype=np.float64)
-    g = np.asarray(groups)
     if s.size == 0:
         return s.copy()
-    labels, inverse = np.unique(g, return_inverse=True)
-    best = np.full(len(labels), -np.inf)
-    np.maximum.at(best, inverse, s)
-    order = np.argsort(-best)
-    first, second = order[0], order[1] if len(order) > 1 else -1
-    rival = np.where(inverse == first, best[second] if second >= 0 else -np.inf, best[first])
+    rival = best_outside(s, np.asarray(groups))
     return np.where(np.isfinite(rival), s - rival, np.nan)
+
+
+def best_outside(values: np.ndarray, groups: np.ndarray) -> np.ndarray:
+    """Per row, the largest of ``values`` over the rows of the other groups (``groups``: one label
+    per row; -inf when there is none): the best row's group gets the best value outside it, every
+    other row the best value. Ties between groups for the best give every row that value, whichever
+    group is taken as the best. Values with a NaN go through the per-group maxima instead (a NaN
+    never counts as the best)."""
+    v = np.asarray(values, dtype=np.float64)
+    g = np.asarray(groups)
+    if np.isnan(v).any():
+        labels, inverse = np.unique(g, return_inverse=True)
+        inverse = inverse.reshape(-1)
+        best = np.full(len(labels), -np.inf)
+        np.maximum.at(best, inverse, v)
+        order = np.argsort(-best)
+        first, second = order[0], order[1] if len(order) > 1 else -1
+        return np.where(inverse == first, best[second] if second >= 0 else -np.inf, best[first])
+    top = int(np.argmax(v))
+    mine = g == g[top]
+    second = np.where(mine, -np.inf, v).max(initial=-np.inf)
+    return np.where(mine, second, v[top])
 
 
 @lru_cache(maxsize=1)
@@ -192,7 +208,7 @@ class _Vocabulary:
     def __init__(self) -> None:
         self.ids: dict[str, int] = {}
         self.prefixes: dict[str, int] = {}
-        self.prefix = np.zeros(0, dtype=np.int64)
+        self.prefix = np.zeros(0, dtype=np.int32)
         self.memo: dict = {}
 
     def encode(self, words: list[str]) -> np.ndarray:
@@ -204,25 +220,72 @@ class _Vocabulary:
                 new.append(-1 if len(u) < _STEM or u in _LONG_STOP_SET else
                            prefixes.setdefault(u[:_STEM], len(prefixes)))
         if new:
-            self.prefix = np.concatenate([self.prefix, np.asarray(new, dtype=np.int64)])
+            self.prefix = np.concatenate([self.prefix, np.asarray(new, dtype=np.int32)])
         return np.fromiter((ids[u] for u in words), dtype=np.int64, count=len(words))
 
 
 class TextWords(list):
-    """Word ids per text (np.int64 arrays), and the :class:`_Vocabulary` they are ids of."""
+    """Word ids per text (each text's int32 ids as ``bytes``: a pool's texts are then joined end to
+    end by one ``bytes.join``), and the :class:`_Vocabulary` they are ids of. Made per query
+    (:func:`text_words`); what :func:`word_presence_ids` works out over it (the joined ids, and
+    each term's row of presence) is kept on it, so the confidence evidence and the out-of-force
+    rule of one query read the pool's words once."""
 
-    def __init__(self, vocabulary: _Vocabulary, ids: list[np.ndarray]) -> None:
+    def __init__(self, vocabulary: _Vocabulary, ids: list[bytes]) -> None:
         super().__init__(ids)
         self.vocabulary = vocabulary
+        self._flat: tuple[np.ndarray, np.ndarray] | None = None
+        self._heads: np.ndarray | None = None
+        self._rows: dict[tuple[str, bool], np.ndarray] = {}
 
     def take(self, rows) -> TextWords:
         """The texts ``rows`` (indices)."""
         return TextWords(self.vocabulary, [self[i] for i in rows])
 
+    def flat(self) -> tuple[np.ndarray, np.ndarray]:
+        """(every word id of the texts end to end, where each text's ids end), built once."""
+        if self._flat is None:
+            ends = np.cumsum(np.fromiter(map(len, self), dtype=np.intp, count=len(self))) // _ID_BYTES
+            self._flat = (np.frombuffer(b"".join(self), dtype=np.int32), ends)
+        return self._flat
 
+    def presence(self, terms, prefix: bool) -> np.ndarray:
+        """(len(terms), texts) booleans: whether each term occurs in each text (the rule of
+        :func:`word_presence_ids`; ``prefix``: every term by its first five letters). Each term's
+        row is worked out once: the joined ids equal to one of the new terms' ids are found in one
+        pass, and each is placed in its text by the texts' ends (a binary search per hit)."""
+        new = [t for t in dict.fromkeys(terms) if (t, prefix) not in self._rows]
+        if new:
+            flat, ends = self.flat()
+            if prefix:
+                if self._heads is None:
+                    self._heads = self.vocabulary.prefix[flat]
+                where, lookup = self._heads, self.vocabulary.prefixes
+                codes = [lookup.get(t[:_STEM]) for t in new]
+            else:
+                where, lookup = flat, self.vocabulary.ids
+                codes = [lookup.get(t) for t in new]
+            wanted = [c for c in codes if c is not None]
+            mask = np.zeros(len(where), dtype=bool)
+            for code in dict.fromkeys(wanted):
+                mask |= where == code
+            hits = np.flatnonzero(mask)
+            found, text = where[hits], np.searchsorted(ends, hits, side="right")   # each hit's text
+            for term, code in zip(new, codes, strict=True):
+                row = np.zeros(len(self), dtype=bool)
+                if code is not None:
+                    row[text[found == code]] = True
+                self._rows[(term, prefix)] = row
+        out = np.zeros((len(terms), len(self)), dtype=bool)
+        for j, term in enumerate(terms):
+            out[j] = self._rows[(term, prefix)]
+        return out
+
+
+_ID_BYTES = 4                   # a word id is an int32 in TextWords
 _VOCABULARY = _Vocabulary()
 _WORDS_LOCK = threading.Lock()
-WORDS_MEMO_SIZE = 32768         # texts kept (their ids: 8 bytes a word)
+WORDS_MEMO_SIZE = 32768         # texts kept (their ids: 4 bytes a word)
 VOCABULARY_SIZE = 500_000       # words kept; past it a fresh vocabulary (and memo) starts
 
 
@@ -230,12 +293,14 @@ def text_words(texts) -> TextWords:
     """The word ids (:class:`_Vocabulary`) of each text (strings, None as "", or Arrow strings):
     the words of :func:`_word_rows`, each text read once per process. The texts not seen yet go
     through :func:`_word_rows` together (one Arrow pass, split and dictionary-encoded), and their
-    ids are kept for the next question."""
+    ids are kept for the next question. A :class:`TextWords` is returned as it is."""
+    if isinstance(texts, TextWords):
+        return texts
     if isinstance(texts, pa.Array | pa.ChunkedArray):
         texts = texts.to_pylist()
     vocabulary = _VOCABULARY
     out = [vocabulary.memo.get(t) for t in texts]
-    if any(w is None for w in out):
+    if None in out:
         with _WORDS_LOCK:           # one reader at a time adds words: ids and prefixes stay aligned
             return _read_texts(texts)
     return TextWords(vocabulary, out)
@@ -255,8 +320,9 @@ def _read_texts(texts: list) -> TextWords:
         encoded = lists.flatten().dictionary_encode()
         codes = vocabulary.encode(encoded.dictionary.to_pylist())[encoded.indices.to_numpy(zero_copy_only=False)]
         offsets = lists.offsets.to_numpy()
+        codes = codes.astype(np.int32)
         for i, text in enumerate(missed):
-            memo[text] = codes[offsets[i]:offsets[i + 1]].copy()
+            memo[text] = codes[offsets[i]:offsets[i + 1]].tobytes()
         out = [memo[t] for t in texts]
         while len(memo) > WORDS_MEMO_SIZE:
             del memo[next(iter(memo))]
@@ -268,22 +334,16 @@ def word_presence_ids(words: TextWords, terms, *, prefix: bool) -> np.ndarray:
     term occurs in it: with ``prefix`` and ``len(term) >= 5``, a word of the text other than a
     long stop word begins with ``term[:5]`` (the pattern `` term[:5]`` over :func:`_word_rows`
     with its stop words removed); else ``term`` is a word of it (`` term ``). Stop words only
-    ever take part in a prefix match, and are never shorter than five letters."""
-    out = np.zeros((len(terms), len(words)), dtype=bool)
+    ever take part in a prefix match, and are never shorter than five letters. Each term's row
+    is kept on ``words`` (:meth:`TextWords.presence`)."""
     if not len(terms) or not len(words):
-        return out
-    flat = np.concatenate(words)
-    owner = np.repeat(np.arange(len(words)), [len(w) for w in words])
-    vocab = words.vocabulary
-    heads = None
-    for j, term in enumerate(terms):    # the question's terms (a handful), never the candidates
-        if prefix and len(term) >= _STEM:
-            heads = vocab.prefix[flat] if heads is None else heads
-            code = vocab.prefixes.get(term[:_STEM])
-            out[j, owner[heads == code]] = code is not None
-        elif (code := vocab.ids.get(term)) is not None:
-            out[j, owner[flat == code]] = True
-    return out
+        return np.zeros((len(terms), len(words)), dtype=bool)
+    stems = [t for t in terms if prefix and len(t) >= _STEM]
+    whole = [t for t in terms if not (prefix and len(t) >= _STEM)]
+    rows = dict(zip(stems, words.presence(stems, True), strict=True)) if stems else {}
+    if whole:
+        rows.update(zip(whole, words.presence(whole, False), strict=True))
+    return np.stack([rows[t] for t in terms])
 
 
 def clear_text_words() -> None:

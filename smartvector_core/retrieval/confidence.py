@@ -21,7 +21,7 @@ from . import calibration, confidence_model
 from .candidates import Candidates
 from .profiles import Profile
 from .query_cache import Knots
-from .rerank import CODES, TIME_RULE_CODES, Ranked
+from .rerank import CODES, Ranked
 
 OUT_OF_FORCE = "nothing about this was in force"     # how :func:`out_of_force`'s reason begins
 
@@ -59,13 +59,14 @@ class ResultConfidence:
 def result_confidence(cands: Candidates, ranked: Ranked, top: np.ndarray, profile: Profile, *,
                       knots: Knots | None = None, abstained: bool = False,
                       config: EngineConfig = DEFAULT_ENGINE, asked: confidence_model.QuestionWords | None = None,
-                      t_us: int | None = None) -> ResultConfidence:
+                      t_us: int | None = None, words: calibration.TextWords | None = None) -> ResultConfidence:
     """The confidence of the ``top`` rows (indices into ``cands``). Reads: the scores of every
     kept row (``ranked.order``: the margins are against the best kept row of another version
     chain, or of another document when it has no chain), and of the top rows their score, trust
     (``ranked.trust``), validity state and conflict severity; ``knots``: the store's refit of the
     profile (None: the shipped prior); capped at ``config.abstention.cap`` when ``abstained``;
-    tiers are ``config.temporal.tiers`` thresholds on the probability."""
+    tiers are ``config.temporal.tiers`` thresholds on the probability. ``words``: the
+    :func:`pool_words` of ``cands`` when the caller has them (None: read here)."""
     kept = ranked.order
     groups = np.where(ranked.chain[kept] >= 0, ranked.chain[kept], -1 - cands.doc_code[kept])
     at = np.empty(len(cands), dtype=np.intp)
@@ -77,8 +78,8 @@ def result_confidence(cands: Candidates, ranked: Ranked, top: np.ndarray, profil
     current = np.isin(ranked.states[top], (STATE_VALID, STATE_TEMPORAL))
     features = model = None
     factors = [[] for _ in top]
-    if profile.name != "naive":
-        texts = cands.title_text
+    if reads_evidence(profile):
+        texts = cands.title_text if words is None else words
         values = ranked.signals.values
         created = cands.created_us[top]
         features = confidence_model.evidence(
@@ -89,7 +90,7 @@ def result_confidence(cands: Candidates, ranked: Ranked, top: np.ndarray, profil
             age_days=((created.max(initial=0) if t_us is None else t_us) - created) / 86_400_000_000,
             generic_share=config.abstention.generic_share,
             groups=np.where(ranked.chain >= 0, ranked.chain, -1 - cands.doc_code),
-            gated=np.isin(ranked.reject_code, TIME_RULE_CODES))
+            gated=ranked.time_gated)
         model = confidence_model.prior_model(profile.name)
     if model is not None:
         x = model.certainty(model.aligned(features))
@@ -102,6 +103,19 @@ def result_confidence(cands: Candidates, ranked: Ranked, top: np.ndarray, profil
         probability = np.minimum(probability, config.abstention.cap)
     return ResultConfidence(scores, margins, trust, current, severity, x, probability,
                             confidence_tiers(probability, config.temporal.tiers), features, factors, model, own)
+
+
+def reads_evidence(profile: Profile) -> bool:
+    """Whether the profile's confidence reads the evidence features (every profile but ``naive``,
+    whose confidence is :func:`calibration.certainty` of its scores)."""
+    return profile.name != "naive"
+
+
+def pool_words(cands: Candidates, profile: Profile) -> calibration.TextWords | None:
+    """The words of every candidate's title and text (:func:`calibration.text_words` of
+    :attr:`Candidates.title_text`), read once per query for the confidence evidence and
+    :func:`out_of_force`; None for a profile that reads no evidence (:func:`reads_evidence`)."""
+    return calibration.text_words(cands.title_text) if reads_evidence(profile) else None
 
 
 def abstention(cands: Candidates, question: str, config: AbstentionConfig = DEFAULT_ABSTENTION) -> str | None:
@@ -122,7 +136,8 @@ def abstention(cands: Candidates, question: str, config: AbstentionConfig = DEFA
 
 
 def out_of_force(cands: Candidates, ranked: Ranked, asked: confidence_model.QuestionWords, t_us: int,
-                 config: AbstentionConfig = DEFAULT_ABSTENTION) -> str | None:
+                 config: AbstentionConfig = DEFAULT_ABSTENTION, words: calibration.TextWords | None = None
+                 ) -> str | None:
     """Why the answer abstains although the store is about the question (None: it does not):
     everything about it was ruled out by the question's time, and what is left is about something
     else ("the API rate limit as of March 2025" when the first rate-limit policy starts in June).
@@ -139,8 +154,9 @@ def out_of_force(cands: Candidates, ranked: Ranked, asked: confidence_model.Ques
     that is, no kept passage holds half the subject words (g = 0.5), the removed ones hold half
     of them more, and the question is closer to them (no kept candidate: its coverage and cosine
     are 0 and −∞). "The refund window as of March 2025", answered by the 2024 refund policy
-    ("refunds", not "window": coverage 0.5), does not abstain."""
-    gated = np.isin(ranked.reject_code, TIME_RULE_CODES)
+    ("refunds", not "window": coverage 0.5), does not abstain. ``words``: the :func:`pool_words`
+    of ``cands`` when the caller has them (each term's presence is then read once per query)."""
+    gated = ranked.time_gated
     if not asked.topic or not gated.any():
         return None
     n = config.support_pool
@@ -150,7 +166,11 @@ def out_of_force(cands: Candidates, ranked: Ranked, asked: confidence_model.Ques
     kept = ranked.order
     kept = np.unique(np.r_[kept[:n], kept[np.argsort(-cos[kept], kind="stable")[:n]]]).astype(np.intp)
     rows = np.r_[removed, kept].astype(np.intp)
-    coverage = confidence_model.word_presence([cands.title_text[i] for i in rows], asked.topic, prefix=True).mean(axis=0)
+    if words is None:
+        coverage = confidence_model.word_presence([cands.title_text[i] for i in rows], asked.topic, prefix=True)
+    else:
+        coverage = confidence_model.word_presence(words, asked.topic, prefix=True)[:, rows]
+    coverage = coverage.mean(axis=0)
     covered = coverage[len(removed):].max(initial=0.0)
     gap = coverage[:len(removed)].max() - covered
     closer = cos[removed].max() > cos[kept].max(initial=-np.inf)

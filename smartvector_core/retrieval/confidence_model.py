@@ -296,10 +296,8 @@ def evidence(asked: QuestionWords, *, top: np.ndarray, kept: np.ndarray, raw_cos
         out[:, col["time_margin"]] = _rival_margin(ct, kept, groups_kept, top)
     out[:, col["range_ignored"]] = bool(range_ignored)
     chain = np.asarray(chain)
-    kept_chain = chain[kept]
-    labels, counts = np.unique(kept_chain[kept_chain >= 0], return_counts=True)
-    many = labels[counts > 1]
-    out[:, col["chain"]] = np.isin(chain[top], many) & (chain[top] >= 0)
+    top_chain = chain[top]             # a chain with more than one kept row: a version chain answers
+    out[:, col["chain"]] = (top_chain >= 0) & ((chain[kept][None, :] == top_chain[:, None]).sum(axis=1) > 1)
     out[:, col["trust"]] = np.clip(np.nan_to_num(trust, nan=1.0), 0.0, 1.0)
     out[:, col["current"]] = current
     out[:, col["conflict"]] = np.nan_to_num(severity)
@@ -353,13 +351,19 @@ def gated_margin(cosine: np.ndarray, top: np.ndarray, groups: np.ndarray, gated:
     out = np.full(len(top), MARGIN_CLIP)
     if not gated.any() or not len(top):
         return out
-    labels, inverse = np.unique(groups[gated], return_inverse=True)
-    best = np.full(len(labels), -np.inf)
-    np.maximum.at(best, inverse, cosine[gated])
-    order = np.argsort(-best, kind="stable")
-    first = labels[order[0]]
-    second = best[order[1]] if len(order) > 1 else -np.inf
-    rival = np.where(groups[top] == first, second, best[order[0]])
+    values, labels = cosine[gated], groups[gated]
+    if np.isnan(values).any():      # a NaN never counts as the best: the per-group maxima
+        labels, inverse = np.unique(labels, return_inverse=True)
+        best = np.full(len(labels), -np.inf)
+        np.maximum.at(best, inverse.reshape(-1), values)
+        order = np.argsort(-best, kind="stable")
+        first, value = labels[order[0]], best[order[0]]
+        second = best[order[1]] if len(order) > 1 else -np.inf
+    else:                           # the best removed row's group, and the best removed outside it
+        at = int(np.argmax(values))
+        first, value = labels[at], values[at]
+        second = np.where(labels == first, -np.inf, values).max(initial=-np.inf)
+    rival = np.where(groups[top] == first, second, value)
     margin = np.where(np.isfinite(rival), cosine[top] - rival, MARGIN_CLIP)
     return np.clip(margin, -MARGIN_CLIP, MARGIN_CLIP)
 
@@ -410,12 +414,17 @@ def factors(model: ConfidenceModel, x: np.ndarray, names: tuple[str, ...] = FEAT
 
 # ------------------------------------------------------------------------------- fitting
 # The direction each feature may move the confidence (+1 up, -1 down, 0 either): the fit is
-# constrained to it, so more evidence never lowers the confidence (a monotone model)
+# constrained to it, so more evidence never lowers the confidence (a monotone model).
+# ``range_asked`` and ``period_asked`` only down: a period or a year the question names is one
+# more thing the answer must meet, never evidence that it is right. Free, a flag takes the sign
+# of the few such questions of the other corpora, all answered right (``range_asked`` +0.24 on a
+# flag on in 4 % of the rows: +1.25 of log-odds on a corpus where every question names a range;
+# TimeQA left out: ECE 0.585 → 0.515; the paper suite left out: 0.313 → 0.291).
 DIRECTION: dict[str, int] = {
     "cosine": 1, "cosine_gap": 1, "cosine_margin": 1, "score": 1, "margin": 1, "first": 1, "support": 1, "names_missing": -1,
     "period_in_text": 1, "temporal": 1, "content_time": 1, "time_margin": 1, "range_ignored": -1, "trust": 1, "current": 1,
     "conflict": -1, "agreement": 1, "version_missed": -1, "range_unmatched": -1, "coverage": 1,
-    "support_margin": 1,
+    "support_margin": 1, "range_asked": -1, "period_asked": -1,
 }
 
 

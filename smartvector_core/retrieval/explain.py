@@ -20,6 +20,7 @@ from ..models import (
 )
 from ..temporal import STATE_TEMPORAL, remaining_window_hours
 from ..temporal.codes import state_names
+from .calibration import TextWords
 from .candidates import (
     KIND_NAMES,
     PASSAGES_PER_DOCUMENT,
@@ -38,20 +39,22 @@ from .rerank import CODES, Ranked, age_days
 
 def build_results(cands: Candidates, ranked: Ranked, profile: Profile, k: int, t_us: int, *,
                   knots: Knots | None = None, abstained: bool = False, per_document: int = PASSAGES_PER_DOCUMENT,
-                  config: EngineConfig = DEFAULT_ENGINE, asked: QuestionWords | None = None) -> list[Result]:
+                  config: EngineConfig = DEFAULT_ENGINE, asked: QuestionWords | None = None,
+                  words: TextWords | None = None) -> list[Result]:
     """The top ``k`` kept rows as explained results. ``confidence`` is the calibrated
     probability of :func:`.confidence.result_confidence` (the profile's confidence model on each
     result's evidence, :mod:`.confidence_model`, with the question ``asked``; ``knots``: the
     store's refit of the profile when it has operator verdicts, else the shipped prior), capped at
     ``config.abstention.cap`` when the answer abstains; tiers are thresholds on it. The rows are up
     to ``k`` passages, at most ``per_document`` of one document, grouped under their document
-    (:func:`candidates.select_passages`)."""
+    (:func:`candidates.select_passages`). ``words``: the candidates' words
+    (:func:`.confidence.pool_words`) when the caller has them."""
     top = select_passages(cands.doc_code, ranked.order, k, per_document,
                           relevant_passages(cands.doc_code, cands.raw_cosine))
     if not len(top):
         return []
     conf = result_confidence(cands, ranked, top, profile, knots=knots, abstained=abstained, config=config,
-                             asked=asked, t_us=t_us)
+                             asked=asked, t_us=t_us, words=words)
     contributions = ranked.signals.contributions()
     severity = conf.severity
     boost = config.temporal.conflict.boost_per_severity * severity if profile.conflict_boost else np.zeros(len(top))

@@ -27,7 +27,7 @@ from ..knowledge import KnowledgeState
 from ..models import QueryResponse
 from ..temporal import declared_version, parse_intent
 from .candidates import PASSAGES_PER_DOCUMENT, Candidates
-from .confidence import abstention, out_of_force
+from .confidence import abstention, out_of_force, pool_words
 from .confidence_model import question_words, version_of
 from .explain import build_rejections, build_results
 from .lexical import subject_terms
@@ -118,14 +118,15 @@ def answer(cands: Candidates, request: QueryRequest, profile: Profile, knowledge
                     k=request.k, scoring=config.scoring, temporal=config.temporal, archived=request.archived,
                     subject=subject_terms(request.text) if intent is not None and intent.asks_newest else ())
     asked = question_words(request.text, intent)
+    words = pool_words(cands, profile)
     abstain_reason = abstention(cands, request.text, config.abstention)
     if abstain_reason is None and not len(ranked.order) and ranked.archived_any:
         abstain_reason = "every relevant document is archived"
     if abstain_reason is None:
-        abstain_reason = out_of_force(cands, ranked, asked, t_us, config.abstention)
+        abstain_reason = out_of_force(cands, ranked, asked, t_us, config.abstention, words)
     results = build_results(cands, ranked, profile, request.k, t_us, knots=knots,
                             abstained=abstain_reason is not None, per_document=request.passages_per_document,
-                            config=config, asked=asked)
+                            config=config, asked=asked, words=words)
     rejections = build_rejections(cands, ranked, t_us, limit=max(25, 3 * request.k), config=config)
     intent_dict = intent.to_dict() if intent is not None else {}
     intent_dict["judged_at"] = iso(from_us(t_us))

@@ -8,8 +8,8 @@ old it is, not by any document in force. Release records are those of
 is its title without version strings (:func:`smartvector_core.temporal.kinds.release_series`). The newest of a
 series is read over the whole store at the moment of judgement (:func:`release_newest`), so a
 pool that missed it does not crown an older one; the value itself is
-:func:`.scoring.newest_release_signal`. Python loops run over the store's release records
-(:func:`release_newest`) and over the candidates' titles, only for such a question.
+:func:`.scoring.newest_release_signal`. A Python loop runs over the store's release records once
+per knowledge state (:func:`_series_dates`), and over the candidates' titles for such a question.
 """
 
 from __future__ import annotations
@@ -35,21 +35,45 @@ def release_newest(docs, t_us: int) -> dict[str, int]:
     (:func:`smartvector_core.temporal.kinds.release_series`) written by ``t_us``, and of all of them
     under :data:`ANY_SERIES`, over every document of the store (``docs``: ``KnowledgeState.docs``;
     None: none known): "the latest release" is the newest the store holds, not the newest the
-    candidate pool happened to retrieve. Filters the release doc types first (pyarrow) and reads
-    the titles of those only."""
+    candidate pool happened to retrieve. Each series' dates are read once per ``docs`` table
+    (:func:`_series_dates`, kept while the knowledge state holds that table), then one binary
+    search per series finds the newest written by ``t_us``."""
+    out: dict[str, int] = {}
+    for series, dates in _series_dates(docs).items():
+        at = int(np.searchsorted(dates, t_us, side="right"))
+        if at:
+            out[series] = int(dates[at - 1])
+    return out
+
+
+_SERIES_CACHE: dict[int, tuple[object, dict[str, np.ndarray]]] = {}
+_SERIES_CACHE_SIZE = 4   # knowledge states alive at once (a reload replaces the docs table)
+
+
+def _series_dates(docs) -> dict[str, np.ndarray]:
+    """Per release series (and :data:`ANY_SERIES`), the sorted ``created_at`` (µs) of its release
+    records in ``docs``, cached on the table's identity (the table is kept with its entry, so the
+    identity is not reused while the entry lives). Filters the release doc types first (pyarrow)
+    and reads the titles of those only."""
     if docs is None or not docs.num_rows:
         return {}
-    docs = docs.filter(pc.is_in(pc.utf8_lower(pc.fill_null(docs.column("doc_type"), "")),
-                                value_set=pa.array(sorted(RELEASE_DOC_TYPES | set(LOG_DOC_TYPE_ALIASES)))))
-    created = pc.cast(docs.column("created_at"), pa.int64()).to_numpy(zero_copy_only=False)
-    out: dict[str, int] = {}
-    for doc_type, title, at in zip(docs.column("doc_type").to_pylist(), docs.column("title").to_pylist(),
+    hit = _SERIES_CACHE.get(id(docs))
+    if hit is not None and hit[0] is docs:
+        return hit[1]
+    rel = docs.filter(pc.is_in(pc.utf8_lower(pc.fill_null(docs.column("doc_type"), "")),
+                               value_set=pa.array(sorted(RELEASE_DOC_TYPES | set(LOG_DOC_TYPE_ALIASES)))))
+    created = pc.cast(rel.column("created_at"), pa.int64()).to_numpy(zero_copy_only=False)
+    found: dict[str, list[int]] = {}
+    for doc_type, title, at in zip(rel.column("doc_type").to_pylist(), rel.column("title").to_pylist(),
                                    created.tolist(), strict=True):
         key = release_series(doc_type, title)
         for series in (key, ANY_SERIES) if key else ():
-            if at <= t_us and at > out.get(series, -1 << 62):
-                out[series] = at
-    return out
+            found.setdefault(series, []).append(at)
+    dates = {series: np.sort(np.asarray(ats, dtype=np.int64)) for series, ats in found.items()}
+    while len(_SERIES_CACHE) >= _SERIES_CACHE_SIZE:
+        _SERIES_CACHE.pop(next(iter(_SERIES_CACHE)))
+    _SERIES_CACHE[id(docs)] = (docs, dates)
+    return dates
 
 
 def latest_release_notes(cands, temporal_values: np.ndarray) -> dict[int, list[str]]:

@@ -5,7 +5,8 @@ every document-level field is the same on all of its rows), the moment of judgem
 the knowledge state (chains, supersession, confidence). Output: ranked rows with their signal
 breakdown and reasons, and the rejected rows with their codes. Gates, signals and scores are
 numpy over every candidate. Python loops run over: the 2k best kept candidates (the pairs of
-different chains among them for a contradiction, each one's previous version for a conflict),
+different chains among them for a contradiction, each one's previous version for a conflict:
+:mod:`.conflicts`),
 the candidates when the question names a version (:func:`version_matches`, a regex each), the
 chains when it asks for the oldest or newest version, and the rows that get a note.
 """
@@ -15,13 +16,12 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 
 from ..clock import US_PER_DAY, to_us
 from ..config.temporal import TemporalConfig
-from ..facts import conflict_severity, find_contradiction
-from ..facts.rules import NEITHER, less_trusted_side
 from ..memory.chains import effective_us
 from ..models import RejectionCode
 from ..temporal import (
@@ -39,6 +39,7 @@ from ..temporal import (
 from ..temporal.decay import profile_arrays
 from ..temporal.freshness import pairing_action, pairing_partners
 from .candidates import Candidates, first_per_document
+from .conflicts import conflict_boost, demote_contradicted
 from .content_match import content_time_values, judged_by_text, speaks_of
 from .profiles import Profile
 from .releases import latest_release_notes, newest_release, release_newest
@@ -92,6 +93,11 @@ class Ranked:
 
     def rejected(self) -> np.ndarray:
         return np.flatnonzero(self.reject_code != KEEP)
+
+    @cached_property
+    def time_gated(self) -> np.ndarray:
+        """Per candidate: rejected by a rule of :data:`TIME_RULES` (worked out once per query)."""
+        return np.isin(self.reject_code, TIME_RULE_CODES)
 
     @property
     def archived_any(self) -> bool:
@@ -230,7 +236,7 @@ def rerank(cands: Candidates, profile: Profile, *, t_us: int, intent: QueryInten
     severity = np.zeros(n)
     if profile.chains:
         codes = one_per_chain(pool, codes, score)
-        boosted, severity = _conflict_boost(pool, codes, score, k, temporal.conflict)
+        boosted, severity = conflict_boost(pool, codes == KEEP, score, k, temporal.conflict)
         if profile.conflict_boost:
             score = boosted
     if profile.scorer == "default":
@@ -239,12 +245,12 @@ def rerank(cands: Candidates, profile: Profile, *, t_us: int, intent: QueryInten
                                   scoring.version_not_named_factor, scoring.news_half_life_days)
         notes = _with_notes(notes, adjusted)
 
-    action = np.full(n, "SOLO", dtype=object)
+    action = np.full(n, "SOLO")                  # str per candidate ("<U4": read one row at a time)
     partner = np.full(n, -1, dtype=np.intp)
     if profile.pairing and rng is None:
         codes, action, partner = _pair(pool, codes, temporal.freshness)
     elif rng is None:
-        action = np.where(cands.kind == KIND_STATIC, pairing_action(decay, temporal.freshness), "SOLO").astype(object)
+        action = np.where(cands.kind == KIND_STATIC, pairing_action(decay, temporal.freshness), "SOLO")
 
     kept = np.flatnonzero(codes == KEEP)
     order = kept[np.argsort(-score[kept], kind="stable")]
@@ -340,65 +346,17 @@ def _adjust(pool: Pool, profile: Profile, codes: np.ndarray, score: np.ndarray, 
                 "relies on a document that a newer version has replaced: flagged for review, "
                 f"score x{profile.stale_dependency_demotion}")
     if profile.contradiction_demotion < 1.0:
-        score, demoted = _demote_contradicted(pool, codes, score, k, profile.contradiction_demotion)
+        score, demoted = demote_contradicted(pool, codes == KEEP, score, k, profile.contradiction_demotion)
         notes = _with_notes(notes, demoted)
     if profile.roundup_demotion < 1.0:
-        roundup = kept & (pool.half_life <= news_half_life_days) & roundup_titles(pool.cands.title)
+        news = np.flatnonzero(kept & (pool.half_life <= news_half_life_days))   # the titles read: these only
+        roundup = np.zeros(len(kept), dtype=bool)
+        roundup[news] = roundup_titles(pool.cands.title[news])
         score = np.where(roundup, score * profile.roundup_demotion, score)
         for i in np.flatnonzero(roundup):
             notes.setdefault(int(i), []).append(
                 f"a roundup of several stories (its title lists them): score x{profile.roundup_demotion}")
     return score, notes
-
-
-def _demote_contradicted(pool: Pool, codes: np.ndarray, score: np.ndarray, k: int, factor: float
-                         ) -> tuple[np.ndarray, dict[int, list[str]]]:
-    """The query-time side of DESIGN.md "Trust model" (the rule of :mod:`smartvector_core.facts`):
-    two kept candidates hold at ``t`` (both passed the validity and supersession gates) and are
-    not one version chain; when they contradict (:func:`facts.find_contradiction`: same subject,
-    disagreement after unit normalisation or in polarity) only the less trusted side
-    (:func:`facts.rules.less_trusted_side`: lower by >= ``TRUST_MARGIN``) is demoted, score ×
-    ``factor``. Among the 2k best kept candidates, so it works before the consolidation agent
-    has queued the contradiction. Returns (new scores, a note per demoted row)."""
-    cands, chain, trust = pool.cands, pool.chain, pool.trust
-    notes: dict[int, list[str]] = {}
-    kept = np.flatnonzero(codes == KEEP)
-    top = kept[np.argsort(-score[kept], kind="stable")][: 2 * k]
-    a, b = np.triu_indices(len(top), 1)
-    a, b = top[a], top[b]
-    side = less_trusted_side(trust[a], trust[b])
-    ask = (chain[a] != chain[b]) & (side != NEITHER)
-    out = score.copy()
-    demoted: set[int] = set()
-    for x, y, s in zip(a[ask].tolist(), b[ask].tolist(), side[ask].tolist(), strict=True):
-        low, high = (x, y) if s == 0 else (y, x)
-        if low in demoted:
-            continue
-        found = find_contradiction(cands.text[low], cands.text[high])
-        if found is not None:
-            demoted.add(low)
-            out[low] = score[low] * factor
-            notes.setdefault(low, []).append(
-                f"contradicted by higher-trust {cands.doc_id[high]} ({found.evidence}): score x{factor}")
-    return out, notes
-
-
-def _conflict_boost(pool: Pool, codes: np.ndarray, score: np.ndarray, k: int, conflict=DEFAULT_TEMPORAL.conflict
-                    ) -> tuple[np.ndarray, np.ndarray]:
-    """Numeric conflict with the previous version of the same chain (blog, "When the fact changed
-    significantly between versions"): the winner's score rises by 0.2·severity (its confidence
-    falls by ``CalibrationConfig.conflict_penalty``·severity, in the answer confidence). Only the 2k best kept candidates are compared.
-    Returns (boosted scores, severity per candidate)."""
-    cands, chain = pool.cands, pool.chain
-    severity = np.zeros(len(score))
-    kept = np.flatnonzero(codes == KEEP)
-    for i in kept[np.argsort(-score[kept], kind="stable")][: 2 * k]:
-        same = np.flatnonzero((chain == chain[i]) & (cands.created_us < cands.created_us[i]))
-        if same.size:
-            older = same[np.argmax(cands.created_us[same])]
-            severity[i] = conflict_severity(cands.text[older], cands.text[i], conflict).severity
-    boosted = np.clip(score + conflict.boost_per_severity * severity, 0.0, 1.0)
-    return boosted, severity
 
 
 def _target_versions(pool: Pool, intent: QueryIntent, codes: np.ndarray
@@ -593,7 +551,7 @@ def _pair(pool: Pool, codes: np.ndarray, freshness=DEFAULT_TEMPORAL.freshness
     found, _ = pairing_partners(decay, actions=act, groups=cands.doc_type, eligible=kept, config=freshness)
     partner = np.where(found >= 0, found, -1).astype(np.intp)
     codes = reject(codes, kept & (act == "PAIR") & (found < 0), RejectionCode.PAIR_PARTNER_NOT_FOUND)
-    return codes, act.astype(object), partner
+    return codes, act, partner
 
 
 def age_days(created_us: int, t_us: int) -> float:

@@ -111,7 +111,7 @@ def roundup_titles(titles: np.ndarray, min_items: int = ROUNDUP_TITLE_ITEMS) -> 
     keys = [t if isinstance(t, str) else "" for t in titles]
     memo = _TITLE_ITEMS
     items = [memo.get(t) for t in keys]
-    if any(n is None for n in items):
+    if None in items:
         missed = list(dict.fromkeys(t for t, n in zip(keys, items, strict=True) if n is None))
         arr = pa.array(missed, type=pa.string())
         separators = pc.count_substring_regex(arr, _TITLE_ITEM_SEPARATOR).to_numpy(zero_copy_only=False)

@@ -306,7 +306,11 @@ def _plus_us(moment: datetime) -> datetime:
 
 def _judged(text: str, as_of: datetime
             ) -> tuple[datetime | None, str, str, tuple[datetime, datetime] | None, str]:
-    """(moment, its phrase, ``text`` with judged phrases blanked, the period named, how it was read)."""
+    """(moment, its phrase, ``text`` with judged phrases blanked, the period named, how it was read).
+
+    A phrase that names a calendar period ("as of 2017", "on 12 December") outranks one that
+    names only a weekday ("on Saturday"), which can be part of a name ("on saturday night live");
+    among phrases of one rank the first wins."""
     candidates = []
     for regex in (_JUDGED, _JUDGED_ON):
         for m in regex.finditer(text):
@@ -318,24 +322,24 @@ def _judged(text: str, as_of: datetime
                 bounds = period_bounds(phrase)
                 if bounds is None or (regex is _JUDGED_ON and not _is_day(phrase)):
                     continue
-            candidates.append((m.start(), m.span(), bounds))
+            candidates.append((0, m.start(), m.span(), bounds))
     for m in _DAY_NO_YEAR.finditer(text):
         day = _nearest_day(m, as_of)
         if day is not None:
-            candidates.append((m.start(), m.span(), (day, day + timedelta(days=1))))
+            candidates.append((0, m.start(), m.span(), (day, day + timedelta(days=1))))
     for m in _NEXT_WEEKDAY.finditer(text):
         day = _weekday(m, as_of)
-        candidates.append((m.start(), m.span(), (day, day + timedelta(days=1))))
+        candidates.append((1, m.start(), m.span(), (day, day + timedelta(days=1))))
     if not candidates:
         return None, "", text, None, ""
-    _, span, (start, end) = min(candidates)
+    _, _, span, (start, end) = min(candidates)
     if start <= as_of < end:
         moment, reading = as_of, "the period holds as_of: judged at as_of"
     else:
         moment, reading = end - _ONE_US, f"judged at the end of the period named ({iso(end - _ONE_US)})"
         if end - start >= timedelta(days=365):
             reading = f"a bare year means the end of that year: {reading}"
-    return (moment, text[span[0]:span[1]].strip(), blank(text, [c[1] for c in candidates]), (start, end),
+    return (moment, text[span[0]:span[1]].strip(), blank(text, [c[2] for c in candidates]), (start, end),
             reading)
 
 

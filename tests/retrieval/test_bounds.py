@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from smartvector_core.retrieval.calibration import expected_calibration_error
-from smartvector_core.retrieval.rerank import KEEP, _conflict_boost
+from smartvector_core.retrieval.conflicts import conflict_boost
 
 
 def test_ece_with_one_bin_is_the_gap_between_mean_confidence_and_accuracy():
@@ -25,6 +25,6 @@ def test_conflict_boost_never_lifts_a_score_past_one():
                             text=np.array(["The limit is 100 requests per minute.",
                                            "The limit is 1000 requests per minute."], dtype=object))
     pool = SimpleNamespace(cands=cands, chain=np.array([7, 7]))          # the fields of rerank.Pool it reads
-    boosted, severity = _conflict_boost(pool, np.full(2, KEEP), np.array([0.5, 0.95]), k=5)
+    boosted, severity = conflict_boost(pool, np.ones(2, dtype=bool), np.array([0.5, 0.95]), k=5)
     assert severity[0] == 0 and severity[1] > 0.25          # only the newer version is compared
     assert boosted[1] == 1.0 and boosted[0] == 0.5

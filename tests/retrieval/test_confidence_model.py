@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 from datetime import UTC
+from unittest import mock
 
 import numpy as np
 import pyarrow as pa
@@ -326,3 +327,20 @@ def test_a_rival_removed_by_time_is_named_as_a_factor():
     row[0, COL["cosine_margin"]] = -0.1
     assert cm.factors(model, row) == [["a passage of another source is as close or closer (kept, or ruled out by "
                                        "the question's time)"]]
+
+
+@pytest.mark.parametrize("flag", ["range_asked", "period_asked"])
+def test_a_named_range_or_year_can_only_lower_the_confidence(flag):
+    # every question naming it answered right, every other half right: free, the flag would take
+    # a positive weight; held to its direction (DIRECTION: -1) it gets none
+    x = np.zeros((40, len(cm.FEATURES)))
+    x[:4, COL[flag]] = 1.0
+    x[:, COL["margin"]] = np.tile([0.1, -0.1], 20)
+    y = np.r_[np.ones(4), np.tile([1.0, 0.0], 18)]
+    assert cm.DIRECTION[flag] == -1
+    model = cm.fit_model(x, y)
+    assert model.coef[COL[flag]] == 0.0 and model.coef[COL["margin"]] > 0
+    free = dict(cm.DIRECTION)
+    free.pop(flag)
+    with mock.patch.dict(cm.DIRECTION, free, clear=True):
+        assert cm.fit_model(x, y).coef[COL[flag]] > 0

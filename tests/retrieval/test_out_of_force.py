@@ -9,7 +9,7 @@ import numpy as np
 from smartvector_core.models import RejectionCode
 from smartvector_core.retrieval import confidence_model as cm
 from smartvector_core.retrieval.confidence import OUT_OF_FORCE, out_of_force
-from smartvector_core.retrieval.rerank import CODES, KEEP
+from smartvector_core.retrieval.rerank import CODES, KEEP, TIME_RULE_CODES
 from smartvector_core.temporal.intent import parse_intent
 
 NOT_YET = CODES.index(RejectionCode.NOT_YET_VALID)
@@ -23,7 +23,8 @@ def _pool(texts, cosine, codes):
     cands = SimpleNamespace(title=[""] * len(texts), text=list(texts), title_text=[f" {t}" for t in texts],
                             raw_cosine=np.asarray(cosine),
                             doc_id=np.array([f"d{i}" for i in range(len(texts))], dtype=object))
-    return cands, SimpleNamespace(reject_code=codes, order=np.flatnonzero(codes == KEEP))
+    return cands, SimpleNamespace(reject_code=codes, order=np.flatnonzero(codes == KEEP),
+                                  time_gated=np.isin(codes, TIME_RULE_CODES))
 
 
 def _asked(question):

@@ -127,3 +127,25 @@ def test_newest_release_signal_measures_each_release_against_the_newest_of_its_s
     later, _ = newest_release_signal(series, created, alive, t, half_life, 0.0, True,
                                      newest_by_series={"cli": int(t - 235 * US_PER_DAY)})
     assert later[2] == pytest.approx(0.5 ** (365 / 730))
+
+
+def test_release_newest_reads_each_docs_table_once():
+    """The newest release record of each series written by t, read from dates cached per docs
+    table: hand-worked, Flask releases of 1 Jan, 1 Mar and 1 May; a guide is no release record."""
+    from datetime import UTC, datetime
+
+    import pyarrow as pa
+
+    from smartvector_core.retrieval import releases
+
+    def us(month):
+        return int(datetime(2024, month, 1, tzinfo=UTC).timestamp() * 1_000_000)
+
+    docs = pa.table({"doc_type": ["release_notes", "release_notes", "changelog", "guide"],
+                     "title": ["Flask 3.0.0", "Flask 3.1.0", "Click changelog", "Flask guide"],
+                     "created_at": pa.array([us(1), us(5), us(3), us(2)], pa.timestamp("us", tz="UTC"))})
+    assert releases.release_newest(docs, us(4)) == {"flask": us(1), "click changelog": us(3), "*": us(3)}
+    assert releases.release_newest(docs, us(6))["*"] == us(5)
+    assert releases.release_newest(docs, us(1) - 1) == {}
+    assert releases._series_dates(docs) is releases._series_dates(docs)      # read once per table
+    assert releases.release_newest(None, us(6)) == {}

@@ -386,3 +386,12 @@ def test_who_won_is_a_recency_question():
 ])
 def test_versions_named_in_real_questions(query, version):
     assert parse_intent(query, AS_OF).version == version
+
+
+def test_a_named_date_outranks_a_weekday():
+    """SituatedQA "who has been on saturday night live the longest as of 2017": "on saturday" came
+    first and moved the judgement to the Saturday before as_of, so the 2021 version answered."""
+    intent = parse_intent("who has been on saturday night live the longest as of 2017", AS_OF)
+    assert intent.judged_at == d(2018, 1, 1) - US and intent.judged_text == "as of 2017"
+    assert parse_intent("was it down on Friday as of 2026-06-10", AS_OF).judged_at == d(2026, 6, 11) - US
+    assert parse_intent("what happened on Friday", AS_OF).judged_at == d(2026, 6, 13) - US   # alone, still read
