@@ -185,12 +185,10 @@ class KnowledgeCache:
             if state.versions == self.versions():
                 return state
             if not wait and self._servable(state):
-                self._refresh_in_background()
                 return state
         with self._lock:   # (waits for an append of our events in progress, then looks again)
             state = self._state
             if state is not None and not wait and state.versions != self.versions() and self._servable(state):
-                self._refresh_in_background()
                 return state
             if state is None or self.versions() != self._key:
                 self._state = self._load()
@@ -198,11 +196,15 @@ class KnowledgeCache:
             return self._state
 
     def _servable(self, state: KnowledgeState) -> bool:
-        """``state`` holds every write of this process, and none is in progress (a commit of ours
-        already seen in the versions is not another process's: no background load for it), so
-        :meth:`get` may serve it while the next loads."""
-        return state.own_writes is not None and state.own_writes == self._own_writes() \
-            and not getattr(self.store, "own_writing", True)
+        """``state`` holds every write this process has finished, so :meth:`get` may serve it
+        (a write still in progress has not returned yet: a query beside it may answer without
+        it). A background load is started only when no write of ours is in progress (a commit
+        of ours already seen in the versions is not another process's)."""
+        if state.own_writes is None or state.own_writes != self._own_writes():
+            return False
+        if not getattr(self.store, "own_writing", True):
+            self._refresh_in_background()
+        return True
 
     def _load(self, *, background: bool = False) -> KnowledgeState:
         """A fresh state. The count of our writes, the versions and the events are read under
