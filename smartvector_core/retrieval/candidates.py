@@ -244,3 +244,48 @@ def document_fields(rows: pa.Table) -> dict[str, np.ndarray]:
         superseded_us=_times(rows.column("superseded_at"), NO_END),
         authority=pc.cast(rows.column("authority"), pa.float64()).fill_null(np.nan).to_numpy(),
     )
+
+
+# what document_fields reads, and the document id: a row equal in all of them has equal fields
+FIELD_COLUMNS = ("doc_id", "title", "source", "doc_type", "kind", "kind_reason", "version", "lifecycle",
+                 "supersedes", "depends_on", "created_at", "dated", "valid_from", "valid_until",
+                 "superseded_at", "authority")
+
+
+def _same_rows(a: pa.ChunkedArray, b: pa.ChunkedArray) -> np.ndarray:
+    """Per row: ``a`` and ``b`` hold the same value (both null counts as the same; lists are
+    compared joined; NaN is never the same: such a row is just built again)."""
+    if pa.types.is_list(a.type):
+        a, b = pc.binary_join(a, "\x1f"), pc.binary_join(b, "\x1f")
+    same = pc.or_(pc.fill_null(pc.equal(a, b), False), pc.and_(pc.is_null(a), pc.is_null(b)))
+    return same.to_numpy(zero_copy_only=False).astype(bool)
+
+
+def document_fields_after(rows: pa.Table, before: pa.Table, before_fields: dict[str, np.ndarray]
+                          ) -> dict[str, np.ndarray]:
+    """:func:`document_fields` of ``rows``, reusing ``before_fields`` (those of ``before``) for
+    each row of the common prefix that is equal in every :data:`FIELD_COLUMNS` column; the
+    other rows are built. A state after a write holds the documents before it in the same order
+    and the new ones after them (``ConsolidationCache.documents``), so an append builds a few
+    rows instead of all (~0.1–0.4 s at 100k documents); more than half changed: built whole."""
+    n, m = rows.num_rows, min(rows.num_rows, before.num_rows)
+    if m == 0 or any(name not in rows.column_names or name not in before.column_names for name in FIELD_COLUMNS):
+        return document_fields(rows)
+    head, old = rows.slice(0, m), before.slice(0, m)
+    same = np.ones(m, bool)
+    for name in FIELD_COLUMNS:
+        same &= _same_rows(head.column(name), old.column(name))
+    redo = np.concatenate([np.flatnonzero(~same), np.arange(m, n)])
+    if len(redo) > n // 2:
+        return document_fields(rows)
+    fresh = document_fields(rows.take(pa.array(redo))) if len(redo) else None
+    if fresh is not None and any(v.shape[1:] != before_fields[k].shape[1:] for k, v in fresh.items()):
+        return document_fields(rows)   # lists all of one length make a 2-D object array (_objects)
+    out = {}
+    for name, values in before_fields.items():
+        column = np.empty((n, *values.shape[1:]), dtype=values.dtype)
+        column[:m] = values[:m]
+        if fresh is not None:
+            column[redo] = fresh[name]
+        out[name] = column
+    return out

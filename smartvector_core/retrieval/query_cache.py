@@ -22,7 +22,7 @@ from concurrent.futures import Future
 import numpy as np
 
 from ..knowledge import KnowledgeState
-from .candidates import document_fields
+from .candidates import document_fields, document_fields_after
 from .text_index import TextIndex
 
 Knots = tuple[np.ndarray, np.ndarray]
@@ -52,6 +52,8 @@ class QueryCache:
         self.full_text: dict = {}     # full-text results per key: a name's store-wide matches, a question's best hits
         self._text_index = text_index
         self._fields: dict[str, np.ndarray] | None = None
+        # the previous state's documents and fields (document_fields_after reuses their rows)
+        self._fields_before: tuple | None = None
         self._created_sorted: np.ndarray | None = None
         self._counts: tuple[int, float] | None = None
         self._knots: dict[str, Knots] | None = None
@@ -65,7 +67,9 @@ class QueryCache:
         if docs is None or docs.num_rows == 0:
             return None
         if self._fields is None:
-            self._fields = document_fields(docs)
+            before = self._fields_before
+            self._fields = document_fields(docs) if before is None else document_fields_after(docs, *before)
+            self._fields_before = None
         return self._fields
 
     def _chunk_counts(self) -> tuple[int, float]:
@@ -126,6 +130,18 @@ class QueryCache:
         except Exception:  # noqa: BLE001 - not ready in time, or the build failed: LanceDB answers
             return None
 
+    def prepare(self, as_of_us: int | None = None) -> None:
+        """Build now what the first query on this state would (a state readied in the background,
+        ``KnowledgeCache``'s ``prepare``): the document fields and index, the sorted creation
+        times, the chunk counts, the event index, the text index's catch-up (not waited for)."""
+        self.knowledge.doc_index()
+        self.knowledge.event_index()
+        if self.document_fields() is not None:
+            self.existing_share(as_of_us if as_of_us is not None else 0)
+        if self.store is not None:
+            self._chunk_counts()
+            self.text_index()
+
     # -------------------------------------------------------------------- calibration
     def calibration(self) -> dict[str, Knots] | None:
         """Per profile, the store's calibration knots refitted on operators' verdicts, as last
@@ -154,16 +170,27 @@ class QueryCaches:
 
     def __init__(self, store) -> None:
         self.store = store
-        self._cache: QueryCache | None = None
+        self._cache: QueryCache | None = None     # the newest state's
+        self._previous: QueryCache | None = None  # the one before (queries read it while the next is prepared)
         self._lock = threading.Lock()
         self._compacting = False
 
     def get(self, knowledge: KnowledgeState) -> QueryCache:
+        """The cache of ``knowledge``: the newest or the one before it (a state being prepared in
+        the background while queries still read the previous one: ``KnowledgeCache.get(wait=False)``),
+        else a new one, which becomes the newest."""
+        for cache in (self._cache, self._previous):   # no lock: a query never waits for a state being prepared
+            if cache is not None and cache.knowledge is knowledge:
+                return cache
         with self._lock:
+            for cache in (self._cache, self._previous):
+                if cache is not None and cache.knowledge is knowledge:
+                    return cache
             last = self._cache
-            if last is not None and last.knowledge is knowledge:
-                return last
+            self._previous = last
             self._cache = QueryCache(knowledge, self.store, text_index=self._carried(last, knowledge))
+            if last is not None and last._fields is not None and last.knowledge.docs is not None:
+                self._cache._fields_before = (last.knowledge.docs, last._fields)
             return self._cache
 
     def _carried(self, last: QueryCache | None, knowledge: KnowledgeState) -> Future | None:

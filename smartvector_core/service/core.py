@@ -47,6 +47,8 @@ class ServiceContext:
         self._knowledge: KnowledgeCache | None = None
         self._query_caches: QueryCaches | None = None
         self.log_lock = threading.RLock()
+        # what else readies a query cache of a state loaded in the background (the calibration)
+        self.cache_preparers: list[Callable[[Any], None]] = []
 
     @property
     def embedder(self):
@@ -78,8 +80,16 @@ class ServiceContext:
     @property
     def knowledge(self) -> KnowledgeCache:
         if self._knowledge is None:
-            self._knowledge = KnowledgeCache(self.store)
+            self._knowledge = KnowledgeCache(self.store, prepare=self._prepare_state)
         return self._knowledge
+
+    def _prepare_state(self, state: KnowledgeState) -> None:
+        """Ready the query cache of a state loaded in the background before queries read it
+        (:meth:`.retrieval.query_cache.QueryCache.prepare`, then ``cache_preparers``)."""
+        cache = self.query_caches.get(state)
+        cache.prepare()
+        for prepare in self.cache_preparers:
+            prepare(cache)
 
     @property
     def query_caches(self) -> QueryCaches:
@@ -155,8 +165,9 @@ class QueryLog(ServicePart):
         """The knowledge state a query reads. In batch mode (``batching``) every query of the
         batch reads one snapshot taken at its first query: the batch is consistent and
         reproducible, and no query pays the per-table version checks; ``flush`` ends it."""
-        if not self.batching:   # a write of our own appends to the state under the cache's lock
-            return self.knowledge.get()
+        if not self.batching:   # a write of our own appends to the state under the cache's lock;
+            # after another process's write, the state before it while the next one is loaded
+            return self.knowledge.get(wait=False)
         with self.ctx.log_lock:
             if self._batch_state is None:
                 self._batch_state = self.knowledge.get()

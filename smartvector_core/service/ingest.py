@@ -138,7 +138,9 @@ class IngestService(ServicePart):
     def wake_dormant(self, access_events: list[dict[str, Any]]) -> None:
         """DORMANT -> ACTIVE for accessed documents (a dormant document stays searchable)."""
         ids = list(dict.fromkeys(e["doc_id"] for e in access_events))
-        state = self.knowledge.get()  # cached: its documents carry the lifecycle (no store read)
+        # cached: its documents carry the lifecycle (no store read); the log writer does not wait
+        # for another process's write to be loaded (a document it made dormant just now wakes at its next access)
+        state = self.knowledge.get(wait=False)
         docs = state.docs
         rows = docs.filter(pc.is_in(docs.column("doc_id"), value_set=pa.array(ids))) if docs is not None \
             else self.store.chunks_for_docs(ids)

@@ -36,6 +36,12 @@ class QueryService(ServicePart):
         self.calibration_service = calibration_service
         self.archive_service = archive_service
         self._encoder_checked = False
+        ctx.cache_preparers.append(self._prepare_calibration)
+
+    def _prepare_calibration(self, cache: QueryCache) -> None:
+        """Fit the store's calibration for a state readied in the background (else its first query does)."""
+        if cache.calibration() is None:
+            self.calibration_service.fit_store_calibration(cache)
 
     def query_cache(self) -> QueryCache:
         """The query path's cache (text index, full-text results, calibration) of the knowledge

@@ -35,7 +35,7 @@ class StoreContext:
     tables, kept current by LanceDB's read consistency); ``writes``: small writes of this process
     per append-only table since it was last compacted (:class:`.logs.LogTables`); ``commits``:
     per chunks-table version this process committed, the documents whose rows it may have
-    changed in place (:meth:`note_commit`)."""
+    changed in place (:meth:`note_commit`); ``own_writes``: see :meth:`write_lock`."""
 
     settings: Settings
     uri: str
@@ -45,12 +45,23 @@ class StoreContext:
     tables: dict[str, Any] = field(default_factory=dict)
     writes: dict[str, int] = field(default_factory=dict)
     commits: dict[int, tuple[str, ...]] = field(default_factory=dict)
+    own_writes: int = 0          # write-lock sections this process has left (counted ones)
+    writing: int = 0             # counted sections entered and not left (0 or, nested, more)
 
     @contextmanager
-    def write_lock(self) -> Iterator[None]:
-        """Serialise writers of this store across threads and processes."""
+    def write_lock(self, *, counted: bool = True) -> Iterator[None]:
+        """Serialise writers of this store across threads and processes. Each section left adds
+        one to ``own_writes`` (``counted=False``: a write no knowledge state reads, the query
+        log), so a state loaded when the count was ``n`` holds every write of this process up
+        to ``n`` (:class:`~smartvector_core.knowledge.KnowledgeCache`)."""
         with self.lock:
-            yield
+            self.writing += counted
+            try:
+                yield
+            finally:
+                if counted:
+                    self.own_writes += 1
+                    self.writing -= 1
 
     def note_commit(self, doc_ids) -> None:
         """Record the chunks-table commit just made under the write lock: its version and the

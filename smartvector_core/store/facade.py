@@ -59,6 +59,16 @@ class Store:
     write_lock = delegate("ctx", StoreContext.write_lock)
     crash_point = delegate("ctx", StoreContext.crash_point)
 
+    @property
+    def own_writes(self) -> int:
+        """How many write-lock sections this process has left (:meth:`StoreContext.write_lock`)."""
+        return self.ctx.own_writes
+
+    @property
+    def own_writing(self) -> bool:
+        """A write of this process is in progress (its commit may already be seen in the versions)."""
+        return self.ctx.writing > 0
+
     def repair(self) -> list[str]:
         """Every repair (:func:`.repair.repair`): broken tag files, then the write lock."""
         return repair(self.ctx)

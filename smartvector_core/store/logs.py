@@ -64,7 +64,7 @@ class LogTables:
             return 0
         table = pa.Table.from_pylist(rows, schema=schema)
         tbl = self.ctx.tables[name]
-        with self.ctx.write_lock():
+        with self.ctx.write_lock(counted=name != "queries"):   # no knowledge state reads the query log
             self.ctx.retry(lambda: tbl.add(table))
             self._compact_every(name)
         return len(rows)
