@@ -43,7 +43,7 @@ def test_machine_independent_figures(figures):
     assert figures["query_large"]["indexes"]["rows"] == 600
     assert 0 < figures["peak_rss_mb"] < 4000
     real = figures["query_real"]        # 6 changelog entries and 6 questions
-    assert real["real_questions"] == 6 and real["real_chunks"] > 12 and len(real["passages"]["ratio_per_round"]) == 1
+    assert real["real_questions"] == 6 and real["real_chunks"] > 6 and len(real["passages"]["ratio_per_round"]) == 1
     assert not real["vector_index"] and figures["query_real_indexed"]["vector_index"]   # the same text, indexed
     for timed in (real, figures["query_large"]):     # beside the plainest baseline: embed + top-60, no prefilter
         assert timed["plain_p50_ms"] > 0

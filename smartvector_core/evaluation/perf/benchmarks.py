@@ -260,7 +260,7 @@ def bench_ingest(embedder, n_chunks: int, torch_model=None) -> dict:
 def bench_surgical(embedder) -> dict:
     """Re-embedded share of a 20-chunk document after a one-word edit."""
     rng = np.random.default_rng(11)
-    paragraphs = [f"Clause {p}. {synthetic_text(rng, 40)}" for p in range(20)]
+    paragraphs = [f"Clause {p}. {synthetic_text(rng, 70)}" for p in range(20)]   # each one chunk (>= 400 chars)
     record = {"id": "surgical", "title": "Surgical", "text": "\n\n".join(paragraphs),
               "created_at": "2025-06-01T00:00:00Z", "doc_type": "policy", "kind": "STATIC"}
     with tempfile.TemporaryDirectory() as directory:
