@@ -14,9 +14,11 @@ corpus, with the same questions.
 Sets (``--sets``; default all):
 
 - ``timeqa-train``, ``situatedqa-train``, ``situatedqa-dev``: ``../shared/realdata/<set>/``;
-- ``rtqa-a``, ``rtqa-b``: RealTimeQA weeks of 2022 built by ``realtimeqa_adapter.py`` from the
-  fetched snapshot into ``/tmp`` (never into the repository): ``a`` the odd weeks of the adapter's
-  21 (1st, 3rd, ...: the tune half), ``b`` the even ones (the report half);
+- ``rtqa-a``, ``rtqa-b``, ``rtqa-c``: RealTimeQA weeks of 2022 built by ``realtimeqa_adapter.py``
+  from the fetched snapshot into ``/tmp`` (never into the repository): ``a`` the odd weeks of the
+  adapter's 21 (1st, 3rd, ...: the tune half), ``b`` the even ones (the report half), each cut to
+  its first ``--weeks-per-half``; ``c`` (a second tune set) the weeks that cut leaves out of both,
+  in date order (none without ``--weeks-per-half``);
 - ``changelogs``, ``flask-docs``: ``data/real/<set>/``, questions of ``--split`` (default test).
 
 ``--sample N`` (seeded by ``--seed``) keeps N questions of a set, in file order. The corpus is
@@ -45,7 +47,7 @@ ROOT = Path(__file__).resolve().parents[2]
 REALDATA = Path(os.environ.get("SMARTVECTOR_REALDATA", ROOT.parent / "shared" / "realdata"))
 SNAPSHOT = Path("/work/.mirror/realtimeqa+realtimeqa_public/repo")
 SHARED_SETS = ("timeqa-train", "situatedqa-train", "situatedqa-dev")
-NEWS_SETS = ("rtqa-a", "rtqa-b")
+NEWS_SETS = ("rtqa-a", "rtqa-b", "rtqa-c")
 OWN_SETS = ("changelogs", "flask-docs")
 ALL_SETS = SHARED_SETS + NEWS_SETS + OWN_SETS
 PROFILES = "naive,bm25,hybrid,temporal,default"
@@ -74,6 +76,12 @@ def sample(rows: list[dict], n: int | None, seed: int, name: str) -> list[dict]:
 
 
 def news_weeks(half: str, per_half: int | None) -> list[str]:
+    """Half ``a`` (odd weeks) or ``b`` (even weeks) cut to its first ``per_half``; ``c`` the rest of
+    both, in date order."""
+    if half == "c":
+        if not per_half:
+            raise SystemExit("rtqa-c is the weeks --weeks-per-half leaves out: give --weeks-per-half")
+        return sorted(ADAPTER_WEEKS[0::2][per_half:] + ADAPTER_WEEKS[1::2][per_half:])
     weeks = ADAPTER_WEEKS[0::2] if half == "a" else ADAPTER_WEEKS[1::2]
     return weeks[:per_half] if per_half else weeks
 
@@ -158,7 +166,7 @@ def table(name: str, out: dict) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--sets", default=",".join(ALL_SETS))
+    parser.add_argument("--sets", help="default all (rtqa-c only with --weeks-per-half)")
     parser.add_argument("--profiles", default=PROFILES)
     parser.add_argument("--sample", type=int, help="questions kept per set (seeded)")
     parser.add_argument("--seed", type=int, default=7)
@@ -176,7 +184,8 @@ def main(argv: list[str] | None = None) -> int:
         env.setdefault("SMARTVECTOR_EMBED_CACHE_DIR", "/tmp/smartvector-embed-cache")
     args.out.mkdir(parents=True, exist_ok=True)
     tables = []
-    for name in [s for s in args.sets.split(",") if s]:
+    sets = args.sets or ",".join(s for s in ALL_SETS if s != "rtqa-c" or args.weeks_per_half)
+    for name in [s for s in sets.split(",") if s]:
         if name not in ALL_SETS:
             raise SystemExit(f"unknown set {name!r}: expected one of {', '.join(ALL_SETS)}")
         t0 = time.time()
