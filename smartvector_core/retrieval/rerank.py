@@ -219,7 +219,12 @@ def rerank(cands: Candidates, profile: Profile, *, t_us: int, intent: QueryInten
     if profile.gates:
         if intent is not None and profile.use_intent and (intent.version or intent.version_rank):
             bypass, codes, notes = _target_versions(pool, intent, codes)
-        codes = _gate(pool, codes, rng, bypass | recent, profile, scoring)
+        recalled = recalled_at(cands, intent, profile) if rng is None else None
+        codes = _gate(pool, codes, rng, bypass | recent, profile, scoring, recalled)
+        if recalled is not None:
+            notes = _with_notes(notes, {int(i): ["written after the moment the question names, and its text names "
+                                                 "that moment: a later report of it"]
+                                        for i in np.flatnonzero(recalled & (cands.created_us > t_us))})
         notes = _with_notes(notes, {int(i): ["an EVENT that ended inside the recent window or the day the question "
                                              "names: it answers it"] for i in np.flatnonzero(recent)})
 
@@ -262,15 +267,19 @@ def rerank(cands: Candidates, profile: Profile, *, t_us: int, intent: QueryInten
                   archived=archived)
 
 
-def _gate(pool: Pool, codes: np.ndarray, rng, bypass: np.ndarray, profile: Profile, scoring) -> np.ndarray:
+def _gate(pool: Pool, codes: np.ndarray, rng, bypass: np.ndarray, profile: Profile, scoring,
+          recalled: np.ndarray | None = None) -> np.ndarray:
     """The temporal layer's gates, each rejection with its code (first code wins), returned as
-    the new codes: not existing yet at ``t``; outside a named period (VERSIONED: in force during
+    the new codes: not existing yet at ``t`` (except ``recalled``: later records that speak of
+    the moment judged, :func:`recalled_at`); outside a named period (VERSIONED: in force during
     it; others: published or, for EVENTs, their window in it; never a document dated by the
     periods its text names, :func:`.content_match.judged_by_text`, which content time ranks) —
     or, without a period, expired,
     not yet valid, superseded in its chain at ``t``; and raw cosine under the relevance gate."""
     cands, states = pool.cands, pool.states
     exists = cands.created_us <= pool.t_us
+    if recalled is not None:
+        exists |= recalled
     codes = reject(codes, ~exists & ~bypass, RejectionCode.NOT_YET_VALID)
     if rng is not None:
         outside = ~in_range(cands, rng, pool.superseded_us) & ~judged_by_text(cands)
@@ -383,6 +392,18 @@ def _target_versions(pool: Pool, intent: QueryIntent, codes: np.ndarray
         notes.setdefault(int(i), []).append(
             f"question names version {intent.version or intent.version_rank}: judged against this version")
     return hit, codes, notes
+
+
+def recalled_at(cands, intent, profile: Profile) -> np.ndarray | None:
+    """Candidates a judgement moment from a named date ("on January 6, 2021", "as of 2018") does
+    not rule out as not yet written: those that speak of the date's period
+    (:func:`.content_match.speaks_of`, the rule a named period uses), such as a news report
+    published after that day whose text names it ("How many minutes did … let violence play out …
+    on January 6, 2021?", asked in July 2022: every report of it came later). None when the
+    question names no date to judge at."""
+    if intent is None or not profile.use_intent or intent.judged_period is None:
+        return None
+    return speaks_of(cands, tuple(to_us(t) for t in intent.judged_period))
 
 
 def _day_asked(intent, profile: Profile) -> tuple[int, int] | None:

@@ -141,3 +141,33 @@ def test_news_since_a_named_period_that_names_it_speaks_of_it(tmp_path):
                      as_of=NOW, k=2, log=False)
     assert resp.intent["range_mode"] == "hard"
     assert [r.id for r in resp.results] == ["poll"]
+
+
+def test_a_report_after_the_date_the_question_names_is_not_ruled_out_as_not_yet_written(tmp_path):
+    """"… on 6 January <year>?" moves the moment of judgement to that day's end (intent), but every
+    report of that day came later: a report whose text names the day speaks of it
+    (rerank.recalled_at, content_match.speaks_of) and answers; a later article that does not name
+    the day is still not yet written then (NOT_YET_VALID), and so is a policy page naming it."""
+    from smartvector_core.service import SmartVector
+    from smartvector_core.settings import load_settings
+
+    app = SmartVector(load_settings(str(tmp_path / "store"), env={}))
+    year = NOW.year - 2
+    app.ingest_records([
+        {"id": "report", "doc_type": "news", "created_at": (NOW - timedelta(days=5)).isoformat(),
+         "title": "Hearing on the riot", "text": f"The committee said the mayor let the riot at the city hall go on "
+                                                 f"for 187 minutes on January 6, {year}."},
+        {"id": "other", "doc_type": "news", "created_at": (NOW - timedelta(days=4)).isoformat(),
+         "title": "Hearing schedule", "text": "The committee will hold its next hearing about the riot at the city "
+                                              "hall next week."},
+        {"id": "policy", "doc_type": "policy", "created_at": (NOW - timedelta(days=3)).isoformat(),
+         "title": "City hall visits", "text": f"After the riot at the city hall on January 6, {year}, visits need a pass."},
+    ], now=NOW)
+    resp = app.query(f"How many minutes did the mayor let the riot at the city hall go on on January 6, {year}?",
+                     as_of=NOW, k=3, log=False)
+    assert resp.intent["judged_at"].startswith(f"{year}-01-06")
+    assert [r.id for r in resp.results][:1] == ["report"]
+    assert "a later report of it" in " ".join(resp.results[0].reasons)
+    rejected = {r.id: r.code for r in resp.rejections}
+    assert rejected.get("other") == "NOT_YET_VALID" and rejected.get("policy") == "NOT_YET_VALID"
+    assert "report" not in rejected
