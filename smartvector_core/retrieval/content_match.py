@@ -66,20 +66,30 @@ def judged_by_text(cands) -> np.ndarray:
     return dated_by_text(cands) & (np.diff(offsets) > 0)
 
 
-def speaks_of(cands, period: tuple[int, int]) -> np.ndarray:
-    """Candidates with a span overlapping ``period`` (half-open) whose text says what held during
-    it: those :func:`dated_by_text`, whenever they were written, and windowless STATIC news
-    (:data:`NEWS_DOC_TYPES`) published since the period began, a later record that recalls it
-    (RealTimeQA 2022, tune: a July 2022 poll on "trying to hold on to his office after the 2020
-    election" was ruled out of "2020", which the question names as an event, not when to look)."""
+def _names(cands, period: tuple[int, int]) -> np.ndarray:
+    """Candidates with a content span overlapping ``period`` (half-open)."""
     offsets, starts, ends = spans_of(cands)
     overlap = (starts < period[1]) & (ends > period[0])
     owner = np.repeat(np.arange(len(cands)), np.diff(offsets))
     hit = np.zeros(len(cands), dtype=bool)
     hit[owner[overlap]] = True
+    return hit
+
+
+def recalls(cands, period: tuple[int, int]) -> np.ndarray:
+    """Windowless STATIC news (:data:`NEWS_DOC_TYPES`) published since ``period`` began whose text
+    names it: a later report of what happened then (RealTimeQA 2022, tune: a July 2022 poll on
+    "trying to hold on to his office after the 2020 election" was ruled out of "2020", which the
+    question names as an event, not when to look)."""
     news = np.isin(np.asarray(cands.doc_type, dtype=str), sorted(NEWS_DOC_TYPES))
-    recalls = windowless(cands) & (cands.kind == KIND_STATIC) & news & (cands.created_us >= period[0])
-    return hit & (dated_by_text(cands) | recalls)
+    later = windowless(cands) & (cands.kind == KIND_STATIC) & news & (cands.created_us >= period[0])
+    return later & _names(cands, period)
+
+
+def speaks_of(cands, period: tuple[int, int]) -> np.ndarray:
+    """Candidates whose text says what held during ``period``: those :func:`dated_by_text` with a
+    span overlapping it, whenever they were written, and the news that :func:`recalls` it."""
+    return (_names(cands, period) & dated_by_text(cands)) | recalls(cands, period)
 
 
 def _label(start: int, end: int) -> str:

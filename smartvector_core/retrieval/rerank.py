@@ -40,7 +40,7 @@ from ..temporal.decay import profile_arrays
 from ..temporal.freshness import pairing_action, pairing_partners
 from .candidates import Candidates, first_per_document
 from .conflicts import conflict_boost, demote_contradicted
-from .content_match import content_time_values, judged_by_text, speaks_of
+from .content_match import content_time_values, judged_by_text, recalls, speaks_of
 from .profiles import Profile
 from .releases import latest_release_notes, newest_release, release_newest
 from .scoring import (
@@ -396,14 +396,15 @@ def _target_versions(pool: Pool, intent: QueryIntent, codes: np.ndarray
 
 def recalled_at(cands, intent, profile: Profile) -> np.ndarray | None:
     """Candidates a judgement moment from a named date ("on January 6, 2021", "as of 2018") does
-    not rule out as not yet written: those that speak of the date's period
-    (:func:`.content_match.speaks_of`, the rule a named period uses), such as a news report
-    published after that day whose text names it ("How many minutes did … let violence play out …
-    on January 6, 2021?", asked in July 2022: every report of it came later). None when the
-    question names no date to judge at."""
+    not rule out as not yet written: news that :func:`.content_match.recalls` the date's period
+    (the rule a named period uses for news), a report published after that day whose text names
+    it ("How many minutes did … let violence play out … on January 6, 2021?", asked in July 2022:
+    every report of it came later). A version or reference page written later is still not yet
+    written then: what it says may not have held at that moment. None when the question names no
+    date to judge at."""
     if intent is None or not profile.use_intent or intent.judged_period is None:
         return None
-    return speaks_of(cands, tuple(to_us(t) for t in intent.judged_period))
+    return recalls(cands, tuple(to_us(t) for t in intent.judged_period))
 
 
 def _day_asked(intent, profile: Profile) -> tuple[int, int] | None:
