@@ -166,7 +166,8 @@ class KnowledgeCache:
         self._load_lock = threading.Lock()   # one load at a time (the documents' copy is not thread-safe)
         self._refreshing = threading.Lock()  # held while a background refresh runs
         self._prepare = prepare
-        self._since_load: list[pd.DataFrame] | None = None   # our events since a background load read them
+        # our events since a background load read them, each with 1 when it held verdicts
+        self._since_load: list[tuple[pd.DataFrame, int]] | None = None
         self._documents = ConsolidationCache(chunks=False)   # the documents, caught up per write
 
     def versions(self) -> tuple[int, int, int]:
@@ -255,8 +256,8 @@ class KnowledgeCache:
         if state.own_writes is None or state.own_writes + len(pending) != self._own_writes():
             return False
         if pending:
-            state.events = pd.concat([state.events, *pending], ignore_index=True)
-            state.verdicts += sum(bool(f["event_type"].astype(str).str.startswith("FEEDBACK").any()) for f in pending)
+            state.events = pd.concat([state.events, *(frame for frame, _ in pending)], ignore_index=True)
+            state.verdicts += sum(verdicts for _, verdicts in pending)
             state.own_writes += len(pending)
         self._state, self._key = state, state.versions
         return True
@@ -278,11 +279,11 @@ class KnowledgeCache:
             if before != self._key and not complete:
                 return   # the next get loads a state with them
             frame = rows_frame(rows)
+            verdicts = int(any(str(r["event_type"]).startswith("FEEDBACK") for r in rows))
             state.events = pd.concat([state.events, frame], ignore_index=True)
             if self._since_load is not None:
-                self._since_load.append(frame)   # a background load in progress adds them too
-            if any(str(r["event_type"]).startswith("FEEDBACK") for r in rows):
-                state.verdicts += 1   # verdicts changed: a calibration fitted on them is refitted
+                self._since_load.append((frame, verdicts))   # a background load in progress adds them too
+            state.verdicts += verdicts   # verdicts changed: a calibration fitted on them is refitted
             if before == self._key:
                 state.versions = self.versions()
                 self._key = state.versions

@@ -76,20 +76,25 @@ def _names(cands, period: tuple[int, int]) -> np.ndarray:
     return hit
 
 
+def _news_since(cands, start_us: int) -> np.ndarray:
+    """Windowless STATIC news (:data:`NEWS_DOC_TYPES`) published at or after ``start_us``."""
+    news = np.isin(np.asarray(cands.doc_type, dtype=str), sorted(NEWS_DOC_TYPES))
+    return windowless(cands) & (cands.kind == KIND_STATIC) & news & (cands.created_us >= start_us)
+
+
 def recalls(cands, period: tuple[int, int]) -> np.ndarray:
     """Windowless STATIC news (:data:`NEWS_DOC_TYPES`) published since ``period`` began whose text
     names it: a later report of what happened then (RealTimeQA 2022, tune: a July 2022 poll on
     "trying to hold on to his office after the 2020 election" was ruled out of "2020", which the
     question names as an event, not when to look)."""
-    news = np.isin(np.asarray(cands.doc_type, dtype=str), sorted(NEWS_DOC_TYPES))
-    later = windowless(cands) & (cands.kind == KIND_STATIC) & news & (cands.created_us >= period[0])
-    return later & _names(cands, period)
+    return _news_since(cands, period[0]) & _names(cands, period)
 
 
 def speaks_of(cands, period: tuple[int, int]) -> np.ndarray:
     """Candidates whose text says what held during ``period``: those :func:`dated_by_text` with a
-    span overlapping it, whenever they were written, and the news that :func:`recalls` it."""
-    return (_names(cands, period) & dated_by_text(cands)) | recalls(cands, period)
+    span overlapping it, whenever they were written, and the news that :func:`recalls` it (the
+    spans are read once for both)."""
+    return _names(cands, period) & (dated_by_text(cands) | _news_since(cands, period[0]))
 
 
 def _label(start: int, end: int) -> str:

@@ -23,7 +23,6 @@ import pyarrow.compute as pc
 
 from ..config.temporal import TemporalConfig
 from ..temporal import DEFAULT_TEMPORAL, STATE_EXPIRED, STATE_NOT_YET_VALID
-from ..temporal.decay import profile_arrays
 from ..temporal.kinds import LOG_DOC_TYPE_ALIASES, RELEASE_DOC_TYPES, release_series
 from .scoring import newest_release_signal
 
@@ -105,7 +104,6 @@ def newest_release(pool, temporal_values: np.ndarray, subject: Sequence[str] = (
         series = np.where(series != "", ANY_SERIES, "")
     alive = ((pool.states != STATE_EXPIRED) & (pool.states != STATE_NOT_YET_VALID) & (cands.created_us <= pool.t_us)
              & (pool.superseded_us > pool.t_us))
-    _, _, floors = profile_arrays(cands.doc_type, cands.kind)
-    values, applies = newest_release_signal(series, cands.created_us, alive, pool.t_us, pool.half_life, floors,
+    values, applies = newest_release_signal(series, cands.created_us, alive, pool.t_us, pool.half_life, pool.floors,
                                             cands.dated, temporal.decay, newest_by_series)
     return np.where(applies, values, temporal_values)

@@ -119,6 +119,7 @@ class Pool:
     recency: np.ndarray                  # in-pool recency
     half_life: np.ndarray                # days, by doc type and kind (temporal.decay.profile_arrays)
     type_weight: np.ndarray
+    floors: np.ndarray                   # decay floors, by doc type and kind (the same profile_arrays)
     chain: np.ndarray                    # version chain id (negative: a chain of its own)
     superseded_us: np.ndarray            # when a newer version took over (NO_END: never)
     effective_us: np.ndarray             # when the version took effect (created_at when unknown)
@@ -193,7 +194,7 @@ def rerank(cands: Candidates, profile: Profile, *, t_us: int, intent: QueryInten
     superseded_us = np.where(known, index.superseded_us[at], NO_END)
     pool = Pool(
         cands=cands, t_us=t_us, states=states, decay=decay, current=current, recency=recency, half_life=half_life,
-        type_weight=type_weight, chain=np.where(known, index.chain[at], -1 - np.arange(n)),
+        type_weight=type_weight, floors=floors, chain=np.where(known, index.chain[at], -1 - np.arange(n)),
         superseded_us=superseded_us, effective_us=np.where(known, index.effective_us[at], cands.created_us),
         relational=np.where(known, index.relational[at], 0.0),
         dependency_stale_us=np.where(known, index.dependency_stale_us[at], NO_END),
