@@ -40,6 +40,7 @@ import os
 import random
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -131,14 +132,17 @@ def run_bench(corpus: Path, queries: Path, profiles: str, dump: Path, env: dict)
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
-def recency_baselines(corpus: Path, queries: Path, store: Path, env: dict) -> dict:
-    """``recency_baselines.py`` on a store that ``ingest`` built from ``corpus``."""
-    if not store.exists():
+def recency_baselines(corpus: Path, queries: Path, env: dict) -> dict:
+    """``recency_baselines.py`` on a store that this checkout's ``ingest`` builds from ``corpus``
+    in a fresh temporary directory: the baselines read the store's chunks, so a store kept from
+    an earlier run (another chunker) would measure them on other passages."""
+    with tempfile.TemporaryDirectory(prefix="bench-real-baselines-") as tmp:
+        store = Path(tmp) / "store"
         subprocess.run([sys.executable, "-m", "smartvector_core", "--store", str(store), "ingest", str(corpus)],
                        cwd=ROOT, env=env, check=True, capture_output=True)
-    done = subprocess.run([sys.executable, str(REALDATA / "recency_baselines.py"), str(store), str(queries)],
-                          cwd=ROOT, env={**env, "PYTHONPATH": str(ROOT)}, capture_output=True, text=True,
-                          check=True)
+        done = subprocess.run([sys.executable, str(REALDATA / "recency_baselines.py"), str(store), str(queries)],
+                              cwd=ROOT, env={**env, "PYTHONPATH": str(ROOT)}, capture_output=True, text=True,
+                              check=True)
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
@@ -192,8 +196,7 @@ def main(argv: list[str] | None = None) -> int:
         corpus, queries = prepare(name, args, args.out)
         out = run_bench(corpus, queries, args.profiles, args.out / f"{name}.dump.jsonl", env)
         if name in NEWS_SETS:
-            store = Path(f"/tmp/bench-real-stores/{corpus.parent.name}")
-            out["recency_baselines"] = recency_baselines(corpus, queries, store, env)
+            out["recency_baselines"] = recency_baselines(corpus, queries, env)
         (args.out / f"{name}.json").write_text(json.dumps(out, indent=1) + "\n", encoding="utf-8")
         tables.append(table(name, out))
         print(tables[-1] + f"\n\n({time.time() - t0:.0f} s)\n", flush=True)
