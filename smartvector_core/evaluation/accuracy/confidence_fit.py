@@ -245,7 +245,7 @@ def load_rows(folder: Path) -> dict[tuple[str, str], dict[str, np.ndarray]]:
 # in the fit: left-one-corpus-out they lowered AUROC on the unseen corpus (docs/CONFIDENCE.md; re-checked
 # with model version 3: the raw cosine released takes changelogs' LOCO ECE from 0.098 to 0.150).
 LEVELS = frozenset({"cosine", "cosine_gap", "score", "log_age"})
-TOP1_SHARE = 0.5    # ours: a corpus' rank-1 rows carry half its weight in the model, its other ranks the rest
+TOP1_SHARE = 0.3    # ours: a corpus' rank-1 rows carry 0.3 of its weight in the model, its other ranks the rest (docs/CONFIDENCE.md)
 
 
 def fit_prior(rows: dict[tuple[str, str], dict[str, np.ndarray]], *, profiles: Sequence[str] = FIT_PROFILES,
