@@ -130,36 +130,3 @@ def test_document_fields_after_a_write_equal_those_built_whole(store_dir):
         _fields_equal(got, document_fields(rows))
         for field in got.values():
             assert field.shape[0] == rows.num_rows
-
-
-def test_another_process_append_skips_the_field_scan_and_its_in_place_writes_do_not(store_dir):
-    """The documents' catch-up after another process's commit: an append (LanceDB's version
-    summaries: rows and fragments added, nothing deleted or rewritten) is read above the row ids
-    held, without the scan of every row's in-place fields, and is seen; a merge of some fields
-    (``update_doc_fields``) and a delete by the other process are still caught."""
-    import pyarrow as pa
-
-    from smartvector_core.consolidation.incremental import ConsolidationCache
-
-    ours, other = _app(store_dir), _app(store_dir)
-    for i in range(3):
-        _ingest(ours, f"d{i}", f"Document {i} says the marmot limit is {i} uploads per hour.")
-    cache = ConsolidationCache(chunks=False)
-    assert cache.documents(ours.store).num_rows == 3
-    table = other.store.ctx.tables["chunks"]
-    row = table.search().where("doc_id = 'd0'").limit(1).to_arrow()
-    for name, value in (("chunk_id", "d9#0"), ("doc_id", "d9")):
-        row = row.set_column(row.schema.get_field_index(name), name, pa.array([value], row.schema.field(name).type))
-    table.add(row)   # the other process's commit: an append only
-    got = cache.documents(ours.store)
-    assert cache.field_scans == 0 and cache.reads == 1
-    assert sorted(got.column("doc_id").to_pylist()) == ["d0", "d1", "d2", "d9"]
-    assert other.store.update_doc_fields([{"doc_id": "d1", "lifecycle": "DORMANT"}]) == 1
-    got = cache.documents(ours.store)
-    assert cache.field_scans + cache.reads > 1   # scanned or read afresh: not taken for an append
-    assert dict(zip(got.column("doc_id").to_pylist(), got.column("lifecycle").to_pylist(), strict=True))["d1"] == "DORMANT"
-    assert repr(got.to_pylist()) == repr(ours.store.documents().to_pylist())
-    table.delete("doc_id = 'd2'")
-    got = cache.documents(ours.store)
-    assert repr(got.to_pylist()) == repr(ours.store.documents().to_pylist())
-    assert "d2" not in got.column("doc_id").to_pylist()

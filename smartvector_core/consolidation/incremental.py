@@ -227,22 +227,18 @@ class ConsolidationCache:
         if self.columns is None:
             return False
         most = int(CATCH_UP_SHARE * max(int(self.alive.sum()), 1)) + 1
-        new_rows = 0
         for _ in range(CATCH_UP_ROUNDS):   # TextIndex.caught_up's rule: a commit between read and count is read too
             rows = store.chunk_rows_after(self._top, self._columns, limit=most + 1)
             if rows.num_rows > most:
                 return False
             if rows.num_rows:
                 self._apply(rows)
-                new_rows += rows.num_rows
             live, table_rows = int(self.alive.sum()), store.count_rows("chunks")
             if live >= table_rows:
                 break
         if live != table_rows:   # rows deleted outright, or another writer faster than the reads
             return False
         changed = store.commits_between(self._version, version)
-        if changed is None and new_rows and store.rows_appended_between(self._version, version) == new_rows:
-            return True   # appends only (LanceDB's version summaries), all of them read above
         if changed is None:   # a commit not of this process's: any row may have changed in place
             self.field_scans += 1
             return self._fields_patched(store.chunk_rows(list(UPDATED_IN_PLACE)))

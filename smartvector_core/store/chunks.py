@@ -163,42 +163,6 @@ class ChunkTable:
         """:meth:`.context.StoreContext.commits_between` of the chunks table."""
         return self.ctx.commits_between(after, upto)
 
-    def rows_appended_between(self, after: int, upto: int) -> int | None:
-        """The rows commits ``after`` < version <= ``upto`` of the chunks table appended, when
-        LanceDB's version summaries (``list_versions()`` metadata) show each of them as an append
-        only; None when in doubt (a version not listed, or any other shape). A commit is taken as
-        an append when, against the version before it: fragments and data files both grow by the
-        same k >= 1 (a column rewritten in place adds or replaces a data file of a fragment kept),
-        rows and data-file rows both grow by the same n >= 1 (a fragment removed or rewritten
-        lowers them), deletion files and deleted rows stay the same (a delete or an update marks
-        rows), and its summary equals no earlier version's (a restore copies an earlier manifest).
-        The caller also checks that exactly n rows lie above the row ids it held: an overwrite or
-        a restore that keeps the counts of an append is then still read whole."""
-        wanted = set(range(int(after), int(upto) + 1))
-        summary: dict[int, dict] = {}
-        for v in self.ctx.tables["chunks"].list_versions():
-            summary[int(v["version"])] = dict(v.get("metadata") or {})
-        if not wanted <= summary.keys():
-            return None
-        keys = ("total_fragments", "total_data_files", "total_rows", "total_data_file_rows",
-                "total_deletion_files", "total_deletion_file_rows")
-        try:
-            counts = {v: {k: int(summary[v][k]) for k in keys} for v in wanted}
-        except (KeyError, TypeError, ValueError):
-            return None
-        added = 0
-        for v in range(int(after) + 1, int(upto) + 1):
-            a, b = counts[v - 1], counts[v]
-            d = {k: b[k] - a[k] for k in keys}
-            if not (d["total_fragments"] >= 1 and d["total_data_files"] == d["total_fragments"]
-                    and d["total_rows"] >= 1 and d["total_data_file_rows"] == d["total_rows"]
-                    and d["total_deletion_files"] == 0 and d["total_deletion_file_rows"] == 0):
-                return None
-            if any(summary[w] == summary[v] for w in summary if w < v):
-                return None
-            added += d["total_rows"]
-        return added
-
     def chunk_rows_after(self, row_id: int, columns: Sequence[str], limit: int) -> pa.Table:
         """``columns`` and ``_rowid`` of up to ``limit`` rows of the chunks table whose row id is
         above ``row_id``. LanceDB writes every new or rewritten row into a new fragment, whose id

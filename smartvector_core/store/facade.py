@@ -87,7 +87,6 @@ class Store:
     chunk_rows = delegate("chunk_table", ChunkTable.chunk_rows)
     chunk_rows_after = delegate("chunk_table", ChunkTable.chunk_rows_after)
     commits_between = delegate("chunk_table", ChunkTable.commits_between)
-    rows_appended_between = delegate("chunk_table", ChunkTable.rows_appended_between)
     chunks_by_row_id = delegate("chunk_table", ChunkTable.chunks_by_row_id)
     chunks_by_id = delegate("chunk_table", ChunkTable.chunks_by_id)
     current_chunks = delegate("chunk_table", ChunkTable.current_chunks)
