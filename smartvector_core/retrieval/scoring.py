@@ -37,6 +37,7 @@ Formulas:
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 import numpy as np
@@ -90,6 +91,10 @@ def semantic_signal(raw_cosine: np.ndarray) -> np.ndarray:
 #: list only in a title that has a comma ("A, B and C"), elsewhere it joins two clauses
 _TITLE_ITEM_SEPARATOR = r",\s|;\s|:\s|\.\s"
 _TITLE_LIST_AND = r"\sand\s"
+#: a title that announces a count of the day's stories: "Ten Things You Need to Know Today: 17 June
+#: 2022", "5 things to know for June 3" (not "10 things you probably don't know about X": one subject)
+_TITLE_COUNTED_STORIES = (r"(?i)\b(\d+|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)"
+                          r"\s+things\s+(you\s+)?(need\s+|should\s+)?to\s+know\b")
 ROUNDUP_TITLE_ITEMS = 3   # ours: a title listing this many items or more is a roundup's
 
 
@@ -99,7 +104,9 @@ def roundup_titles(titles: np.ndarray, min_items: int = ROUNDUP_TITLE_ITEMS) -> 
     things to know Wednesday"; "Justice Stephen Breyer, NATO and R. Kelly. It's Wednesday's news.").
     Without a comma " and " joins clauses of one story: "Sri Lanka is in chaos and its president
     has fled. Here's what we know" is two items (RealTimeQA 2022, tune weeks: that story's own
-    article was demoted under its older neighbour). A
+    article was demoted under its older neighbour). A title that announces a count of things to
+    know ("Ten Things You Need to Know Today: 17 June 2022 | The Week UK") is a roundup whatever
+    its separators. A
     roundup tells several stories of its day in a few lines each; a question about one of
     them is better answered by that story's own article, which it matches about as well (its
     few lines share the question's words). Counted with ``pyarrow.compute`` over the titles not
@@ -117,12 +124,30 @@ def roundup_titles(titles: np.ndarray, min_items: int = ROUNDUP_TITLE_ITEMS) -> 
         separators = pc.count_substring_regex(arr, _TITLE_ITEM_SEPARATOR).to_numpy(zero_copy_only=False)
         listed = pc.match_substring(arr, ", ").to_numpy(zero_copy_only=False)
         ands = pc.count_substring_regex(arr, _TITLE_LIST_AND).to_numpy(zero_copy_only=False)
-        fresh = dict(zip(missed, (separators + np.where(listed, ands, 0) + 1).tolist(), strict=True))
+        counted = pc.match_substring_regex(arr, _TITLE_COUNTED_STORIES).to_numpy(zero_copy_only=False)
+        listed_items = separators + np.where(listed, ands, 0) + 1
+        fresh = dict(zip(missed, listed_items.tolist(), strict=True))
+        for i in np.flatnonzero(counted):    # rare: the count it announces, where it says more
+            fresh[missed[i]] = max(fresh[missed[i]], announced_count(missed[i]))
         items = [fresh[t] if n is None else n for t, n in zip(keys, items, strict=True)]
         memo.update(fresh)
         while len(memo) > TITLE_MEMO_SIZE:    # threads may evict at once: each drops what is there
             memo.pop(next(iter(memo), None), None)
     return np.asarray(items) >= min_items
+
+
+_NUMBER_WORDS = {w: i for i, w in enumerate(
+    ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve"])}
+
+
+def announced_count(title: str) -> int:
+    """The count of things a roundup's title announces ("Ten Things You Need to Know" -> 10,
+    "5 things to know" -> 5); 1 when it announces none."""
+    found = re.search(_TITLE_COUNTED_STORIES, title)
+    if found is None:
+        return 1
+    word = found.group(1).lower()
+    return int(word) if word.isdigit() else _NUMBER_WORDS[word]
 
 
 _TITLE_ITEMS: dict[str, int] = {}   # title -> items it lists, each title counted once per process

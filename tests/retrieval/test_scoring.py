@@ -16,6 +16,7 @@ import pytest
 
 from smartvector_core.config import PAPER_WEIGHTS
 from smartvector_core.retrieval.scoring import (
+    announced_count,
     current_signal,
     event_relevance,
     relative_similarity,
@@ -108,6 +109,19 @@ def test_roundup_titles_count_listed_items():
     assert roundup_titles(titles).tolist() == [True, True, False, False, False, False]
     assert roundup_titles(titles, min_items=2).tolist() == [True, True, False, True, False, True]
     assert roundup_titles(np.array([], dtype=object)).shape == (0,)
+
+
+def test_roundup_titles_that_announce_a_count_of_things_to_know():
+    titles = np.array([
+        "Ten Things You Need to Know Today: 17 June 2022 | The Week UK",   # ": " alone: 2 items listed
+        "5 things to know for June 3",                                     # no separator at all
+        "10 things you probably don't know about the Space Coast",         # one subject's listicle
+        "What you need to know about the new vaccine",                     # announces no count
+    ], dtype=object)
+    assert roundup_titles(titles).tolist() == [True, True, False, False]
+    assert roundup_titles(titles, min_items=6).tolist() == [True, False, False, False]   # 10 and 5 announced
+    assert announced_count("Ten Things You Need to Know Today") == 10
+    assert announced_count("Yellowstone still closed") == 1
 
 
 def test_newest_release_signal_measures_each_release_against_the_newest_of_its_series():
