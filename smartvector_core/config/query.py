@@ -18,6 +18,8 @@ class SearchConfig:
 
     ``candidate_pool``: vector hits per query, at least (``candidate_pool_per_k`` · k when larger);
     ``lexical_pool``: the question's best full-text hits added to the pool (chunks);
+    ``version_pool``: the nearest chunks of the documents declaring the version a question names,
+    added to the pool (:func:`smartvector_core.retrieval.search.with_named_version`);
     ``max_names``: names of the question searched (one full-text query each);
     ``max_terms``: content words of a question without case searched as names (its words carry
     no case, so more of them are searched: their BM25 weights pick the rare ones);
@@ -30,6 +32,7 @@ class SearchConfig:
     candidate_pool: int = 60
     candidate_pool_per_k: int = 12
     lexical_pool: int = 30
+    version_pool: int = 10
     max_names: int = 4
     max_terms: int = 8
     name_matches: int = 1_000

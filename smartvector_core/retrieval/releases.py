@@ -24,6 +24,7 @@ import pyarrow.compute as pc
 from ..config.temporal import TemporalConfig
 from ..temporal import DEFAULT_TEMPORAL, STATE_EXPIRED, STATE_NOT_YET_VALID
 from ..temporal.kinds import LOG_DOC_TYPE_ALIASES, RELEASE_DOC_TYPES, release_series
+from ..temporal.version_words import version_in_range
 from .scoring import newest_release_signal
 
 ANY_SERIES = "*"   # the one series of every release record, when the question names none
@@ -107,3 +108,40 @@ def newest_release(pool, temporal_values: np.ndarray, subject: Sequence[str] = (
     values, applies = newest_release_signal(series, cands.created_us, alive, pool.t_us, pool.half_life, pool.floors,
                                             cands.dated, temporal.decay, newest_by_series)
     return np.where(applies, values, temporal_values)
+
+
+def _named_series(series: np.ndarray, subject: Sequence[str]) -> np.ndarray:
+    """Per row: its release series holds a word of a name the question states (``subject``)."""
+    words = {w for name in subject for w in re.findall(r"[\w.+#-]+", str(name).lower())}
+    return np.array([bool(key) and bool(words & set(key.split())) for key in series.tolist()], dtype=bool)
+
+
+def release_versions_asked(cands, hit: np.ndarray, subject: Sequence[str] = (),
+                           version_range: tuple[str, str] | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """A question that names a version, over release records (ours): ``(targeted, other)`` rows.
+
+    Release records are no chain (each is a record of its own moment), yet the releases of one
+    series (:func:`smartvector_core.temporal.kinds.release_series`) answer "What did Click 8.1.4
+    change?" the way a chain's versions do: the one named, not its neighbours. So:
+
+    - ``targeted``: the rows of ``hit`` (:func:`.rerank.version_matches`); for a range ("between
+      2.0.0 and 3.1.0", ``version_range``) every release record whose version is after the first
+      and at most the second (:func:`.version_words.version_in_range`);
+    - when some targeted release is of a series the question names ("Werkzeug's ... 3.1.0"), the
+      targeted rows of other series are not ("flask 3.1.0" is not Werkzeug's);
+    - ``other``: the release records of a targeted series that are not targeted (the chain rule's
+      VERSION_MISMATCH).
+
+    Documents that are no release records keep ``hit`` as it is."""
+    series = np.array([release_series(d, t) for d, t in zip(cands.doc_type, cands.title, strict=True)], dtype=object)
+    release = series != ""
+    targeted = np.asarray(hit, dtype=bool).copy()
+    if version_range is not None:
+        low, high = version_range
+        in_range = np.array([version_in_range(v, low, high) for v in cands.version], dtype=bool)
+        targeted = np.where(release, in_range, targeted)
+    named = _named_series(series, subject)
+    if (targeted & release & named).any():
+        targeted &= ~release | named
+    aimed = np.isin(series, series[targeted & release]) & release
+    return targeted, aimed & ~targeted

@@ -42,7 +42,7 @@ from .candidates import Candidates, first_per_document
 from .conflicts import conflict_boost, demote_contradicted
 from .content_match import content_time_values, judged_by_text, recalls, speaks_of
 from .profiles import Profile
-from .releases import latest_release_notes, newest_release, release_newest
+from .releases import latest_release_notes, newest_release, release_newest, release_versions_asked
 from .scoring import (
     DEFAULT_SCORING,
     SignalSet,
@@ -175,7 +175,8 @@ def rerank(cands: Candidates, profile: Profile, *, t_us: int, intent: QueryInten
     ``archived``: the documents an operator archived by the moment asked (doc id -> the reason
     shown), rejected as ARCHIVED under every profile, before any other gate: a person took them
     out of answers. ``subject``: the names the question states (:func:`.lexical.subject_terms`),
-    which say whose releases "the latest release" asks for (:func:`.releases.newest_release`)."""
+    which say whose releases "the latest release" asks for (:func:`.releases.newest_release`)
+    and whose release a named version is (:func:`.releases.release_versions_asked`)."""
     n = len(cands)
     half_life, type_weight, floors = profile_arrays(cands.doc_type, cands.kind)
     states = validity_states(cands.kind, cands.valid_from_us, cands.valid_until_us, t_us)
@@ -219,7 +220,7 @@ def rerank(cands: Candidates, profile: Profile, *, t_us: int, intent: QueryInten
     bypass = np.zeros(n, dtype=bool)           # explicitly asked-for versions skip the validity gates
     if profile.gates:
         if intent is not None and profile.use_intent and (intent.version or intent.version_rank):
-            bypass, codes, notes = _target_versions(pool, intent, codes)
+            bypass, codes, notes = _target_versions(pool, intent, codes, subject)
         recalled = recalled_at(cands, intent, profile) if rng is None else None
         codes = _gate(pool, codes, rng, bypass | recent, profile, scoring, recalled)
         if recalled is not None:
@@ -369,15 +370,20 @@ def _adjust(pool: Pool, profile: Profile, codes: np.ndarray, score: np.ndarray, 
     return score, notes
 
 
-def _target_versions(pool: Pool, intent: QueryIntent, codes: np.ndarray
+def _target_versions(pool: Pool, intent: QueryIntent, codes: np.ndarray, subject: Sequence[str] = ()
                      ) -> tuple[np.ndarray, np.ndarray, dict[int, list[str]]]:
     """The version a question names wins in its chain, even when superseded (the chain's other
-    versions get VERSION_MISMATCH). Returns (the targeted rows, the new codes, their notes)."""
+    versions get VERSION_MISMATCH), and among the release records of its series
+    (:func:`.releases.release_versions_asked`: the series' other releases get VERSION_MISMATCH;
+    a range "between A and B" targets the releases after A up to B). Returns (the targeted rows,
+    the new codes, their notes)."""
     cands, chain, eff = pool.cands, pool.chain, pool.effective_us
     n = len(cands)
     notes: dict[int, list[str]] = {}
+    others = np.zeros(n, dtype=bool)
     if intent.version:
-        hit = version_matches(cands, intent.version)
+        hit, others = release_versions_asked(cands, version_matches(cands, intent.version), subject,
+                                             intent.version_range)
     else:
         hit = np.zeros(n, dtype=bool)
         for c in np.unique(chain):
@@ -388,10 +394,11 @@ def _target_versions(pool: Pool, intent: QueryIntent, codes: np.ndarray
         return np.zeros(n, dtype=bool), codes, notes
     hit = np.isin(cands.doc_id, cands.doc_id[hit])     # every passage of a targeted version
     targeted = np.isin(chain, chain[hit])
-    codes = reject(codes, targeted & ~hit, RejectionCode.VERSION_MISMATCH)
+    codes = reject(codes, (targeted | others) & ~hit, RejectionCode.VERSION_MISMATCH)
+    asked = ("releases after {} up to {}".format(*intent.version_range) if intent.version_range
+             else f"version {intent.version or intent.version_rank}")
     for i in np.flatnonzero(hit):
-        notes.setdefault(int(i), []).append(
-            f"question names version {intent.version or intent.version_rank}: judged against this version")
+        notes.setdefault(int(i), []).append(f"question names {asked}: judged against this version")
     return hit, codes, notes
 
 

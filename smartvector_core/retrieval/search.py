@@ -14,11 +14,12 @@ from datetime import datetime
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
+from lancedb.expr import col
 
 from ..clock import to_us
 from ..config.query import DEFAULT_SEARCH, SearchConfig
 from ..store import cosine_distance, first_existing, overfetched, vector_matrix
-from ..temporal.version_words import asks_version
+from ..temporal.version_words import asks_version, version_named
 from .candidates import CHUNK_COLUMNS, SEARCH_COLUMNS, Candidates
 from .full_text import READS, FullText, IndexedFullText, LanceFullText, TextSearch
 from .lexical import lexical_signal, subject_terms, uncased_terms
@@ -61,6 +62,7 @@ def retrieve(store, query_vector: np.ndarray | Callable[[], np.ndarray], as_of: 
         hits = indexed_vector_hits(store, chunks, query_vector, bound, pool, overfetch)
         if hits is None:
             hits = store.search(query_vector, as_of=bound, limit=pool, columns=CHUNK_COLUMNS, overfetch=overfetch)
+        hits = with_named_version(store, hits, query_vector, text, bound, CHUNK_COLUMNS, config)
         hits, lexical = with_lexical(hits, found, query_vector, CHUNK_COLUMNS, asks_version(text or ""))
         cands = Candidates.from_chunk_hits(hits, fields, index.lookup, lexical)
         if cands is not None:
@@ -68,6 +70,7 @@ def retrieve(store, query_vector: np.ndarray | Callable[[], np.ndarray], as_of: 
     found = _start(LanceFullText(store, config=config), text, as_of, SEARCH_COLUMNS, config)
     query_vector = query_vector() if callable(query_vector) else query_vector
     hits = store.search(query_vector, as_of=as_of, limit=pool, columns=SEARCH_COLUMNS)
+    hits = with_named_version(store, hits, query_vector, text, as_of, SEARCH_COLUMNS, config)
     hits, lexical = with_lexical(hits, found, query_vector, SEARCH_COLUMNS, asks_version(text or ""))
     return Candidates.from_search(hits, lexical)
 
@@ -133,6 +136,34 @@ def search_overfetch(share: float, config: SearchConfig = DEFAULT_SEARCH) -> flo
     if share >= 1.0:
         return 1.0
     return config.postfilter_margin / share if share >= config.postfilter_min_share else None
+
+
+def with_named_version(store, hits: pa.Table, query_vector: np.ndarray, text: str | None, as_of, columns,
+                       config: SearchConfig = DEFAULT_SEARCH) -> pa.Table:
+    """The vector ``hits`` plus the nearest ``config.version_pool`` chunks, not among them, of the
+    documents declaring the version the question names (:func:`.version_words.version_named`:
+    "Click 8.1.4", "between 2.0.0 and 3.1.0" names 3.1.0; the ``version`` field equal to it, with
+    or without a leading ``v``). A changelog of forty releases that all speak of one option fills
+    the pool with the others ("What did Click 8.1.4 change about multiple=True for flag
+    options?": 8.1.4's entry on it was in neither the vector nor the full-text pool), and the
+    release asked can only win (:func:`.rerank.version_matches`) if it is there. A question
+    asking *which* version did something names none. One prefiltered LanceDB search, only when a
+    version is named."""
+    version, _ = version_named(text or "")
+    if version is None or config.version_pool <= 0:
+        return hits
+    labels = sorted({version, f"v{version}", f"V{version}"})
+    found = store.search(query_vector, as_of=as_of, limit=config.version_pool, columns=list(columns),
+                         extra=col("version").isin(labels))
+    if not found.num_rows:
+        return hits
+    new = ~pc.is_in(found.column("chunk_id"), value_set=hits.column("chunk_id").combine_chunks()).to_numpy(
+        zero_copy_only=False)
+    if not new.any():
+        return hits
+    schema = hits.select([*columns, "_distance"]).schema
+    extra = found.filter(pa.array(new)).select([*columns, "_distance"]).cast(schema)
+    return pa.concat_tables([hits.select([*columns, "_distance"]), extra])
 
 
 def with_lexical(hits: pa.Table, search: TextSearch | None, query_vector: np.ndarray,

@@ -50,7 +50,15 @@ from dateutil.relativedelta import relativedelta
 from ..clock import ensure_utc, iso, to_us
 from ..config.temporal import DEFAULT_TEMPORAL, IntentConfig
 from .codes import NO_START
-from .version_words import asks_newest, asks_version, blank, version_key, version_named, version_rank
+from .version_words import (
+    asks_newest,
+    asks_version,
+    blank,
+    version_between,
+    version_key,
+    version_named,
+    version_rank,
+)
 
 OPEN_START = datetime.min.replace(tzinfo=UTC)   # "before 2020": no lower bound
 HARD, SOFT = "hard", "soft"                    # QueryIntent.range_mode
@@ -145,6 +153,7 @@ class QueryIntent:
     judged_reading: str = ""          # how the judged period became ``judged_at``
     asks_version: bool = False        # "which release added X?": the answer is a version, told by its text
     asks_newest: bool = False         # "the latest release": the newest release of its subject
+    version_range: tuple[str, str] | None = None   # "between 2.24.0 and 2.26.0": the releases after the first, to the second
 
     @property
     def named_period_us(self) -> tuple[int, int] | None:
@@ -185,7 +194,8 @@ class QueryIntent:
                 "judged_text": self.judged_text, "judged_reading": self.judged_reading, "version": self.version,
                 "version_rank": self.version_rank, "recency_weight": self.recency_weight,
                 "recency_words": list(self.recency_words), "asks_version": self.asks_version,
-                "asks_newest": self.asks_newest}
+                "asks_newest": self.asks_newest,
+                "version_range": None if self.version_range is None else list(self.version_range)}
 
 
 def parse_intent(text: object, as_of: datetime, config: IntentConfig = DEFAULT_TEMPORAL.intent) -> QueryIntent:
@@ -213,13 +223,15 @@ def parse_intent(text: object, as_of: datetime, config: IntentConfig = DEFAULT_T
     period, or ``as_of`` when the period contains ``as_of`` ("as of 2026" asked in 2026 means
     now); ``judged_period`` keeps the period itself. Its text is removed before the range is parsed,
     so "the rate limit as of 2023" has no range. Versions are removed too, so "20.19.0" is
-    never read as a date.
+    never read as a date. "Between 2.24.0 and 2.26.0" names version 2.26.0 and the range of
+    releases after 2.24.0 up to 2.26.0 (``version_range``).
     """
     text = text if isinstance(text, str) else ("" if text is None else str(text))
     as_of = ensure_utc(as_of)
     scratch = text
     judged_at, judged_text, scratch, judged_period, judged_reading = _judged(scratch, as_of)
     asks_which = asks_version(scratch)
+    between = version_between(scratch)
     version, scratch = version_named(scratch)
     scratch = blank(scratch, [m.span() for m in _NOT_A_RANGE.finditer(scratch)])
     time_range, range_text, relative = _time_range(scratch, as_of)
@@ -229,7 +241,8 @@ def parse_intent(text: object, as_of: datetime, config: IntentConfig = DEFAULT_T
                        if range_text else "", judged_at=judged_at, judged_text=judged_text,
                        version=version, version_rank=version_rank(text), recency_weight=weight,
                        recency_words=words, range_mode=mode, judged_period=judged_period,
-                       judged_reading=judged_reading, asks_version=asks_which, asks_newest=asks_newest(text))
+                       judged_reading=judged_reading, asks_version=asks_which, asks_newest=asks_newest(text),
+                       version_range=between if version is not None else None)
 
 
 # --- periods ------------------------------------------------------------------------------

@@ -22,7 +22,7 @@ _VERSION_RES = [
                r"(?P<v>\d+\.\d+)(?![\w.]*\d)"),
 ]
 # "between 2.2 and 2.3": what changed is told by the later release (ours); wins over the above
-_VERSION_BETWEEN = re.compile(r"\bbetween\s+(?:[A-Z][\w.+#-]*\s+)?v?\d+(?:\.\d+)+\s+and\s+"
+_VERSION_BETWEEN = re.compile(r"\bbetween\s+(?:[A-Z][\w.+#-]*\s+)?v?(?P<low>\d+(?:\.\d+)+)\s+and\s+"
                               r"(?:[A-Z][\w.+#-]*\s+)?v?(?P<v>\d+(?:\.\d+)+)(?![\w.]*\d)", re.I)
 # a word may stand between the rank word and the noun ("the first public release"), not before
 # "draft" ("the first round draft" of a sports team is no document version; "the first draft" is)
@@ -69,6 +69,32 @@ def version_named(text: str) -> tuple[str | None, str]:
         return None, text
     _, version, _ = min(found, key=lambda f: f[0])
     return (None if _asks_version(text) else version), blank(text, [f[2] for f in found])
+
+
+def version_between(text: str) -> tuple[str, str] | None:
+    """The versions a question names as the ends of a range ("between Requests 2.24.0 and 2.26.0"
+    -> ("2.24.0", "2.26.0")): what changed since the first, told by the releases after it up to
+    the second (:func:`version_in_range`); None when it names no range."""
+    m = _VERSION_BETWEEN.search(text if isinstance(text, str) else "")
+    return None if m is None else (m.group("low"), m.group("v"))
+
+
+def version_order(label: str) -> tuple[int, ...]:
+    """A version label's numbers, for ordering ("v2.10.1" -> (2, 10, 1)); () when it has none."""
+    return tuple(int(x) for x in re.findall(r"\d+", str(label)))
+
+
+def version_in_range(label: str | None, low: str, high: str) -> bool:
+    """Whether ``label`` is after ``low`` and at most ``high`` (numbers compared in order, a
+    missing part counting 0: "3.1" == "3.1.0"): the releases that tell what changed between two
+    versions."""
+    key = version_order(label or "")
+    if not key:
+        return False
+    ends = [version_order(low), version_order(high)]
+    width = max(len(key), *(len(e) for e in ends))
+    pad = [tuple(v) + (0,) * (width - len(v)) for v in (key, *ends)]
+    return pad[1] < pad[0] <= pad[2]
 
 
 def _asks_version(text: str) -> bool:

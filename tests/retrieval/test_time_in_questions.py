@@ -162,6 +162,53 @@ def test_the_latest_release_is_the_newest_release_record_not_a_policy_in_force(a
     assert {r.id: r.signals["temporal"].value for r in named.results}["cli_1_1"] == pytest.approx(1.0)
 
 
+# one changelog per product, every entry titled alike (no chain: each release is a record of its moment)
+CHANGELOG = [{"id": f"{pkg}-{v}", "title": f"{pkg.title()} changelog", "doc_type": "changelog", "version": v,
+              "created_at": f"202{i}-03-01T00:00:00Z",
+              "text": f"Version {v}. The password hashing default changed: {pkg} now uses {n} iterations."}
+             for pkg in ("werkzeug", "flask") for i, (v, n) in enumerate(
+                 [("2.0.0", 150000), ("2.3.0", 600000), ("3.0.0", 600000), ("3.1.0", 1000000)])]
+
+
+def test_a_named_version_wins_among_the_releases_of_the_series_the_question_names(app):
+    app.ingest_records(CHANGELOG, now=NOW)
+    resp = _ask(app, "What did Werkzeug 2.3.0 change about password hashing?")
+    assert resp.results[0].id == "werkzeug-2.3.0"
+    # another product's releases are not judged against Werkzeug's version: demoted, never removed
+    assert not {r.id for r in resp.results if r.id.startswith("werkzeug")} - {"werkzeug-2.3.0"}
+    assert "flask-2.3.0" in {r.id for r in resp.results}
+    codes = {r.id: r.code.value for r in resp.rejections}
+    assert codes["werkzeug-3.1.0"] == "VERSION_MISMATCH" and codes["werkzeug-2.0.0"] == "VERSION_MISMATCH"
+    assert any("question names version 2.3.0" in r for r in resp.results[0].reasons)
+
+
+def test_between_two_versions_names_the_releases_after_the_first_up_to_the_second(app):
+    app.ingest_records(CHANGELOG, now=NOW)
+    resp = _ask(app, "What changed in Werkzeug's password hashing between 2.0.0 and 3.0.0?")
+    assert resp.intent["version_range"] == ["2.0.0", "3.0.0"]
+    ranked = [r.id for r in resp.results]
+    assert set(ranked[:2]) == {"werkzeug-2.3.0", "werkzeug-3.0.0"}
+    assert "werkzeug-3.1.0" not in ranked and "werkzeug-2.0.0" not in ranked
+    codes = {r.id: r.code.value for r in resp.rejections}
+    assert codes["werkzeug-2.0.0"] == codes["werkzeug-3.1.0"] == "VERSION_MISMATCH"   # the start, and after the end
+    assert any("releases after 2.0.0 up to 3.0.0" in r for r in resp.results[0].reasons)
+
+
+def test_a_named_version_joins_the_pool_when_its_neighbours_fill_it(app, monkeypatch):
+    from smartvector_core.config.query import DEFAULT_SEARCH
+    from smartvector_core.retrieval import search
+    app.ingest_records(CHANGELOG, now=NOW)
+    small = search.SearchConfig(**{**DEFAULT_SEARCH.__dict__, "candidate_pool": 1, "candidate_pool_per_k": 0,
+                                   "lexical_pool": 0})
+    cands = search.retrieve(app.store, app.embedder.encode(["Werkzeug 2.0.0 iterations"])[0], NOW, 1,
+                            text="How many iterations did Werkzeug 2.0.0 use?", config=small)
+    assert set(cands.doc_id.tolist()) >= {"werkzeug-2.0.0", "flask-2.0.0"}
+    plain = search.retrieve(app.store, app.embedder.encode(["Werkzeug 2.0.0 iterations"])[0], NOW, 1,
+                            text="How many iterations did Werkzeug 2.0.0 use?",
+                            config=search.SearchConfig(**{**small.__dict__, "version_pool": 0}))
+    assert len(set(plain.doc_id.tolist())) == 1
+
+
 QUARTERS = [{"id": "plan_q1", "title": "Roadmap", "kind": "VERSIONED", "doc_type": "policy", "version": "2025-Q1",
              "created_at": "2024-12-01T00:00:00Z", "text": "The 2025-Q1 roadmap ships the export API."},
             {"id": "plan_q2", "title": "Roadmap", "kind": "VERSIONED", "doc_type": "policy", "version": "2025-Q2",

@@ -395,3 +395,15 @@ def test_a_named_date_outranks_a_weekday():
     assert intent.judged_at == d(2018, 1, 1) - US and intent.judged_text == "as of 2017"
     assert parse_intent("was it down on Friday as of 2026-06-10", AS_OF).judged_at == d(2026, 6, 11) - US
     assert parse_intent("what happened on Friday", AS_OF).judged_at == d(2026, 6, 13) - US   # alone, still read
+
+
+def test_versions_between_two_ends_name_the_releases_after_the_first_up_to_the_second():
+    from smartvector_core.temporal.version_words import version_between, version_in_range
+    assert version_between("What changed between Requests 2.24.0 and 2.26.0?") == ("2.24.0", "2.26.0")
+    assert version_between("What changed in 2.26.0?") is None
+    assert [version_in_range(v, "2.24.0", "2.26.0") for v in ("2.24.0", "2.24.1", "2.26", "2.26.1", "v2.25.0", None)] \
+        == [False, True, True, False, True, False]
+    assert version_in_range("2.10.0", "2.9", "2.10") and not version_in_range("2.9.5", "2.9.5", "2.10")
+    intent = parse_intent("What changed between Requests 2.24.0 and 2.26.0?", AS_OF)
+    assert intent.version == "2.26.0" and intent.version_range == ("2.24.0", "2.26.0")
+    assert parse_intent("Which release between 2.0 and 3.0 added it?", AS_OF).version_range is None   # asks which
