@@ -3,7 +3,7 @@ periods written in each passage (:mod:`smartvector_core.temporal.content_time`).
 
 It applies to passages of documents whose metadata carries no validity window (neither
 ``valid_from`` nor ``valid_until``): there the text is the only record of when its facts held.
-Elsewhere the validity window owns the question's period (the gates and ``in_range``), and the
+Elsewhere the validity window owns the question's period (the gates and ``windows.in_range``), and the
 signal's weight is 0. It only ranks: a passage it applies to whose spans miss the period, or
 that has none, is scored lower and never rejected.
 """

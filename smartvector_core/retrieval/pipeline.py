@@ -121,6 +121,8 @@ def answer(cands: Candidates, request: QueryRequest, profile: Profile, knowledge
     asked = question_words(request.text, intent)
     words = pool_words(cands, profile)
     abstain_reason = abstention(cands, request.text, config.abstention)
+    if abstain_reason is not None and ranked.window_answered:
+        abstain_reason = None   # "What happened this week?": the week's events are about it, whatever their words
     if abstain_reason is None and not len(ranked.order) and ranked.archived_any:
         abstain_reason = "every relevant document is archived"
     if abstain_reason is None:

@@ -40,7 +40,7 @@ from ..temporal.decay import profile_arrays
 from ..temporal.freshness import pairing_action, pairing_partners
 from .candidates import Candidates, first_per_document
 from .conflicts import conflict_boost, demote_contradicted
-from .content_match import content_time_values, judged_by_text, recalls, speaks_of
+from .content_match import content_time_values, judged_by_text, recalls
 from .profiles import Profile
 from .releases import latest_release_notes, newest_release, release_newest, release_versions_asked
 from .scoring import (
@@ -59,6 +59,7 @@ from .scoring import (
     weighted_sum,
     window_signal,
 )
+from .windows import ended_in_window, events_in_window, in_range
 
 KEEP = -1
 CODES = list(RejectionCode)
@@ -90,6 +91,7 @@ class Ranked:
     range_ignored: bool = False              # the named period held no relevant candidate
     named_period: tuple[int, int] | None = None   # the period the question names (content time)
     archived: Mapping[str, str] = field(default_factory=dict)   # doc id -> why an operator archived it
+    window_answered: bool = False            # an EVENT of the soft window the question names was kept
 
     def rejected(self) -> np.ndarray:
         return np.flatnonzero(self.reject_code != KEEP)
@@ -218,11 +220,13 @@ def rerank(cands: Candidates, profile: Profile, *, t_us: int, intent: QueryInten
                                                   & (cands.raw_cosine >= scoring.relevance_gate)).any():
         rng, range_ignored = None, True        # nothing relevant in the period: a misread, not an answer
     bypass = np.zeros(n, dtype=bool)           # explicitly asked-for versions skip the validity gates
+    window = np.zeros(n, dtype=bool)
     if profile.gates:
         if intent is not None and profile.use_intent and (intent.version or intent.version_rank):
             bypass, codes, notes = _target_versions(pool, intent, codes, subject)
         recalled = recalled_at(cands, intent, profile) if rng is None else None
-        codes = _gate(pool, codes, rng, bypass | recent, profile, scoring, recalled)
+        window = events_in_window(cands, soft)
+        codes = _gate(pool, codes, rng, bypass | recent, profile, scoring, recalled, window)
         if recalled is not None:
             notes = _with_notes(notes, {int(i): ["written after the moment the question names, and its text names "
                                                  "that moment: a later report of it"]
@@ -266,18 +270,19 @@ def rerank(cands: Candidates, profile: Profile, *, t_us: int, intent: QueryInten
                   trust=pool.trust, reject_code=codes, chain=pool.chain, partner=partner, action=action,
                   notes=notes, severity=severity, range_ignored=range_ignored,
                   named_period=intent.named_period_us if (intent is not None and profile.use_intent) else None,
-                  archived=archived)
+                  archived=archived, window_answered=bool(profile.gates and (window & (codes == KEEP)).any()))
 
 
 def _gate(pool: Pool, codes: np.ndarray, rng, bypass: np.ndarray, profile: Profile, scoring,
-          recalled: np.ndarray | None = None) -> np.ndarray:
+          recalled: np.ndarray | None = None, asked_window: np.ndarray | None = None) -> np.ndarray:
     """The temporal layer's gates, each rejection with its code (first code wins), returned as
     the new codes: not existing yet at ``t`` (except ``recalled``: later records that speak of
     the moment judged, :func:`recalled_at`); outside a named period (VERSIONED: in force during
     it; others: published or, for EVENTs, their window in it; never a document dated by the
     periods its text names, :func:`.content_match.judged_by_text`, which content time ranks) —
     or, without a period, expired,
-    not yet valid, superseded in its chain at ``t``; and raw cosine under the relevance gate."""
+    not yet valid, superseded in its chain at ``t``; and raw cosine under the relevance gate,
+    except for ``asked_window`` (:func:`events_in_window`)."""
     cands, states = pool.cands, pool.states
     exists = cands.created_us <= pool.t_us
     if recalled is not None:
@@ -294,22 +299,12 @@ def _gate(pool: Pool, codes: np.ndarray, rng, bypass: np.ndarray, profile: Profi
         codes = reject(codes, (states == STATE_NOT_YET_VALID) & ~bypass, RejectionCode.NOT_YET_VALID)
         if profile.chains:
             codes = reject(codes, (pool.superseded_us <= pool.t_us) & ~bypass, RejectionCode.SUPERSEDED_IN_CHAIN)
-    return reject(codes, cands.raw_cosine < scoring.relevance_gate, RejectionCode.BELOW_RELEVANCE_GATE)
+    weak = cands.raw_cosine < scoring.relevance_gate
+    if asked_window is not None:
+        weak &= ~asked_window
+    return reject(codes, weak, RejectionCode.BELOW_RELEVANCE_GATE)
 
 
-def in_range(cands, rng, superseded_us) -> np.ndarray:
-    """Candidates that belong to the period ``rng`` named in the question: a VERSIONED document
-    when the period it was in force overlaps it, an EVENT when its window does, any other
-    document when it was published inside it, or when its text names a period overlapping it
-    (:func:`.content_match.speaks_of`: a document dated by its text)."""
-    start, end = rng
-    until = np.minimum(cands.valid_until_us, superseded_us)
-    begin = effective_us(cands.valid_from_us, cands.created_us)
-    in_force = (begin < end) & (until > start)
-    published = (cands.created_us >= start) & (cands.created_us < end)
-    event_window = (cands.kind == KIND_EVENT) & in_force
-    # a document without a validity window whose text names the period speaks of it (content time)
-    return np.where(cands.kind == KIND_VERSIONED, in_force, published | event_window) | speaks_of(cands, rng)
 
 
 def one_per_chain(pool: Pool, codes: np.ndarray, score: np.ndarray) -> np.ndarray:
@@ -425,15 +420,8 @@ def _day_asked(intent, profile: Profile) -> tuple[int, int] | None:
     return (start, end) if end - start <= US_PER_DAY else None
 
 
-def ended_in_window(cands, states: np.ndarray, soft) -> np.ndarray:
-    """EVENTs that ended inside the window the question names: its soft recent window ("this
-    week"), or the day it asks about (:func:`_day_asked`: an outage from 02:00 to 06:00 on the
-    day asked has ended by the day's end, the moment judged). Expired at the moment of
-    judgement, yet what the question is about."""
-    if soft is None:
-        return np.zeros(len(cands), dtype=bool)
-    return ((states == STATE_EXPIRED) & (cands.kind == KIND_EVENT) & (cands.valid_until_us >= soft[0])
-            & (cands.valid_until_us < soft[1]))
+
+
 
 
 def _score(pool: Pool, profile: Profile, intent, scoring, temporal=DEFAULT_TEMPORAL,

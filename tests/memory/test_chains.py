@@ -61,13 +61,13 @@ def test_effective_time_is_valid_from_else_created_and_a_date_before_1970_counts
 
 def test_every_reader_of_a_version_start_takes_it_from_effective_us(tmp_path):
     """The chain index and consolidation read a pre-1970 ``valid_from`` as the start, as the query's
-    period gate does (``rerank.in_range``): one rule, whichever path reads the document."""
+    period gate does (``windows.in_range``): one rule, whichever path reads the document."""
     import pyarrow as pa
 
     from smartvector_core.consolidation.documents import Documents
     from smartvector_core.knowledge import DocIndex
     from smartvector_core.memory import KnowledgeGraph
-    from smartvector_core.retrieval.rerank import in_range
+    from smartvector_core.retrieval.windows import in_range
     from smartvector_core.temporal.codes import KIND_VERSIONED
 
     created = to_us(datetime(2020, 1, 1, tzinfo=UTC))

@@ -112,6 +112,21 @@ def test_an_event_that_ended_this_week_answers_this_week(app):
     assert {r.id: r.code.value for r in plain.rejections}.get("maintenance") == "HARD_EXPIRED_EVENT"
 
 
+def test_a_question_of_time_words_alone_is_answered_by_the_events_of_its_window(app):
+    # "What happened this week?" shares no word with the notice: under the relevance gate, and
+    # the abstention's "nothing is about the question"; the week's events are what it asks about
+    notice = {**MAINTENANCE, "text": "Writes to the ledger were paused for four hours."}
+    old = {**notice, "id": "old", "created_at": "2026-06-01T00:00:00Z", "valid_from": "2026-06-01T00:00:00Z",
+           "valid_until": "2026-06-02T00:00:00Z"}
+    app.ingest_records([notice, old], now=NOW)
+    resp = _ask(app, "What happened this week?")
+    assert not resp.abstained and resp.results[0].id == "maintenance"
+    assert {r.id: r.code.value for r in resp.rejections}.get("old") == "HARD_EXPIRED_EVENT"
+    bare = _ask(app, "What happened?")                      # no window: nothing is about the question
+    assert bare.abstained and {r.id: r.code.value for r in bare.rejections}.get("maintenance") in (
+        "HARD_EXPIRED_EVENT", "BELOW_RELEVANCE_GATE")
+
+
 RELEASES = [{"id": "release_1", "title": "Release notes", "kind": "VERSIONED", "doc_type": "policy", "version": "1.0",
              "created_at": "2026-01-10T00:00:00Z", "text": "Release 1.0 changed the export format."},
             {"id": "release_2", "title": "Release notes", "kind": "VERSIONED", "doc_type": "policy", "version": "2.0",
