@@ -71,8 +71,10 @@ FEATURES = (
     "log_age",         # log(1 + age in days) at the moment of judgement
     "coverage",        # share of the question's content words found in the passage (specific or not)
     "support_margin",  # support − the best support of another document / chain among the best kept results
+    "period_margin",   # period_in_text − the best of another document / chain among the best kept results
+    "period_shared",   # mean period_in_text of the best kept results of other documents / chains
 )
-MODEL_VERSION = 4             # the feature set and the model's form (bumped when either changes)
+MODEL_VERSION = 5             # the feature set and the model's form (bumped when either changes)
 MARGIN_CLIP = 0.3             # ours: margins beyond ±0.3 say nothing more (clear win / clear loss)
 AGREEMENT_TOP = 10            # ours: the best kept results whose agreement is measured (and word margins)
 WORD_MARGIN_CLIP = 0.5        # ours: a word-share margin beyond ±0.5 says nothing more
@@ -112,6 +114,8 @@ FACTOR_WORDS: dict[str, tuple[str, str]] = {
     "coverage": ("the passage contains the question's words", "the passage lacks most of the question's words"),
     "support_margin": ("it holds the question's specific words more than any other source",
                        "another source holds as many of the question's specific words"),
+    "period_margin": ("no other source writes the question's period as fully", "another source writes the question's period as fully"),
+    "period_shared": ("few other sources write the question's period", "other sources write the question's period too"),
 }
 
 
@@ -280,6 +284,9 @@ def evidence(asked: QuestionWords, *, top: np.ndarray, kept: np.ndarray, raw_cos
         if asked.years:
             out[:, col["period_asked"]] = 1.0
             out[:, col["period_in_text"]] = found[[at[y] for y in asked.years]].mean(axis=0)
+            shares = word_presence(texts.take(kept[:AGREEMENT_TOP]), asked.years, prefix=False).mean(axis=0)
+            out[:, col["period_margin"]], out[:, col["period_shared"]] = period_rivals(
+                out[:, col["period_in_text"]], shares, top=top, kept=kept, groups_kept=groups_kept)
     if asked.range_asked:
         out[:, col["range_asked"]] = 1.0
         out[:, col["range_unmatched"]] = out[:, col["period_in_text"]] == 0
@@ -328,15 +335,37 @@ def support_margin(found: np.ndarray, specific: np.ndarray, *, top: np.ndarray, 
     answers (a page's paragraphs all name its subject; a wrong answer shares the question's words
     with a better passage of another source). The same margin on ``coverage`` (every content
     word) was tried: paper AUROC 0.942 → 0.723 on its report part; not kept."""
-    best = kept[:AGREEMENT_TOP]
-    where = np.full(found.shape[1], -1, dtype=np.intp)
-    where[kept] = np.arange(len(kept))
-    mine = groups_kept[np.maximum(where[top], 0)]
-    other = groups_kept[:AGREEMENT_TOP][None, :] != mine[:, None]          # (results, best)
+    other = _other_best(top, kept, groups_kept)
     shares = (found & specific[:, None]).mean(axis=0)
-    rival = np.where(other, shares[best][None, :], -np.inf).max(axis=1, initial=-np.inf)
+    rival = np.where(other, shares[kept[:AGREEMENT_TOP]][None, :], -np.inf).max(axis=1, initial=-np.inf)
     margin = np.where(np.isfinite(rival), shares[top] - rival, WORD_MARGIN_CLIP)
     return np.clip(margin, -WORD_MARGIN_CLIP, WORD_MARGIN_CLIP)
+
+
+def _other_best(top: np.ndarray, kept: np.ndarray, groups_kept: np.ndarray) -> np.ndarray:
+    """(results ``top``, best :data:`AGREEMENT_TOP` kept): whether that best result is of another
+    group (chain, else document) than the result."""
+    where = np.full(int(max(kept.max(initial=-1), top.max(initial=-1))) + 1, -1, dtype=np.intp)
+    where[kept] = np.arange(len(kept))
+    mine = groups_kept[np.maximum(where[top], 0)]
+    return groups_kept[:AGREEMENT_TOP][None, :] != mine[:, None]
+
+
+def period_rivals(own: np.ndarray, shares: np.ndarray, *, top: np.ndarray, kept: np.ndarray,
+                  groups_kept: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per result ``top``, how many other sources claim the question's period: ``own`` (its
+    ``period_in_text``) minus the best share of the question's years written by a passage of
+    another group among the best :data:`AGREEMENT_TOP` kept results (``shares``, one per such
+    result; no rival: 1), and the mean of those rivals' shares (none: 0).
+
+    A year written in a passage is weak evidence where a page's paragraphs write the same years
+    ("Which institution did X work for from 2004 to 2005?": its other paragraphs name 2004 too);
+    evidence that this passage holds the period *and its rivals do not* is stronger (issue 28)."""
+    other = _other_best(top, kept, groups_kept)
+    rival = np.where(other, shares[None, :], -np.inf).max(axis=1, initial=-np.inf)
+    margin = np.where(np.isfinite(rival), own - rival, 1.0)
+    count = other.sum(axis=1)
+    return margin, np.where(count > 0, (other * shares[None, :]).sum(axis=1) / np.maximum(count, 1), 0.0)
 
 
 def gated_margin(cosine: np.ndarray, top: np.ndarray, groups: np.ndarray, gated: np.ndarray) -> np.ndarray:
@@ -424,7 +453,7 @@ DIRECTION: dict[str, int] = {
     "cosine": 1, "cosine_gap": 1, "cosine_margin": 1, "score": 1, "margin": 1, "first": 1, "support": 1, "names_missing": -1,
     "period_in_text": 1, "temporal": 1, "content_time": 1, "time_margin": 1, "range_ignored": -1, "trust": 1, "current": 1,
     "conflict": -1, "agreement": 1, "version_missed": -1, "range_unmatched": -1, "coverage": 1,
-    "support_margin": 1, "range_asked": -1, "period_asked": -1,
+    "support_margin": 1, "range_asked": -1, "period_asked": -1, "period_margin": 1, "period_shared": -1,
 }
 
 
