@@ -73,6 +73,8 @@ FEATURES = (
     "support_margin",  # support − the best support of another document / chain among the best kept results
     "period_margin",   # period_in_text − the best of another document / chain among the best kept results
     "period_shared",   # mean period_in_text of the best kept results of other documents / chains
+    "period_ties",     # share of those that write the question's years at least as fully as this one
+    "time_ties",       # share of those whose content_time is at least this one's
 )
 MODEL_VERSION = 5             # the feature set and the model's form (bumped when either changes)
 MARGIN_CLIP = 0.3             # ours: margins beyond ±0.3 say nothing more (clear win / clear loss)
@@ -116,6 +118,8 @@ FACTOR_WORDS: dict[str, tuple[str, str]] = {
                        "another source holds as many of the question's specific words"),
     "period_margin": ("no other source writes the question's period as fully", "another source writes the question's period as fully"),
     "period_shared": ("few other sources write the question's period", "other sources write the question's period too"),
+    "period_ties": ("no other source writes the question's period as fully", "other sources write the question's period as fully"),
+    "time_ties": ("no other source fits the question's period as well", "other sources fit the question's period as well"),
 }
 
 
@@ -285,7 +289,7 @@ def evidence(asked: QuestionWords, *, top: np.ndarray, kept: np.ndarray, raw_cos
             out[:, col["period_asked"]] = 1.0
             out[:, col["period_in_text"]] = found[[at[y] for y in asked.years]].mean(axis=0)
             shares = word_presence(texts.take(kept[:AGREEMENT_TOP]), asked.years, prefix=False).mean(axis=0)
-            out[:, col["period_margin"]], out[:, col["period_shared"]] = period_rivals(
+            out[:, col["period_margin"]], out[:, col["period_shared"]], out[:, col["period_ties"]] = period_rivals(
                 out[:, col["period_in_text"]], shares, top=top, kept=kept, groups_kept=groups_kept)
     if asked.range_asked:
         out[:, col["range_asked"]] = 1.0
@@ -301,6 +305,8 @@ def evidence(asked: QuestionWords, *, top: np.ndarray, kept: np.ndarray, raw_cos
         ct = np.nan_to_num(np.asarray(content_time, dtype=np.float64))
         out[:, col["content_time"]] = ct[top]
         out[:, col["time_margin"]] = _rival_margin(ct, kept, groups_kept, top)
+        out[:, col["time_ties"]] = period_rivals(ct[top], ct[kept[:AGREEMENT_TOP]], top=top, kept=kept,
+                                                 groups_kept=groups_kept)[2]
     out[:, col["range_ignored"]] = bool(range_ignored)
     chain = np.asarray(chain)
     top_chain = chain[top]             # a chain with more than one kept row: a version chain answers
@@ -352,7 +358,7 @@ def _other_best(top: np.ndarray, kept: np.ndarray, groups_kept: np.ndarray) -> n
 
 
 def period_rivals(own: np.ndarray, shares: np.ndarray, *, top: np.ndarray, kept: np.ndarray,
-                  groups_kept: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+                  groups_kept: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Per result ``top``, how many other sources claim the question's period: ``own`` (its
     ``period_in_text``) minus the best share of the question's years written by a passage of
     another group among the best :data:`AGREEMENT_TOP` kept results (``shares``, one per such
@@ -364,8 +370,9 @@ def period_rivals(own: np.ndarray, shares: np.ndarray, *, top: np.ndarray, kept:
     other = _other_best(top, kept, groups_kept)
     rival = np.where(other, shares[None, :], -np.inf).max(axis=1, initial=-np.inf)
     margin = np.where(np.isfinite(rival), own - rival, 1.0)
-    count = other.sum(axis=1)
-    return margin, np.where(count > 0, (other * shares[None, :]).sum(axis=1) / np.maximum(count, 1), 0.0)
+    count = np.maximum(other.sum(axis=1), 1)
+    ties = (other & (shares[None, :] >= own[:, None]) & (shares[None, :] > 0)).sum(axis=1) / count
+    return margin, (other * shares[None, :]).sum(axis=1) / count, ties
 
 
 def gated_margin(cosine: np.ndarray, top: np.ndarray, groups: np.ndarray, gated: np.ndarray) -> np.ndarray:
@@ -454,6 +461,7 @@ DIRECTION: dict[str, int] = {
     "period_in_text": 1, "temporal": 1, "content_time": 1, "time_margin": 1, "range_ignored": -1, "trust": 1, "current": 1,
     "conflict": -1, "agreement": 1, "version_missed": -1, "range_unmatched": -1, "coverage": 1,
     "support_margin": 1, "range_asked": -1, "period_asked": -1, "period_margin": 1, "period_shared": -1,
+    "period_ties": -1, "time_ties": -1,
 }
 
 
