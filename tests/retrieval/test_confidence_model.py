@@ -346,32 +346,34 @@ def test_a_named_range_or_year_can_only_lower_the_confidence(flag):
         assert cm.fit_model(x, y).coef[COL[flag]] > 0
 
 
-def test_a_period_other_sources_write_too_is_weaker_evidence():
+def test_a_period_other_sources_write_as_fully_is_weaker_evidence_for_the_top_result():
     """Worked by hand: the question's years 2004 and 2005; passage 0 writes both, 1 writes 2004,
-    2 neither. Margins: 1 − ½, ½ − 1, 0 − 1; shares of the rivals: mean(½, 0), mean(1, 0), mean(1, ½).
-    Passages 0 and 1 of one document: not each other's rivals."""
+    2 and 3 write both. Top result 0: rivals 1, 2, 3, of which 2 and 3 write both years: 2/3.
+    Passages 0 and 2 of one document: rivals 1 and 3, 1/2. Read for the top result only."""
     asked = cm.question_words("Which institution did Ada Byron work for from 2004 to 2005?")
-    texts = pa.array(["From 2004 to 2005 she taught at Leeds.", "In 2004 she married.", "She was born in Kent."],
+    texts = pa.array(["From 2004 to 2005 she taught at Leeds.", "In 2004 she married.",
+                      "She left Leeds in 2005, having come in 2004.", "Between 2004 and 2005 she lived in Kent."],
                      pa.large_string())
 
-    def rows(groups):
-        return cm.evidence(asked, top=np.array([0, 1, 2]), kept=np.array([0, 1, 2]), raw_cosine=np.full(3, 0.5),
-                           score=np.full(3, 0.5), margins=np.zeros(3), groups_kept=np.array(groups), texts=texts,
+    def rows(groups, content_time=None):
+        return cm.evidence(asked, top=np.array([0, 1, 2]), kept=np.array([0, 1, 2, 3]), raw_cosine=np.full(4, 0.5),
+                           score=np.full(4, 0.5), margins=np.zeros(3), groups_kept=np.array(groups), texts=texts,
                            trust=np.ones(3), current=np.ones(3, dtype=bool), severity=np.zeros(3), temporal=None,
-                           content_time=None, range_ignored=False, chain=np.array([-1, -2, -3]),
+                           content_time=content_time, range_ignored=False, chain=np.array([-1, -2, -3, -4]),
                            age_days=np.zeros(3))
 
-    x = rows([1, 2, 3])
-    assert x[:, COL["period_in_text"]].tolist() == [1.0, 0.5, 0.0]
-    assert x[:, COL["period_margin"]].tolist() == pytest.approx([0.5, -0.5, -1.0])
-    assert x[:, COL["period_shared"]].tolist() == pytest.approx([0.25, 0.5, 0.75])
-    x = rows([1, 1, 3])
-    assert x[:, COL["period_margin"]].tolist() == pytest.approx([1.0, 0.5, -1.0])
-    assert x[:, COL["period_shared"]].tolist() == pytest.approx([0.0, 0.0, 0.75])
+    x = rows([1, 2, 3, 4])
+    assert x[:, COL["period_in_text"]].tolist() == [1.0, 0.5, 1.0]
+    assert x[:, COL["period_ties"]].tolist() == pytest.approx([2 / 3, 0.0, 0.0])
+    assert x[:, COL["time_ties"]].tolist() == [0.0, 0.0, 0.0]           # content time not scored
+    assert rows([1, 2, 1, 4])[0, COL["period_ties"]] == pytest.approx(1 / 2)
+    # content_time 0.9, 0.95, 0.0, 0.9: rivals at least 0.9 and positive: passages 1 and 3 of 3
+    x = rows([1, 2, 3, 4], content_time=np.array([0.9, 0.95, 0.0, 0.9]))
+    assert x[:, COL["time_ties"]].tolist() == pytest.approx([2 / 3, 0.0, 0.0])
     none = cm.question_words("Which institution did Ada Byron work for?")
-    y = cm.evidence(none, top=np.array([0]), kept=np.array([0, 1]), raw_cosine=np.full(3, 0.5), score=np.full(3, 0.5),
+    y = cm.evidence(none, top=np.array([0]), kept=np.array([0, 1]), raw_cosine=np.full(4, 0.5), score=np.full(4, 0.5),
                     margins=np.zeros(1), groups_kept=np.array([1, 2]), texts=texts, trust=np.ones(1),
                     current=np.ones(1, dtype=bool), severity=np.zeros(1), temporal=None, content_time=None,
-                    range_ignored=False, chain=np.array([-1, -2, -3]), age_days=np.zeros(1))
-    assert y[0, COL["period_margin"]] == 0.0 and y[0, COL["period_shared"]] == 0.0
-    assert cm.DIRECTION["period_margin"] == 1 and cm.DIRECTION["period_shared"] == -1
+                    range_ignored=False, chain=np.array([-1, -2, -3, -4]), age_days=np.zeros(1))
+    assert y[0, COL["period_ties"]] == 0.0
+    assert cm.DIRECTION["period_ties"] == -1 and cm.DIRECTION["time_ties"] == -1
