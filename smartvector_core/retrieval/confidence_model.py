@@ -419,8 +419,8 @@ def _rival_margin(values: np.ndarray, kept: np.ndarray, groups_kept: np.ndarray,
 POSITIONAL = frozenset({"first"})   # where the result stands, not evidence about it: never listed as a factor
 # Features that say something is there (a period asked, a name missing, a conflict): listed only
 # when it is (their absence moving a confidence is not something to tell an operator)
-PRESENCE = frozenset({"names_missing", "period_asked", "range_asked", "range_unmatched", "time_asked",
-                      "version_missed", "range_ignored", "chain", "conflict", "recency_asked"})
+PRESENCE = frozenset({"names_missing", "period_asked", "range_asked", "range_unmatched", "time_asked", "version_missed",
+                      "range_ignored", "chain", "conflict", "recency_asked", "period_ties", "time_ties"})
 
 
 def factors(model: ConfidenceModel, x: np.ndarray, names: tuple[str, ...] = FEATURES) -> list[list[str]]:

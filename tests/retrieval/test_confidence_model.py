@@ -377,3 +377,13 @@ def test_a_period_other_sources_write_as_fully_is_weaker_evidence_for_the_top_re
                     range_ignored=False, chain=np.array([-1, -2, -3, -4]), age_days=np.zeros(1))
     assert y[0, COL["period_ties"]] == 0.0
     assert cm.DIRECTION["period_ties"] == -1 and cm.DIRECTION["time_ties"] == -1
+
+
+def test_ties_not_read_are_not_listed_as_a_factor():
+    """period_ties is 0 below rank 1 and where no year is asked: not read, so never "no other
+    source writes the question's period as fully"; read and high, it lowers in words."""
+    model = cm.ConfidenceModel(cm.FEATURES, np.full(len(cm.FEATURES), 0.3), np.full(len(cm.FEATURES), 0.1),
+                               np.where(np.array(cm.FEATURES) == "period_ties", -1.0, 0.0), 0.0)
+    rows = np.zeros((2, len(cm.FEATURES)))
+    rows[1, COL["period_ties"]] = 0.8
+    assert cm.factors(model, rows) == [[], ["other sources write the question's period as fully"]]
