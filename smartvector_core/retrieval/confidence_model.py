@@ -71,8 +71,10 @@ FEATURES = (
     "log_age",         # log(1 + age in days) at the moment of judgement
     "coverage",        # share of the question's content words found in the passage (specific or not)
     "support_margin",  # support − the best support of another document / chain among the best kept results
+    "period_ties",     # top result: share of the best kept of other groups writing its years as fully
+    "time_ties",       # top result: the same on content_time (their period fits at least as well)
 )
-MODEL_VERSION = 4             # the feature set and the model's form (bumped when either changes)
+MODEL_VERSION = 5             # the feature set and the model's form (bumped when either changes)
 MARGIN_CLIP = 0.3             # ours: margins beyond ±0.3 say nothing more (clear win / clear loss)
 AGREEMENT_TOP = 10            # ours: the best kept results whose agreement is measured (and word margins)
 WORD_MARGIN_CLIP = 0.5        # ours: a word-share margin beyond ±0.5 says nothing more
@@ -112,6 +114,8 @@ FACTOR_WORDS: dict[str, tuple[str, str]] = {
     "coverage": ("the passage contains the question's words", "the passage lacks most of the question's words"),
     "support_margin": ("it holds the question's specific words more than any other source",
                        "another source holds as many of the question's specific words"),
+    "period_ties": ("no other source writes the question's period as fully", "other sources write the question's period as fully"),
+    "time_ties": ("no other source fits the question's period as well", "other sources fit the question's period as well"),
 }
 
 
@@ -280,6 +284,9 @@ def evidence(asked: QuestionWords, *, top: np.ndarray, kept: np.ndarray, raw_cos
         if asked.years:
             out[:, col["period_asked"]] = 1.0
             out[:, col["period_in_text"]] = found[[at[y] for y in asked.years]].mean(axis=0)
+            shares = word_presence(texts.take(kept[:AGREEMENT_TOP]), asked.years, prefix=False).mean(axis=0)
+            out[:1, col["period_ties"]] = period_ties(out[:1, col["period_in_text"]], shares, top=top[:1], kept=kept,
+                                                      groups_kept=groups_kept)
     if asked.range_asked:
         out[:, col["range_asked"]] = 1.0
         out[:, col["range_unmatched"]] = out[:, col["period_in_text"]] == 0
@@ -294,6 +301,8 @@ def evidence(asked: QuestionWords, *, top: np.ndarray, kept: np.ndarray, raw_cos
         ct = np.nan_to_num(np.asarray(content_time, dtype=np.float64))
         out[:, col["content_time"]] = ct[top]
         out[:, col["time_margin"]] = _rival_margin(ct, kept, groups_kept, top)
+        out[:1, col["time_ties"]] = period_ties(ct[top[:1]], ct[kept[:AGREEMENT_TOP]], top=top[:1], kept=kept,
+                                                groups_kept=groups_kept)
     out[:, col["range_ignored"]] = bool(range_ignored)
     chain = np.asarray(chain)
     top_chain = chain[top]             # a chain with more than one kept row: a version chain answers
@@ -328,15 +337,38 @@ def support_margin(found: np.ndarray, specific: np.ndarray, *, top: np.ndarray, 
     answers (a page's paragraphs all name its subject; a wrong answer shares the question's words
     with a better passage of another source). The same margin on ``coverage`` (every content
     word) was tried: paper AUROC 0.942 → 0.723 on its report part; not kept."""
-    best = kept[:AGREEMENT_TOP]
-    where = np.full(found.shape[1], -1, dtype=np.intp)
-    where[kept] = np.arange(len(kept))
-    mine = groups_kept[np.maximum(where[top], 0)]
-    other = groups_kept[:AGREEMENT_TOP][None, :] != mine[:, None]          # (results, best)
+    other = _other_best(top, kept, groups_kept)
     shares = (found & specific[:, None]).mean(axis=0)
-    rival = np.where(other, shares[best][None, :], -np.inf).max(axis=1, initial=-np.inf)
+    rival = np.where(other, shares[kept[:AGREEMENT_TOP]][None, :], -np.inf).max(axis=1, initial=-np.inf)
     margin = np.where(np.isfinite(rival), shares[top] - rival, WORD_MARGIN_CLIP)
     return np.clip(margin, -WORD_MARGIN_CLIP, WORD_MARGIN_CLIP)
+
+
+def _other_best(top: np.ndarray, kept: np.ndarray, groups_kept: np.ndarray) -> np.ndarray:
+    """(results ``top``, best :data:`AGREEMENT_TOP` kept): whether that best result is of another
+    group (chain, else document) than the result."""
+    where = np.full(int(max(kept.max(initial=-1), top.max(initial=-1))) + 1, -1, dtype=np.intp)
+    where[kept] = np.arange(len(kept))
+    mine = groups_kept[np.maximum(where[top], 0)]
+    return groups_kept[:AGREEMENT_TOP][None, :] != mine[:, None]
+
+
+def period_ties(own: np.ndarray, values: np.ndarray, *, top: np.ndarray, kept: np.ndarray,
+                groups_kept: np.ndarray) -> np.ndarray:
+    """Per result ``top``: the share of the best :data:`AGREEMENT_TOP` kept results of another
+    group (chain, else document) whose ``values`` (one per such result: the share of the
+    question's years written, or content_time) are positive and at least ``own`` (the result's;
+    no such result: 0).
+
+    How many other sources claim the question's period as well as the answer does (issue 28): a
+    page's paragraphs write the same years ("Which institution did X work for from 2004 to
+    2005?": its other paragraphs name 2004 too), and the more of them do, the less the period
+    tells which one answers. :func:`evidence` reads it for the top result only: at lower ranks
+    the rivals include the answers above, and there it goes the other way (SituatedQA's right
+    results below rank 1, univariate AUROC 0.61 on years, 0.68 on content_time)."""
+    other = _other_best(top, kept, groups_kept)
+    hit = other & (values[None, :] >= own[:, None]) & (values[None, :] > 0)
+    return hit.sum(axis=1) / np.maximum(other.sum(axis=1), 1)
 
 
 def gated_margin(cosine: np.ndarray, top: np.ndarray, groups: np.ndarray, gated: np.ndarray) -> np.ndarray:
@@ -387,8 +419,8 @@ def _rival_margin(values: np.ndarray, kept: np.ndarray, groups_kept: np.ndarray,
 POSITIONAL = frozenset({"first"})   # where the result stands, not evidence about it: never listed as a factor
 # Features that say something is there (a period asked, a name missing, a conflict): listed only
 # when it is (their absence moving a confidence is not something to tell an operator)
-PRESENCE = frozenset({"names_missing", "period_asked", "range_asked", "range_unmatched", "time_asked",
-                      "version_missed", "range_ignored", "chain", "conflict", "recency_asked"})
+PRESENCE = frozenset({"names_missing", "period_asked", "range_asked", "range_unmatched", "time_asked", "version_missed",
+                      "range_ignored", "chain", "conflict", "recency_asked", "period_ties", "time_ties"})
 
 
 def factors(model: ConfidenceModel, x: np.ndarray, names: tuple[str, ...] = FEATURES) -> list[list[str]]:
@@ -424,7 +456,8 @@ DIRECTION: dict[str, int] = {
     "cosine": 1, "cosine_gap": 1, "cosine_margin": 1, "score": 1, "margin": 1, "first": 1, "support": 1, "names_missing": -1,
     "period_in_text": 1, "temporal": 1, "content_time": 1, "time_margin": 1, "range_ignored": -1, "trust": 1, "current": 1,
     "conflict": -1, "agreement": 1, "version_missed": -1, "range_unmatched": -1, "coverage": 1,
-    "support_margin": 1, "range_asked": -1, "period_asked": -1,
+    "support_margin": 1, "range_asked": -1, "period_asked": -1, "period_ties": -1,
+    "time_ties": -1,
 }
 
 

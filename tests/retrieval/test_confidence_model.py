@@ -344,3 +344,46 @@ def test_a_named_range_or_year_can_only_lower_the_confidence(flag):
     free.pop(flag)
     with mock.patch.dict(cm.DIRECTION, free, clear=True):
         assert cm.fit_model(x, y).coef[COL[flag]] > 0
+
+
+def test_a_period_other_sources_write_as_fully_is_weaker_evidence_for_the_top_result():
+    """Worked by hand: the question's years 2004 and 2005; passage 0 writes both, 1 writes 2004,
+    2 and 3 write both. Top result 0: rivals 1, 2, 3, of which 2 and 3 write both years: 2/3.
+    Passages 0 and 2 of one document: rivals 1 and 3, 1/2. Read for the top result only."""
+    asked = cm.question_words("Which institution did Ada Byron work for from 2004 to 2005?")
+    texts = pa.array(["From 2004 to 2005 she taught at Leeds.", "In 2004 she married.",
+                      "She left Leeds in 2005, having come in 2004.", "Between 2004 and 2005 she lived in Kent."],
+                     pa.large_string())
+
+    def rows(groups, content_time=None):
+        return cm.evidence(asked, top=np.array([0, 1, 2]), kept=np.array([0, 1, 2, 3]), raw_cosine=np.full(4, 0.5),
+                           score=np.full(4, 0.5), margins=np.zeros(3), groups_kept=np.array(groups), texts=texts,
+                           trust=np.ones(3), current=np.ones(3, dtype=bool), severity=np.zeros(3), temporal=None,
+                           content_time=content_time, range_ignored=False, chain=np.array([-1, -2, -3, -4]),
+                           age_days=np.zeros(3))
+
+    x = rows([1, 2, 3, 4])
+    assert x[:, COL["period_in_text"]].tolist() == [1.0, 0.5, 1.0]
+    assert x[:, COL["period_ties"]].tolist() == pytest.approx([2 / 3, 0.0, 0.0])
+    assert x[:, COL["time_ties"]].tolist() == [0.0, 0.0, 0.0]           # content time not scored
+    assert rows([1, 2, 1, 4])[0, COL["period_ties"]] == pytest.approx(1 / 2)
+    # content_time 0.9, 0.95, 0.0, 0.9: rivals at least 0.9 and positive: passages 1 and 3 of 3
+    x = rows([1, 2, 3, 4], content_time=np.array([0.9, 0.95, 0.0, 0.9]))
+    assert x[:, COL["time_ties"]].tolist() == pytest.approx([2 / 3, 0.0, 0.0])
+    none = cm.question_words("Which institution did Ada Byron work for?")
+    y = cm.evidence(none, top=np.array([0]), kept=np.array([0, 1]), raw_cosine=np.full(4, 0.5), score=np.full(4, 0.5),
+                    margins=np.zeros(1), groups_kept=np.array([1, 2]), texts=texts, trust=np.ones(1),
+                    current=np.ones(1, dtype=bool), severity=np.zeros(1), temporal=None, content_time=None,
+                    range_ignored=False, chain=np.array([-1, -2, -3, -4]), age_days=np.zeros(1))
+    assert y[0, COL["period_ties"]] == 0.0
+    assert cm.DIRECTION["period_ties"] == -1 and cm.DIRECTION["time_ties"] == -1
+
+
+def test_ties_not_read_are_not_listed_as_a_factor():
+    """period_ties is 0 below rank 1 and where no year is asked: not read, so never "no other
+    source writes the question's period as fully"; read and high, it lowers in words."""
+    model = cm.ConfidenceModel(cm.FEATURES, np.full(len(cm.FEATURES), 0.3), np.full(len(cm.FEATURES), 0.1),
+                               np.where(np.array(cm.FEATURES) == "period_ties", -1.0, 0.0), 0.0)
+    rows = np.zeros((2, len(cm.FEATURES)))
+    rows[1, COL["period_ties"]] = 0.8
+    assert cm.factors(model, rows) == [[], ["other sources write the question's period as fully"]]
