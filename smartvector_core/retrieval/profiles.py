@@ -52,7 +52,7 @@ DEFAULT = Profile("default", "temporal gates, chains and intent with a tuned mul
                   scorer="default", gates=True, chains=True, pairing=False, use_intent=True,
                   weights=SignalWeights(semantic=0.60, temporal=0.10, confidence=0.05, relational=0.05),
                   trust_weight=0.20, contradiction_demotion=0.7, conflict_boost=False,
-                  stale_dependency_demotion=0.7, roundup_demotion=0.9, lexical_weight=0.25, asks_version_lexical_weight=0.60,
+                  stale_dependency_demotion=0.7, roundup_demotion=0.8, lexical_weight=0.25, asks_version_lexical_weight=0.60,
                   recency_pool_gain=4.0,
                   recency_cap=6.0, content_time_weight=0.30)
 
