@@ -103,4 +103,6 @@ def iso(moment: datetime | None) -> str | None:
     """Format as ISO-8601 with a trailing Z (None stays None)."""
     if moment is None:
         return None
-    return ensure_utc(moment).isoformat().replace("+00:00", "Z")
+    if moment.tzinfo is not UTC:        # already UTC (from_us, parse_time): nothing to convert
+        moment = ensure_utc(moment)
+    return moment.isoformat().replace("+00:00", "Z")

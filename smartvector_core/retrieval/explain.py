@@ -55,7 +55,10 @@ def build_results(cands: Candidates, ranked: Ranked, profile: Profile, k: int, t
         return []
     conf = result_confidence(cands, ranked, top, profile, knots=knots, abstained=abstained, config=config,
                              asked=asked, t_us=t_us, words=words)
-    contributions = ranked.signals.contributions()
+    sig = ranked.signals     # each signal's (value, weight, contribution) at the results, as floats
+    parts = {name: tuple(np.asarray(a, dtype=np.float64).tolist() for a in
+                         (sig.values[name][top], sig.weights[name][top], sig.values[name][top] * sig.weights[name][top]))
+             for name in sig.values}
     severity = conf.severity
     boost = config.temporal.conflict.boost_per_severity * severity if profile.conflict_boost else np.zeros(len(top))
     penalty = config.calibration.conflict_penalty
@@ -68,9 +71,8 @@ def build_results(cands: Candidates, ranked: Ranked, profile: Profile, k: int, t
     states = state_names(ranked.states[top])
     hours_left = remaining_window_hours(cands.valid_until_us[top], t_us)
     out: list[Result] = []
-    for j, i in enumerate(top):
-        signals = {name: Signal(float(ranked.signals.values[name][i]), float(ranked.signals.weights[name][i]),
-                                float(contributions[name][i])) for name in ranked.signals.values}
+    for j, i in enumerate(top.tolist()):
+        signals = {name: Signal(v[j], w[j], c[j]) for name, (v, w, c) in parts.items()}
         reasons = _reasons(cands, ranked, i, t_us, hours_left[j], profile, config)
         if conflict_notes[j]:
             reasons.append(conflict_notes[j])
@@ -151,15 +153,20 @@ def build_rejections(cands: Candidates, ranked: Ranked, t_us: int, *, limit: int
     rejected = first_per_document(cands.doc_code, rejected[np.lexsort((-cands.raw_cosine[rejected], ~archived))])
     rejected = rejected[:limit]
     at = iso(from_us(t_us))
-    return [Rejection(id=cands.doc_id[i], code=CODES[ranked.reject_code[i]],
-                      reason=_rejection_reason(cands, ranked, int(i), at, config), chunk_id=cands.chunk_id[i])
-            for i in rejected]
+    codes = [CODES[c] for c in ranked.reject_code[rejected].tolist()]   # Python ints: no numpy scalar a row
+    until = cands.valid_until_us[rejected].tolist()
+    return [Rejection(id=cands.doc_id[i], code=code, reason=_rejection_reason(cands, ranked, i, at, config, code, end),
+                      chunk_id=cands.chunk_id[i])
+            for i, code, end in zip(rejected.tolist(), codes, until, strict=True)]
 
 
-def _rejection_reason(cands: Candidates, ranked: Ranked, i: int, at: str, config: EngineConfig) -> str:
-    code = CODES[ranked.reject_code[i]]
-    if code in (RejectionCode.EXPIRED_VERSIONED_DOC, RejectionCode.HARD_EXPIRED_EVENT, RejectionCode.EXPIRED_DOC):
-        return f"valid_until {iso(from_us(int(cands.valid_until_us[i])))} is not after {at}: no longer true"
+_EXPIRED = frozenset((RejectionCode.EXPIRED_VERSIONED_DOC, RejectionCode.HARD_EXPIRED_EVENT, RejectionCode.EXPIRED_DOC))
+
+
+def _rejection_reason(cands: Candidates, ranked: Ranked, i: int, at: str, config: EngineConfig,
+                      code: RejectionCode, valid_until_us: int) -> str:
+    if code in _EXPIRED:
+        return f"valid_until {iso(from_us(valid_until_us))} is not after {at}: no longer true"
     if code is RejectionCode.NOT_YET_VALID:
         return f"not yet true at {at} (created or valid from a later date)"
     if code is RejectionCode.SUPERSEDED_IN_CHAIN:
