@@ -75,7 +75,8 @@ def result_confidence(cands: Candidates, ranked: Ranked, top: np.ndarray, profil
     scores = ranked.score[top].astype(np.float64)
     severity = ranked.severity[top] if ranked.severity is not None else np.zeros(len(top))
     trust = ranked.trust[top]
-    current = np.isin(ranked.states[top], (STATE_VALID, STATE_TEMPORAL))
+    states = ranked.states[top]
+    current = (states == STATE_VALID) | (states == STATE_TEMPORAL)
     features = model = None
     factors = [[] for _ in top]
     if reads_evidence(profile):

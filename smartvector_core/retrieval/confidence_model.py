@@ -273,7 +273,7 @@ def evidence(asked: QuestionWords, *, top: np.ndarray, kept: np.ndarray, raw_cos
     terms = tuple(dict.fromkeys([*(t for name in asked.names for t in name), *asked.years]))
     if terms:                          # names and years, as whole words of the results' texts
         at = {t: i for i, t in enumerate(terms)}
-        found = word_presence(texts.take(top), terms, prefix=False)
+        found = word_presence(texts, terms, prefix=False)[:, top]   # the pool's rows: kept on ``texts``
         if asked.names:
             named = np.stack([found[[at[t] for t in name]].all(axis=0) for name in asked.names])
             out[:, col["names_missing"]] = 1.0 - named.mean(axis=0)
