@@ -191,7 +191,13 @@ def first_per_document(doc_id: np.ndarray, rows: np.ndarray) -> np.ndarray:
     rows = np.asarray(rows, dtype=np.intp)
     if not rows.size:
         return rows
-    _, first = np.unique(doc_id[rows], return_index=True)
+    codes = doc_id[rows]
+    if codes.dtype.kind in "iu" and codes.min() >= 0:     # document codes: each one's first row, O(n)
+        first = np.full(int(codes.max()) + 1, len(rows), dtype=np.intp)
+        at = np.arange(len(rows))
+        np.minimum.at(first, codes, at)
+        return rows[first[codes] == at]
+    _, first = np.unique(codes, return_index=True)
     return rows[np.sort(first)]
 
 

@@ -15,9 +15,15 @@ from ..temporal import DEFAULT_TEMPORAL
 
 
 def best_kept(kept: np.ndarray, score: np.ndarray, n: int) -> np.ndarray:
-    """The ``n`` best rows of mask ``kept`` by ``score``, best first (ties: the first row)."""
+    """The ``n`` best rows of mask ``kept`` by ``score``, best first (ties: the first row). Only
+    the rows at or above the ``n``-th best score are sorted (``np.partition`` finds it): the same
+    rows in the same order as a stable sort of them all."""
     rows = np.flatnonzero(kept)
-    return rows[np.argsort(-score[rows], kind="stable")][:n]
+    values = -score[rows]
+    if 0 < n < len(rows) and not np.isnan(values).any():
+        rows = rows[values <= np.partition(values, n - 1)[n - 1]]
+        values = -score[rows]
+    return rows[np.argsort(values, kind="stable")][:n]
 
 
 def demote_contradicted(pool, kept: np.ndarray, score: np.ndarray, k: int, factor: float
