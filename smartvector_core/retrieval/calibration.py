@@ -247,34 +247,31 @@ class TextWords(list):
             self._flat = (np.frombuffer(b"".join(self), dtype=np.int32), ends)
         return self._flat
 
-    def presence(self, terms, prefix: bool) -> np.ndarray:
-        """(len(terms), texts) booleans: whether each term occurs in each text (the rule of
-        :func:`word_presence_ids`; ``prefix``: every term by its first five letters). Each term's
-        row is worked out once: the joined ids equal to one of the new terms' ids are found in one
-        pass, and each is placed in its text by the texts' ends (a binary search per hit)."""
-        new = [t for t in dict.fromkeys(terms) if (t, prefix) not in self._rows]
+    def presence(self, keys: list[tuple[str, bool]]) -> np.ndarray:
+        """(len(keys), texts) booleans: whether each term occurs in each text, a key being (term,
+        whether it is matched by its first five letters: the rule of :func:`word_presence_ids`).
+        Each key's row is worked out once: the joined ids equal to one of the new keys' ids (word
+        or prefix) are found in one pass, and each is placed in its text by the texts' ends (a
+        binary search per hit)."""
+        new = [key for key in dict.fromkeys(keys) if key not in self._rows]
         if new:
             where, ends = self.flat()
-            if prefix:
-                lookup = self.vocabulary.prefixes
-                codes = [None if (c := lookup.get(t[:_STEM])) is None else c + _HEAD_BASE for t in new]
-            else:
-                lookup = self.vocabulary.ids
-                codes = [lookup.get(t) for t in new]
-            wanted = [c for c in codes if c is not None]
+            words, prefixes = self.vocabulary.ids, self.vocabulary.prefixes
+            codes = [(None if (c := prefixes.get(t[:_STEM])) is None else c + _HEAD_BASE) if stem else words.get(t)
+                     for t, stem in new]
             mask = np.zeros(len(where), dtype=bool)
-            for code in dict.fromkeys(wanted):
+            for code in dict.fromkeys(c for c in codes if c is not None):
                 mask |= where == code
             hits = np.flatnonzero(mask)
             found, text = where[hits], np.searchsorted(ends, hits, side="right")   # each hit's text
-            for term, code in zip(new, codes, strict=True):
+            for key, code in zip(new, codes, strict=True):
                 row = np.zeros(len(self), dtype=bool)
                 if code is not None:
                     row[text[found == code]] = True
-                self._rows[(term, prefix)] = row
-        out = np.zeros((len(terms), len(self)), dtype=bool)
-        for j, term in enumerate(terms):
-            out[j] = self._rows[(term, prefix)]
+                self._rows[key] = row
+        out = np.empty((len(keys), len(self)), dtype=bool)
+        for j, key in enumerate(keys):
+            out[j] = self._rows[key]
         return out
 
 
@@ -354,12 +351,7 @@ def word_presence_ids(words: TextWords, terms, *, prefix: bool) -> np.ndarray:
     is kept on ``words`` (:meth:`TextWords.presence`)."""
     if not len(terms) or not len(words):
         return np.zeros((len(terms), len(words)), dtype=bool)
-    stems = [t for t in terms if prefix and len(t) >= _STEM]
-    whole = [t for t in terms if not (prefix and len(t) >= _STEM)]
-    rows = dict(zip(stems, words.presence(stems, True), strict=True)) if stems else {}
-    if whole:
-        rows.update(zip(whole, words.presence(whole, False), strict=True))
-    return np.stack([rows[t] for t in terms])
+    return words.presence([(t, prefix and len(t) >= _STEM) for t in terms])
 
 
 def clear_text_words() -> None:
