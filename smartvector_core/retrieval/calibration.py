@@ -293,7 +293,7 @@ def text_words(texts) -> TextWords:
     if isinstance(texts, pa.Array | pa.ChunkedArray):
         texts = texts.to_pylist()
     vocabulary = _VOCABULARY
-    out = [vocabulary.memo.get(t) for t in texts]
+    out = list(map(vocabulary.memo.get, texts))
     if None in out:
         with _WORDS_LOCK:           # one reader at a time adds words: ids and prefixes stay aligned
             return _read_texts(texts)

@@ -110,7 +110,7 @@ def roundup_titles(titles: np.ndarray, min_items: int = ROUNDUP_TITLE_ITEMS) -> 
         return np.zeros(0, dtype=bool)
     keys = [t if isinstance(t, str) else "" for t in titles]
     memo = _TITLE_ITEMS
-    items = [memo.get(t) for t in keys]
+    items = list(map(memo.get, keys))
     if None in items:
         missed = list(dict.fromkeys(t for t, n in zip(keys, items, strict=True) if n is None))
         arr = pa.array(missed, type=pa.string())
