@@ -186,6 +186,18 @@ def relevant_passages(doc_id: np.ndarray, raw_cosine: np.ndarray,
     return raw_cosine >= min_share * best[inverse]
 
 
+def stable_top(values: np.ndarray, n: int) -> np.ndarray:
+    """Positions of the ``n`` largest ``values``, largest first, ties by position: what
+    ``np.argsort(-values, kind="stable")[:n]`` gives, with only the values at or above the
+    ``n``-th largest sorted (``np.partition`` finds it; a NaN anywhere: the full sort)."""
+    values = np.asarray(values)
+    if 0 < n < len(values) and values.dtype.kind == "f" and not np.isnan(values).any():
+        negated = -values
+        at = np.flatnonzero(negated <= np.partition(negated, n - 1)[n - 1])
+        return at[np.argsort(negated[at], kind="stable")][:n]
+    return np.argsort(-values, kind="stable")[:n]
+
+
 def first_per_document(doc_id: np.ndarray, rows: np.ndarray) -> np.ndarray:
     """The first of ``rows`` (indices, in the caller's order) of each document, in that order."""
     rows = np.asarray(rows, dtype=np.intp)

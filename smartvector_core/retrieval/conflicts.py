@@ -12,18 +12,14 @@ import numpy as np
 from ..facts import conflict_severity, find_contradiction
 from ..facts.rules import NEITHER, less_trusted_side
 from ..temporal import DEFAULT_TEMPORAL
+from .candidates import stable_top
 
 
 def best_kept(kept: np.ndarray, score: np.ndarray, n: int) -> np.ndarray:
-    """The ``n`` best rows of mask ``kept`` by ``score``, best first (ties: the first row). Only
-    the rows at or above the ``n``-th best score are sorted (``np.partition`` finds it): the same
-    rows in the same order as a stable sort of them all."""
+    """The ``n`` best rows of mask ``kept`` by ``score``, best first (ties: the first row;
+    :func:`.candidates.stable_top`)."""
     rows = np.flatnonzero(kept)
-    values = -score[rows]
-    if 0 < n < len(rows) and not np.isnan(values).any():
-        rows = rows[values <= np.partition(values, n - 1)[n - 1]]
-        values = -score[rows]
-    return rows[np.argsort(values, kind="stable")][:n]
+    return rows[stable_top(score[rows], n)]
 
 
 def demote_contradicted(pool, kept: np.ndarray, score: np.ndarray, k: int, factor: float
