@@ -262,7 +262,7 @@ class TextWords(list):
             mask = np.zeros(len(where), dtype=bool)
             for code in dict.fromkeys(c for c in codes if c is not None):
                 mask |= where == code
-            hits = np.flatnonzero(mask)
+            hits = mask.nonzero()[0]
             found, text = where[hits], np.searchsorted(ends, hits, side="right")   # each hit's text
             for key, code in zip(new, codes, strict=True):
                 row = np.zeros(len(self), dtype=bool)

@@ -193,7 +193,7 @@ def stable_top(values: np.ndarray, n: int) -> np.ndarray:
     values = np.asarray(values)
     if 0 < n < len(values) and values.dtype.kind == "f" and not np.isnan(values).any():
         negated = -values
-        at = np.flatnonzero(negated <= np.partition(negated, n - 1)[n - 1])
+        at = (negated <= np.partition(negated, n - 1)[n - 1]).nonzero()[0]
         return at[np.argsort(negated[at], kind="stable")][:n]
     return np.argsort(-values, kind="stable")[:n]
 

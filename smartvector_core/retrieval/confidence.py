@@ -162,7 +162,7 @@ def out_of_force(cands: Candidates, ranked: Ranked, asked: confidence_model.Ques
         return None
     n = config.support_pool
     cos = cands.raw_cosine
-    removed = np.flatnonzero(gated)
+    removed = gated.nonzero()[0]
     removed = removed[stable_top(cos[removed], n)]
     kept = ranked.order
     kept = np.unique(np.concatenate([kept[:n], kept[stable_top(cos[kept], n)]])).astype(np.intp)

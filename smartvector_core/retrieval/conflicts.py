@@ -20,7 +20,7 @@ from .candidates import stable_top
 def best_kept(kept: np.ndarray, score: np.ndarray, n: int) -> np.ndarray:
     """The ``n`` best rows of mask ``kept`` by ``score``, best first (ties: the first row;
     :func:`.candidates.stable_top`)."""
-    rows = np.flatnonzero(kept)
+    rows = np.asarray(kept).nonzero()[0]
     return rows[stable_top(score[rows], n)]
 
 

@@ -94,7 +94,7 @@ class Ranked:
     archived: Mapping[str, str] = field(default_factory=dict)   # doc id -> why an operator archived it
 
     def rejected(self) -> np.ndarray:
-        return np.flatnonzero(self.reject_code != KEEP)
+        return (self.reject_code != KEEP).nonzero()[0]
 
     @cached_property
     def time_gated(self) -> np.ndarray:
@@ -260,7 +260,7 @@ def rerank(cands: Candidates, profile: Profile, *, t_us: int, intent: QueryInten
     elif rng is None:
         action = np.where(cands.kind == KIND_STATIC, pairing_action(decay, temporal.freshness), "SOLO")
 
-    kept = np.flatnonzero(codes == KEEP)
+    kept = (codes == KEEP).nonzero()[0]
     order = kept[np.argsort(-score[kept], kind="stable")]
     final = np.where(codes == KEEP, score, np.nan)
     return Ranked(order=order, score=final, signals=signals, states=states, decay=decay,
@@ -320,7 +320,7 @@ def one_per_chain(pool: Pool, codes: np.ndarray, score: np.ndarray) -> np.ndarra
     O(n) per-chain maxima, no sort of the pool."""
     chain, doc = pool.chain, pool.cands.doc_code
     alive = codes == KEEP
-    rows = np.flatnonzero(alive & ~np.isnan(score))
+    rows = (alive & ~np.isnan(score)).nonzero()[0]
     winner = np.zeros(len(chain), dtype=bool)
     if rows.size:
         chains, at = np.unique(chain[rows], return_inverse=True)
@@ -361,7 +361,7 @@ def _adjust(pool: Pool, profile: Profile, codes: np.ndarray, score: np.ndarray, 
         score, demoted = demote_contradicted(pool, codes == KEEP, score, k, profile.contradiction_demotion)
         notes = _with_notes(notes, demoted)
     if profile.roundup_demotion < 1.0:
-        news = np.flatnonzero(kept & (pool.half_life <= news_half_life_days))   # the titles read: these only
+        news = (kept & (pool.half_life <= news_half_life_days)).nonzero()[0]   # the titles read: these only
         roundup = np.zeros(len(kept), dtype=bool)
         roundup[news] = roundup_titles(pool.cands.title[news])
         score = np.where(roundup, score * profile.roundup_demotion, score)
