@@ -68,8 +68,16 @@ def build_results(cands: Candidates, ranked: Ranked, profile: Profile, k: int, t
     behind = (conf.why_lower() if conf.features is not None
               else _why_rank_one_is_not_highest(conf.own if conf.own is not None else conf.probability,
                                                 conf.trust, conf.current, severity))
-    states = state_names(ranked.states[top])
     hours_left = remaining_window_hours(cands.valid_until_us[top], t_us)
+    # per result as Python values, read once (no numpy scalar, no Enum call a row)
+    states = [_STATES[s] for s in state_names(ranked.states[top]).tolist()]
+    tiers = [_TIERS[t] for t in np.asarray(conf.tiers).tolist()]
+    actions = [_ACTIONS[a] for a in ranked.action[top].tolist()]
+    partners = ranked.partner[top].tolist()
+    scores, probability = conf.scores.tolist(), conf.probability.tolist()
+    trust, certainty = np.asarray(conf.trust, dtype=np.float64).tolist(), conf.certainty.tolist()
+    evidence = [()] * len(top) if conf.features is None else list(map(tuple, conf.features.tolist()))
+    created = [iso(from_us(us)) for us in cands.created_us[top].tolist()]
     out: list[Result] = []
     for j, i in enumerate(top.tolist()):
         signals = {name: Signal(v[j], w[j], c[j]) for name, (v, w, c) in parts.items()}
@@ -78,23 +86,24 @@ def build_results(cands: Candidates, ranked: Ranked, profile: Profile, k: int, t
             reasons.append(conflict_notes[j])
         if j == 0 and behind:
             reasons.append(behind)
-        partner = int(ranked.partner[i])
-        action = Action(str(ranked.action[i]))
+        partner, action = partners[j], actions[j]
         if action is Action.PAIR and partner >= 0:
             reasons.append(f"weak alone (decay {ranked.decay[i]:.3f}): pair with {cands.doc_id[partner]} "
                            f"(gain +{ranked.decay[partner] - ranked.decay[i]:.3f})")
         out.append(Result(
             id=cands.doc_id[i], chunk_id=cands.chunk_id[i], text=cands.text[i], rank=j + 1,
-            score=float(conf.scores[j]), confidence=float(conf.probability[j]), trust=float(conf.trust[j]),
-            certainty=float(conf.certainty[j]), confidence_tier=ConfidenceTier(str(conf.tiers[j])),
-            confidence_factors=conf.factors[j],
-            evidence=() if conf.features is None else tuple(map(float, conf.features[j])),
-            validity_state=ValidityState(str(states[j])),
-            kind=DocumentKind(KIND_NAMES[cands.kind[i]]), signals=signals, reasons=reasons,
-            title=cands.title[i], doc_type=cands.doc_type[i], action=action, lifecycle=cands.lifecycle[i],
-            created_at=iso(from_us(int(cands.created_us[i]))),
+            score=scores[j], confidence=probability[j], trust=trust[j], certainty=certainty[j],
+            confidence_tier=tiers[j], confidence_factors=conf.factors[j], evidence=evidence[j],
+            validity_state=states[j], kind=DocumentKind(KIND_NAMES[cands.kind[i]]), signals=signals,
+            reasons=reasons, title=cands.title[i], doc_type=cands.doc_type[i], action=action,
+            lifecycle=cands.lifecycle[i], created_at=created[j],
             paired_with=cands.doc_id[partner] if partner >= 0 else None))
     return out
+
+
+_STATES = {s.value: s for s in ValidityState}
+_TIERS = {t.value: t for t in ConfidenceTier}
+_ACTIONS = {a.value: a for a in Action}
 
 
 def _why_rank_one_is_not_highest(probability: np.ndarray, trust: np.ndarray, current: np.ndarray,
