@@ -251,24 +251,24 @@ class TextWords(list):
         """(len(keys), texts) booleans: whether each term occurs in each text, a key being (term,
         whether it is matched by its first five letters: the rule of :func:`word_presence_ids`).
         Each key's row is worked out once: the joined ids equal to one of the new keys' ids (word
-        or prefix) are found in one pass, and each is placed in its text by the texts' ends (a
-        binary search per hit)."""
+        or prefix) are found in one pass, and each hit is placed at its id's row and its text (the
+        texts' ends: a binary search per hit)."""
         new = [key for key in dict.fromkeys(keys) if key not in self._rows]
         if new:
             where, ends = self.flat()
             words, prefixes = self.vocabulary.ids, self.vocabulary.prefixes
             codes = [(None if (c := prefixes.get(t[:_STEM])) is None else c + _HEAD_BASE) if stem else words.get(t)
                      for t, stem in new]
+            wanted = np.array(sorted({c for c in codes if c is not None}), dtype=np.int64)
             mask = np.zeros(len(where), dtype=bool)
-            for code in dict.fromkeys(c for c in codes if c is not None):
+            for code in wanted.tolist():
                 mask |= where == code
             hits = mask.nonzero()[0]
-            found, text = where[hits], np.searchsorted(ends, hits, side="right")   # each hit's text
+            rows = np.zeros((len(wanted) + 1, len(self)), dtype=bool)     # per wanted id; the last: no id
+            rows[np.searchsorted(wanted, where[hits]), np.searchsorted(ends, hits, side="right")] = True
+            at = {c: j for j, c in enumerate(wanted.tolist())}
             for key, code in zip(new, codes, strict=True):
-                row = np.zeros(len(self), dtype=bool)
-                if code is not None:
-                    row[text[found == code]] = True
-                self._rows[key] = row
+                self._rows[key] = rows[at.get(code, -1)]
         out = np.empty((len(keys), len(self)), dtype=bool)
         for j, key in enumerate(keys):
             out[j] = self._rows[key]
