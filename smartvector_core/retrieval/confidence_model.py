@@ -412,7 +412,7 @@ def factors(model: ConfidenceModel, x: np.ndarray, names: tuple[str, ...] = FEAT
     contrib[absent] = 0.0
     order = np.argsort(-np.abs(contrib), axis=1, kind="stable")[:, :FACTORS_SHOWN]
     out: list[list[str]] = []
-    for row, picks in zip(contrib, order, strict=True):     # per result (k of them)
+    for row, picks in zip(contrib.tolist(), order.tolist(), strict=True):     # per result (k of them)
         words = []
         for j in picks:
             if abs(row[j]) >= FACTOR_FLOOR:
