@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..clock import from_us, iso
+from ..clock import from_us, iso, iso_us
 from ..config import DEFAULT_ENGINE, EngineConfig
 from ..models import (
     Action,
@@ -77,7 +77,7 @@ def build_results(cands: Candidates, ranked: Ranked, profile: Profile, k: int, t
     scores, probability = conf.scores.tolist(), conf.probability.tolist()
     trust, certainty = np.asarray(conf.trust, dtype=np.float64).tolist(), conf.certainty.tolist()
     evidence = [()] * len(top) if conf.features is None else list(map(tuple, conf.features.tolist()))
-    created = [iso(from_us(us)) for us in cands.created_us[top].tolist()]
+    created = [iso_us(us) for us in cands.created_us[top].tolist()]
     out: list[Result] = []
     for j, i in enumerate(top.tolist()):
         signals = {name: Signal(v[j], w[j], c[j]) for name, (v, w, c) in parts.items()}
@@ -175,7 +175,7 @@ _EXPIRED = frozenset((RejectionCode.EXPIRED_VERSIONED_DOC, RejectionCode.HARD_EX
 def _rejection_reason(cands: Candidates, ranked: Ranked, i: int, at: str, config: EngineConfig,
                       code: RejectionCode, valid_until_us: int) -> str:
     if code in _EXPIRED:
-        return f"valid_until {iso(from_us(valid_until_us))} is not after {at}: no longer true"
+        return f"valid_until {iso_us(valid_until_us)} is not after {at}: no longer true"
     if code is RejectionCode.NOT_YET_VALID:
         return f"not yet true at {at} (created or valid from a later date)"
     if code is RejectionCode.SUPERSEDED_IN_CHAIN:
