@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import contextlib
 import threading
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -29,10 +28,6 @@ from .doc_index import DocIndex
 from .events import events_frame, live_edges, rows_frame
 
 REFRESH_ROUNDS = 3   # ours: background loads tried before the next query's own (a write of ours during each)
-# ours: the least time from the end of one background refresh to the start of the next: under a trickle of
-# another process's writes (one a second) refreshes otherwise ran back to back, and their LanceDB reads
-# slowed the searches beside them (docs/PERF.md, 2026-12-03)
-REFRESH_GAP_S = 2.0
 
 
 @dataclass
@@ -159,8 +154,7 @@ class KnowledgeCache:
     events are appended to it (:meth:`record_events`); after a write of ours that it lacks (an
     ingest, a lifecycle move) the next query loads the state itself, as ``get()`` always does.
     So the query after our own write sees it; after another process's write a query sees it
-    once the background load is done (about one load, 0.1–0.4 s at 100k chunks), started at
-    least ``REFRESH_GAP_S`` after the previous background refresh ended."""
+    once the background load is done (about one load, 0.1–0.4 s at 100k chunks)."""
 
     def __init__(self, store, prepare: Callable[[KnowledgeState], None] | None = None) -> None:
         self.store = store
@@ -171,7 +165,6 @@ class KnowledgeCache:
         self._lock = threading.RLock()
         self._load_lock = threading.Lock()   # one load at a time (the documents' copy is not thread-safe)
         self._refreshing = threading.Lock()  # held while a background refresh runs
-        self._refreshed_at = float("-inf")   # when the last background refresh ended (time.monotonic)
         self._prepare = prepare
         # our events since a background load read them, each with 1 when it held verdicts
         self._since_load: list[tuple[pd.DataFrame, int]] | None = None
@@ -229,8 +222,6 @@ class KnowledgeCache:
             return state
 
     def _refresh_in_background(self) -> None:
-        if time.monotonic() < self._refreshed_at + REFRESH_GAP_S:
-            return                       # the queries keep the state held a little longer
         if self._refreshing.acquire(blocking=False):
             threading.Thread(target=self._refresh, name="smartvector-knowledge-refresh", daemon=True).start()
 
@@ -251,7 +242,6 @@ class KnowledgeCache:
         finally:
             with self._lock:
                 self._since_load = None
-            self._refreshed_at = time.monotonic()
             self._refreshing.release()
 
     def _swap(self, state: KnowledgeState) -> bool:
