@@ -78,10 +78,15 @@ def build_results(cands: Candidates, ranked: Ranked, profile: Profile, k: int, t
     trust, certainty = np.asarray(conf.trust, dtype=np.float64).tolist(), conf.certainty.tolist()
     evidence = [()] * len(top) if conf.features is None else list(map(tuple, conf.features.tolist()))
     created = [iso_us(us) for us in cands.created_us[top].tolist()]
+    rivals = None      # per result, the pool's rows of its chain from another document (one pass for all)
+    if profile.chains:
+        chain, code = ranked.chain, cands.doc_code
+        rivals = (chain[None, :] == chain[top][:, None]) & (code[None, :] != code[top][:, None])
     out: list[Result] = []
     for j, i in enumerate(top.tolist()):
         signals = {name: Signal(v[j], w[j], c[j]) for name, (v, w, c) in parts.items()}
-        reasons = _reasons(cands, ranked, i, t_us, hours_left[j], profile, config)
+        reasons = _reasons(cands, ranked, i, t_us, hours_left[j], profile, config,
+                           rivals[j] if rivals is not None else None)
         if conflict_notes[j]:
             reasons.append(conflict_notes[j])
         if j == 0 and behind:
@@ -122,7 +127,9 @@ def _why_rank_one_is_not_highest(probability: np.ndarray, trust: np.ndarray, cur
 
 
 def _reasons(cands: Candidates, ranked: Ranked, i: int, t_us: int, hours_left: float, profile: Profile,
-             config: EngineConfig) -> list[str]:
+             config: EngineConfig, rivals: np.ndarray | None = None) -> list[str]:
+    """Why row ``i`` is where it is, in words; ``rivals``: the rows of its version chain from
+    another document (read here when None)."""
     kind = KIND_NAMES[cands.kind[i]].value
     reasons = [f"{kind} ({cands.kind_reason[i] or 'declared'}); cosine {cands.raw_cosine[i]:.3f}"]
     if ranked.states[i] == STATE_TEMPORAL:
@@ -133,8 +140,9 @@ def _reasons(cands: Candidates, ranked: Ranked, i: int, t_us: int, hours_left: f
     else:
         reasons.append(f"undated: neutral freshness (decay {config.temporal.decay.undated_decay})")
     if profile.chains:
-        code = cands.doc_code
-        others = sorted(set(cands.doc_id[(ranked.chain == ranked.chain[i]) & (code != code[i])].tolist()))
+        if rivals is None:
+            rivals = (ranked.chain == ranked.chain[i]) & (cands.doc_code != cands.doc_code[i])
+        others = sorted(set(cands.doc_id[rivals].tolist()))
         if others:
             reasons.append("chosen from its version chain over " + ", ".join(map(str, others[:4])))
     floor = config.scoring.event_relevance_floor
