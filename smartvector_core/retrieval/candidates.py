@@ -189,9 +189,12 @@ def relevant_passages(doc_id: np.ndarray, raw_cosine: np.ndarray,
 def stable_top(values: np.ndarray, n: int) -> np.ndarray:
     """Positions of the ``n`` largest ``values``, largest first, ties by position: what
     ``np.argsort(-values, kind="stable")[:n]`` gives, with only the values at or above the
-    ``n``-th largest sorted (``np.partition`` finds it; a NaN anywhere: the full sort)."""
+    ``n``-th largest sorted (``np.partition`` finds it; values already in order: the first n; a
+    NaN anywhere: the full sort)."""
     values = np.asarray(values)
     if 0 < n < len(values) and values.dtype.kind == "f" and not np.isnan(values).any():
+        if (values[:-1] >= values[1:]).all():        # already best first (a search's cosines)
+            return np.arange(n)
         negated = -values
         at = (negated <= np.partition(negated, n - 1)[n - 1]).nonzero()[0]
         return at[np.argsort(negated[at], kind="stable")][:n]
