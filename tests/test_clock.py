@@ -29,3 +29,10 @@ def test_unreadable_times_name_the_field(bad):
     with pytest.raises(InputError) as info:
         parse_time(bad, field="created_at")
     assert str(info.value).startswith("created_at: ")
+
+
+def test_iso_us_equals_iso_of_from_us():
+    from smartvector_core.clock import from_us, iso, iso_us
+
+    for micros in (0, 1, 999_999, 1_700_000_000_000_000, 1_700_000_000_123_456, -86_400_000_000):
+        assert iso_us(micros) == iso(from_us(micros))

@@ -203,7 +203,8 @@ def lexical_support(question: str, best, pool=None, generic_share: float = DEFAU
 class _Vocabulary:
     """Every word :func:`text_words` has read, as an integer id (``ids``), and per id the id of
     its first five letters (``prefix``; -1 for a word under five letters or a long stop word);
-    ``memo``: text -> its word ids, oldest first (the ``WORDS_MEMO_SIZE`` latest texts)."""
+    ``memo``: text -> its distinct word ids and prefix ids (:class:`TextWords`), oldest first
+    (the ``WORDS_MEMO_SIZE`` latest texts)."""
 
     def __init__(self) -> None:
         self.ids: dict[str, int] = {}
@@ -225,64 +226,57 @@ class _Vocabulary:
 
 
 class TextWords(list):
-    """Word ids per text (each text's int32 ids as ``bytes``: a pool's texts are then joined end to
-    end by one ``bytes.join``), and the :class:`_Vocabulary` they are ids of. Made per query
-    (:func:`text_words`); what :func:`word_presence_ids` works out over it (the joined ids, and
-    each term's row of presence) is kept on it, so the confidence evidence and the out-of-force
-    rule of one query read the pool's words once."""
+    """Per text its distinct word ids, then the distinct ids of their five-letter prefixes plus
+    :data:`_HEAD_BASE` (int32 ``bytes``, each part ascending: a pool's texts are then joined end
+    to end by one ``bytes.join``, and one pass over them finds both kinds of term), and the
+    :class:`_Vocabulary` they are ids of. Made per query (:func:`text_words`); what
+    :func:`word_presence_ids` works out over it (the joined ids, and each term's row of presence)
+    is kept on it, so the confidence evidence and the out-of-force rule of one query read the
+    pool's words once."""
 
     def __init__(self, vocabulary: _Vocabulary, ids: list[bytes]) -> None:
         super().__init__(ids)
         self.vocabulary = vocabulary
         self._flat: tuple[np.ndarray, np.ndarray] | None = None
-        self._heads: np.ndarray | None = None
         self._rows: dict[tuple[str, bool], np.ndarray] = {}
 
-    def take(self, rows) -> TextWords:
-        """The texts ``rows`` (indices)."""
-        return TextWords(self.vocabulary, [self[i] for i in rows])
-
     def flat(self) -> tuple[np.ndarray, np.ndarray]:
-        """(every word id of the texts end to end, where each text's ids end), built once."""
+        """(every text's ids end to end, where each text's ids end), built once."""
         if self._flat is None:
             ends = np.cumsum(np.fromiter(map(len, self), dtype=np.intp, count=len(self))) // _ID_BYTES
             self._flat = (np.frombuffer(b"".join(self), dtype=np.int32), ends)
         return self._flat
 
-    def presence(self, terms, prefix: bool) -> np.ndarray:
-        """(len(terms), texts) booleans: whether each term occurs in each text (the rule of
-        :func:`word_presence_ids`; ``prefix``: every term by its first five letters). Each term's
-        row is worked out once: the joined ids equal to one of the new terms' ids are found in one
-        pass, and each is placed in its text by the texts' ends (a binary search per hit)."""
-        new = [t for t in dict.fromkeys(terms) if (t, prefix) not in self._rows]
+    def presence(self, keys: list[tuple[str, bool]]) -> np.ndarray:
+        """(len(keys), texts) booleans: whether each term occurs in each text, a key being (term,
+        whether it is matched by its first five letters: the rule of :func:`word_presence_ids`).
+        Each key's row is worked out once: the joined ids equal to one of the new keys' ids (word
+        or prefix) are found in one pass, and each hit is placed at its id's row and its text (the
+        texts' ends: a binary search per hit)."""
+        new = [key for key in dict.fromkeys(keys) if key not in self._rows]
         if new:
-            flat, ends = self.flat()
-            if prefix:
-                if self._heads is None:
-                    self._heads = self.vocabulary.prefix[flat]
-                where, lookup = self._heads, self.vocabulary.prefixes
-                codes = [lookup.get(t[:_STEM]) for t in new]
-            else:
-                where, lookup = flat, self.vocabulary.ids
-                codes = [lookup.get(t) for t in new]
-            wanted = [c for c in codes if c is not None]
+            where, ends = self.flat()
+            words, prefixes = self.vocabulary.ids, self.vocabulary.prefixes
+            codes = [(None if (c := prefixes.get(t[:_STEM])) is None else c + _HEAD_BASE) if stem else words.get(t)
+                     for t, stem in new]
+            wanted = np.array(sorted({c for c in codes if c is not None}), dtype=np.int64)
             mask = np.zeros(len(where), dtype=bool)
-            for code in dict.fromkeys(wanted):
+            for code in wanted.tolist():
                 mask |= where == code
-            hits = np.flatnonzero(mask)
-            found, text = where[hits], np.searchsorted(ends, hits, side="right")   # each hit's text
-            for term, code in zip(new, codes, strict=True):
-                row = np.zeros(len(self), dtype=bool)
-                if code is not None:
-                    row[text[found == code]] = True
-                self._rows[(term, prefix)] = row
-        out = np.zeros((len(terms), len(self)), dtype=bool)
-        for j, term in enumerate(terms):
-            out[j] = self._rows[(term, prefix)]
+            hits = mask.nonzero()[0]
+            rows = np.zeros((len(wanted) + 1, len(self)), dtype=bool)     # per wanted id; the last: no id
+            rows[np.searchsorted(wanted, where[hits]), np.searchsorted(ends, hits, side="right")] = True
+            at = {c: j for j, c in enumerate(wanted.tolist())}
+            for key, code in zip(new, codes, strict=True):
+                self._rows[key] = rows[at.get(code, -1)]
+        out = np.empty((len(keys), len(self)), dtype=bool)
+        for j, key in enumerate(keys):
+            out[j] = self._rows[key]
         return out
 
 
 _ID_BYTES = 4                   # a word id is an int32 in TextWords
+_HEAD_BASE = 1 << 30            # a prefix id's offset in TextWords (above every word id: VOCABULARY_SIZE)
 _VOCABULARY = _Vocabulary()
 _WORDS_LOCK = threading.Lock()
 WORDS_MEMO_SIZE = 32768         # texts kept (their ids: 4 bytes a word)
@@ -299,7 +293,7 @@ def text_words(texts) -> TextWords:
     if isinstance(texts, pa.Array | pa.ChunkedArray):
         texts = texts.to_pylist()
     vocabulary = _VOCABULARY
-    out = [vocabulary.memo.get(t) for t in texts]
+    out = list(map(vocabulary.memo.get, texts))
     if None in out:
         with _WORDS_LOCK:           # one reader at a time adds words: ids and prefixes stay aligned
             return _read_texts(texts)
@@ -307,7 +301,8 @@ def text_words(texts) -> TextWords:
 
 
 def _read_texts(texts: list) -> TextWords:
-    """:func:`text_words` for texts some of which are not in the memo yet (under its lock)."""
+    """:func:`text_words` for texts some of which are not in the memo yet (under its lock): each
+    one's distinct word ids and prefix ids (:class:`TextWords`)."""
     global _VOCABULARY
     if len(_VOCABULARY.ids) > VOCABULARY_SIZE:
         _VOCABULARY = _Vocabulary()     # lists already handed out keep the vocabulary they read
@@ -319,14 +314,32 @@ def _read_texts(texts: list) -> TextWords:
         lists = pc.ascii_split_whitespace(_word_rows(pa.array(missed, pa.large_string())))
         encoded = lists.flatten().dictionary_encode()
         codes = vocabulary.encode(encoded.dictionary.to_pylist())[encoded.indices.to_numpy(zero_copy_only=False)]
-        offsets = lists.offsets.to_numpy()
-        codes = codes.astype(np.int32)
-        for i, text in enumerate(missed):
-            memo[text] = codes[offsets[i]:offsets[i + 1]].tobytes()
+        owner = np.repeat(np.arange(len(missed), dtype=np.int64), np.diff(lists.offsets.to_numpy()))
+        heads = vocabulary.prefix[codes]
+        has_head = heads >= 0
+        ids, bounds = _distinct_per_text(np.concatenate([owner, owner[has_head]]),
+                                         np.concatenate([codes, heads[has_head] + _HEAD_BASE]), len(missed))
+        data = ids.tobytes()
+        for text, start, end in zip(missed, bounds[:-1].tolist(), bounds[1:].tolist(), strict=True):
+            memo[text] = data[start * _ID_BYTES:end * _ID_BYTES]
         out = [memo[t] for t in texts]
         while len(memo) > WORDS_MEMO_SIZE:
             del memo[next(iter(memo))]
     return TextWords(vocabulary, out)
+
+
+def _distinct_per_text(owner: np.ndarray, ids: np.ndarray, texts: int) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct ``ids`` of each text (``owner``: each id's text), ascending, as int32
+    end to end, and where each text's ids begin and end (``texts + 1`` offsets): one sort of the
+    (text, id) keys (``np.sort`` and a mask: ``np.unique`` of 60k keys takes 25 times as long)."""
+    keys = np.sort((owner << 32) | ids)
+    if len(keys):
+        keep = np.empty(len(keys), dtype=bool)
+        keep[0] = True
+        np.not_equal(keys[1:], keys[:-1], out=keep[1:])
+        keys = keys[keep]
+    bounds = np.searchsorted(keys >> 32, np.arange(texts + 1))
+    return (keys & 0xFFFFFFFF).astype(np.int32), bounds
 
 
 def word_presence_ids(words: TextWords, terms, *, prefix: bool) -> np.ndarray:
@@ -338,12 +351,7 @@ def word_presence_ids(words: TextWords, terms, *, prefix: bool) -> np.ndarray:
     is kept on ``words`` (:meth:`TextWords.presence`)."""
     if not len(terms) or not len(words):
         return np.zeros((len(terms), len(words)), dtype=bool)
-    stems = [t for t in terms if prefix and len(t) >= _STEM]
-    whole = [t for t in terms if not (prefix and len(t) >= _STEM)]
-    rows = dict(zip(stems, words.presence(stems, True), strict=True)) if stems else {}
-    if whole:
-        rows.update(zip(whole, words.presence(whole, False), strict=True))
-    return np.stack([rows[t] for t in terms])
+    return words.presence([(t, prefix and len(t) >= _STEM) for t in terms])
 
 
 def clear_text_words() -> None:

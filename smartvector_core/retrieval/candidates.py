@@ -186,12 +186,33 @@ def relevant_passages(doc_id: np.ndarray, raw_cosine: np.ndarray,
     return raw_cosine >= min_share * best[inverse]
 
 
+def stable_top(values: np.ndarray, n: int) -> np.ndarray:
+    """Positions of the ``n`` largest ``values``, largest first, ties by position: what
+    ``np.argsort(-values, kind="stable")[:n]`` gives, with only the values at or above the
+    ``n``-th largest sorted (``np.partition`` finds it; values already in order: the first n; a
+    NaN anywhere: the full sort)."""
+    values = np.asarray(values)
+    if 0 < n < len(values) and values.dtype.kind == "f" and not np.isnan(values).any():
+        if (values[:-1] >= values[1:]).all():        # already best first (a search's cosines)
+            return np.arange(n)
+        negated = -values
+        at = (negated <= np.partition(negated, n - 1)[n - 1]).nonzero()[0]
+        return at[np.argsort(negated[at], kind="stable")][:n]
+    return np.argsort(-values, kind="stable")[:n]
+
+
 def first_per_document(doc_id: np.ndarray, rows: np.ndarray) -> np.ndarray:
     """The first of ``rows`` (indices, in the caller's order) of each document, in that order."""
     rows = np.asarray(rows, dtype=np.intp)
     if not rows.size:
         return rows
-    _, first = np.unique(doc_id[rows], return_index=True)
+    codes = doc_id[rows]
+    if codes.dtype.kind in "iu" and codes.min() >= 0:     # document codes: each one's first row, O(n)
+        first = np.full(int(codes.max()) + 1, len(rows), dtype=np.intp)
+        at = np.arange(len(rows))
+        np.minimum.at(first, codes, at)
+        return rows[first[codes] == at]
+    _, first = np.unique(codes, return_index=True)
     return rows[np.sort(first)]
 
 

@@ -18,7 +18,7 @@ from ..config import DEFAULT_ENGINE, EngineConfig
 from ..config.query import DEFAULT_ABSTENTION, AbstentionConfig
 from ..temporal import STATE_TEMPORAL, STATE_VALID, confidence_tiers
 from . import calibration, confidence_model
-from .candidates import Candidates
+from .candidates import Candidates, stable_top
 from .profiles import Profile
 from .query_cache import Knots
 from .rerank import CODES, Ranked
@@ -75,7 +75,8 @@ def result_confidence(cands: Candidates, ranked: Ranked, top: np.ndarray, profil
     scores = ranked.score[top].astype(np.float64)
     severity = ranked.severity[top] if ranked.severity is not None else np.zeros(len(top))
     trust = ranked.trust[top]
-    current = np.isin(ranked.states[top], (STATE_VALID, STATE_TEMPORAL))
+    states = ranked.states[top]
+    current = (states == STATE_VALID) | (states == STATE_TEMPORAL)
     features = model = None
     factors = [[] for _ in top]
     if reads_evidence(profile):
@@ -126,7 +127,7 @@ def abstention(cands: Candidates, question: str, config: AbstentionConfig = DEFA
     :func:`calibration.support_decides`)."""
     if not len(cands):
         return "nothing in the store existed at this moment"
-    best = np.argsort(-cands.raw_cosine, kind="stable")[:config.support_pool]
+    best = stable_top(cands.raw_cosine, config.support_pool)
     best_cosine = float(cands.raw_cosine[best[0]])
     support = 0.0                # read only where the cosine alone does not decide
     if calibration.support_decides(best_cosine, config):
@@ -161,11 +162,11 @@ def out_of_force(cands: Candidates, ranked: Ranked, asked: confidence_model.Ques
         return None
     n = config.support_pool
     cos = cands.raw_cosine
-    removed = np.flatnonzero(gated)
-    removed = removed[np.argsort(-cos[removed], kind="stable")[:n]]
+    removed = gated.nonzero()[0]
+    removed = removed[stable_top(cos[removed], n)]
     kept = ranked.order
-    kept = np.unique(np.r_[kept[:n], kept[np.argsort(-cos[kept], kind="stable")[:n]]]).astype(np.intp)
-    rows = np.r_[removed, kept].astype(np.intp)
+    kept = np.unique(np.concatenate([kept[:n], kept[stable_top(cos[kept], n)]])).astype(np.intp)
+    rows = np.concatenate([removed, kept]).astype(np.intp)
     if words is None:
         coverage = confidence_model.word_presence([cands.title_text[i] for i in rows], asked.topic, prefix=True)
     else:

@@ -262,8 +262,8 @@ def evidence(asked: QuestionWords, *, top: np.ndarray, kept: np.ndarray, raw_cos
     out[:, col["cosine"]] = cos[top]
     out[:, col["cosine_gap"]] = cos[top] - (cos.max() if len(cos) else 0.0)
     out[:, col["cosine_margin"]] = _rival_margin(cos, kept, groups_kept, top)
-    out[:, col["score"]] = np.nan_to_num(np.asarray(score, dtype=np.float64)[top])
-    out[:, col["margin"]] = np.clip(np.nan_to_num(margins, nan=MARGIN_CLIP), -MARGIN_CLIP, MARGIN_CLIP)
+    out[:, col["score"]] = _finite(np.asarray(score, dtype=np.float64)[top])
+    out[:, col["margin"]] = np.clip(_finite(margins, MARGIN_CLIP), -MARGIN_CLIP, MARGIN_CLIP)
     out[:, col["first"]] = np.arange(n) == 0
     from .calibration import text_words
 
@@ -277,7 +277,7 @@ def evidence(asked: QuestionWords, *, top: np.ndarray, kept: np.ndarray, raw_cos
     terms = tuple(dict.fromkeys([*(t for name in asked.names for t in name), *asked.years]))
     if terms:                          # names and years, as whole words of the results' texts
         at = {t: i for i, t in enumerate(terms)}
-        found = word_presence(texts.take(top), terms, prefix=False)
+        found = word_presence(texts, terms, prefix=False)[:, top]   # the pool's rows: kept on ``texts``
         if asked.names:
             named = np.stack([found[[at[t] for t in name]].all(axis=0) for name in asked.names])
             out[:, col["names_missing"]] = 1.0 - named.mean(axis=0)
@@ -296,7 +296,7 @@ def evidence(asked: QuestionWords, *, top: np.ndarray, kept: np.ndarray, raw_cos
         hit = (mine == asked.version) | np.char.startswith(mine, asked.version + ".")
         out[:, col["version_missed"]] = ~hit
     if temporal is not None:
-        out[:, col["temporal"]] = np.nan_to_num(np.asarray(temporal, dtype=np.float64)[top])
+        out[:, col["temporal"]] = _finite(np.asarray(temporal, dtype=np.float64)[top])
     if content_time is not None:
         ct = np.nan_to_num(np.asarray(content_time, dtype=np.float64))
         out[:, col["content_time"]] = ct[top]
@@ -307,21 +307,31 @@ def evidence(asked: QuestionWords, *, top: np.ndarray, kept: np.ndarray, raw_cos
     chain = np.asarray(chain)
     top_chain = chain[top]             # a chain with more than one kept row: a version chain answers
     out[:, col["chain"]] = (top_chain >= 0) & ((chain[kept][None, :] == top_chain[:, None]).sum(axis=1) > 1)
-    out[:, col["trust"]] = np.clip(np.nan_to_num(trust, nan=1.0), 0.0, 1.0)
+    out[:, col["trust"]] = np.clip(_finite(trust, 1.0), 0.0, 1.0)
     out[:, col["current"]] = current
-    out[:, col["conflict"]] = np.nan_to_num(severity)
-    best = np.nan_to_num(np.asarray(score, dtype=np.float64)[kept[:AGREEMENT_TOP]]).clip(min=0.0)
+    out[:, col["conflict"]] = _finite(severity)
+    best = np.maximum(_finite(np.asarray(score, dtype=np.float64)[kept[:AGREEMENT_TOP]]), 0.0)
     where = np.empty(int(max(kept.max(initial=-1), top.max(initial=-1))) + 1, dtype=np.intp)
     where[kept] = np.arange(len(kept))
     mine = groups_kept[where[top]]
     same = groups_kept[:AGREEMENT_TOP][None, :] == mine[:, None]
     out[:, col["agreement"]] = (same * best).sum(axis=1) / max(best.sum(), 1e-12)
     out[:, col["recency_asked"]] = asked.recency_asked
-    out[:, col["log_age"]] = np.log1p(np.clip(np.nan_to_num(age_days), 0.0, None))
+    out[:, col["log_age"]] = np.log1p(np.maximum(_finite(age_days), 0.0))
     if gated is not None and groups is not None:    # a rival the time rules removed is a rival too
         removed = gated_margin(cos, top, np.asarray(groups), np.asarray(gated, dtype=bool))
         out[:, col["cosine_margin"]] = np.minimum(out[:, col["cosine_margin"]], removed)
     return out
+
+
+_LARGEST = float(np.finfo(np.float64).max)
+
+
+def _finite(x, nan: float = 0.0) -> np.ndarray:
+    """``np.nan_to_num(x, nan=nan)`` as float64 (±inf -> ±the largest float) in three ufuncs, not
+    its dozen Python steps (the evidence's arrays hold k values)."""
+    x = np.asarray(x, dtype=np.float64)
+    return np.minimum(np.maximum(np.where(np.isnan(x), nan, x), -_LARGEST), _LARGEST)
 
 
 def support_margin(found: np.ndarray, specific: np.ndarray, *, top: np.ndarray, kept: np.ndarray,
@@ -413,7 +423,7 @@ def _rival_margin(values: np.ndarray, kept: np.ndarray, groups_kept: np.ndarray,
     where[kept] = np.arange(len(kept))
     pos = where[top]
     rival = np.where(pos >= 0, rivals[np.maximum(pos, 0)], np.nan)
-    return np.clip(np.nan_to_num(rival, nan=MARGIN_CLIP), -MARGIN_CLIP, MARGIN_CLIP)
+    return np.clip(_finite(rival, MARGIN_CLIP), -MARGIN_CLIP, MARGIN_CLIP)
 
 
 POSITIONAL = frozenset({"first"})   # where the result stands, not evidence about it: never listed as a factor
@@ -434,7 +444,7 @@ def factors(model: ConfidenceModel, x: np.ndarray, names: tuple[str, ...] = FEAT
     contrib[absent] = 0.0
     order = np.argsort(-np.abs(contrib), axis=1, kind="stable")[:, :FACTORS_SHOWN]
     out: list[list[str]] = []
-    for row, picks in zip(contrib, order, strict=True):     # per result (k of them)
+    for row, picks in zip(contrib.tolist(), order.tolist(), strict=True):     # per result (k of them)
         words = []
         for j in picks:
             if abs(row[j]) >= FACTOR_FLOOR:

@@ -7,17 +7,29 @@ candidates only (k: the results asked for)."""
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import numpy as np
 
 from ..facts import conflict_severity, find_contradiction
 from ..facts.rules import NEITHER, less_trusted_side
 from ..temporal import DEFAULT_TEMPORAL
+from .candidates import stable_top
 
 
 def best_kept(kept: np.ndarray, score: np.ndarray, n: int) -> np.ndarray:
-    """The ``n`` best rows of mask ``kept`` by ``score``, best first (ties: the first row)."""
-    rows = np.flatnonzero(kept)
-    return rows[np.argsort(-score[rows], kind="stable")][:n]
+    """The ``n`` best rows of mask ``kept`` by ``score``, best first (ties: the first row;
+    :func:`.candidates.stable_top`)."""
+    rows = np.asarray(kept).nonzero()[0]
+    return rows[stable_top(score[rows], n)]
+
+
+@lru_cache(maxsize=64)
+def _pairs(n: int) -> tuple[np.ndarray, np.ndarray]:
+    """``np.triu_indices(n, 1)`` (the pairs i < j of n rows), kept per n (read-only): 9 µs a call."""
+    a, b = np.triu_indices(n, 1)
+    a.flags.writeable = b.flags.writeable = False
+    return a, b
 
 
 def demote_contradicted(pool, kept: np.ndarray, score: np.ndarray, k: int, factor: float
@@ -32,7 +44,7 @@ def demote_contradicted(pool, kept: np.ndarray, score: np.ndarray, k: int, facto
     cands, chain, trust = pool.cands, pool.chain, pool.trust
     notes: dict[int, list[str]] = {}
     top = best_kept(kept, score, 2 * k)
-    a, b = np.triu_indices(len(top), 1)
+    a, b = _pairs(len(top))
     a, b = top[a], top[b]
     side = less_trusted_side(trust[a], trust[b])
     ask = (chain[a] != chain[b]) & (side != NEITHER)

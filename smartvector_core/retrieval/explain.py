@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..clock import from_us, iso
+from ..clock import from_us, iso, iso_us
 from ..config import DEFAULT_ENGINE, EngineConfig
 from ..models import (
     Action,
@@ -55,7 +55,10 @@ def build_results(cands: Candidates, ranked: Ranked, profile: Profile, k: int, t
         return []
     conf = result_confidence(cands, ranked, top, profile, knots=knots, abstained=abstained, config=config,
                              asked=asked, t_us=t_us, words=words)
-    contributions = ranked.signals.contributions()
+    sig = ranked.signals     # each signal's (value, weight, contribution) at the results, as floats
+    parts = {name: tuple(np.asarray(a, dtype=np.float64).tolist() for a in
+                         (sig.values[name][top], sig.weights[name][top], sig.values[name][top] * sig.weights[name][top]))
+             for name in sig.values}
     severity = conf.severity
     boost = config.temporal.conflict.boost_per_severity * severity if profile.conflict_boost else np.zeros(len(top))
     penalty = config.calibration.conflict_penalty
@@ -65,34 +68,47 @@ def build_results(cands: Candidates, ranked: Ranked, profile: Profile, k: int, t
     behind = (conf.why_lower() if conf.features is not None
               else _why_rank_one_is_not_highest(conf.own if conf.own is not None else conf.probability,
                                                 conf.trust, conf.current, severity))
-    states = state_names(ranked.states[top])
     hours_left = remaining_window_hours(cands.valid_until_us[top], t_us)
+    # per result as Python values, read once (no numpy scalar, no Enum call a row)
+    states = [_STATES[s] for s in state_names(ranked.states[top]).tolist()]
+    tiers = [_TIERS[t] for t in np.asarray(conf.tiers).tolist()]
+    actions = [_ACTIONS[a] for a in ranked.action[top].tolist()]
+    partners = ranked.partner[top].tolist()
+    scores, probability = conf.scores.tolist(), conf.probability.tolist()
+    trust, certainty = np.asarray(conf.trust, dtype=np.float64).tolist(), conf.certainty.tolist()
+    evidence = [()] * len(top) if conf.features is None else list(map(tuple, conf.features.tolist()))
+    created = [iso_us(us) for us in cands.created_us[top].tolist()]
+    rivals = None      # per result, the pool's rows of its chain from another document (one pass for all)
+    if profile.chains:
+        chain, code = ranked.chain, cands.doc_code
+        rivals = (chain[None, :] == chain[top][:, None]) & (code[None, :] != code[top][:, None])
     out: list[Result] = []
-    for j, i in enumerate(top):
-        signals = {name: Signal(float(ranked.signals.values[name][i]), float(ranked.signals.weights[name][i]),
-                                float(contributions[name][i])) for name in ranked.signals.values}
-        reasons = _reasons(cands, ranked, i, t_us, hours_left[j], profile, config)
+    for j, i in enumerate(top.tolist()):
+        signals = {name: Signal(v[j], w[j], c[j]) for name, (v, w, c) in parts.items()}
+        reasons = _reasons(cands, ranked, i, t_us, hours_left[j], profile, config,
+                           rivals[j] if rivals is not None else None)
         if conflict_notes[j]:
             reasons.append(conflict_notes[j])
         if j == 0 and behind:
             reasons.append(behind)
-        partner = int(ranked.partner[i])
-        action = Action(str(ranked.action[i]))
+        partner, action = partners[j], actions[j]
         if action is Action.PAIR and partner >= 0:
             reasons.append(f"weak alone (decay {ranked.decay[i]:.3f}): pair with {cands.doc_id[partner]} "
                            f"(gain +{ranked.decay[partner] - ranked.decay[i]:.3f})")
         out.append(Result(
             id=cands.doc_id[i], chunk_id=cands.chunk_id[i], text=cands.text[i], rank=j + 1,
-            score=float(conf.scores[j]), confidence=float(conf.probability[j]), trust=float(conf.trust[j]),
-            certainty=float(conf.certainty[j]), confidence_tier=ConfidenceTier(str(conf.tiers[j])),
-            confidence_factors=conf.factors[j],
-            evidence=() if conf.features is None else tuple(map(float, conf.features[j])),
-            validity_state=ValidityState(str(states[j])),
-            kind=DocumentKind(KIND_NAMES[cands.kind[i]]), signals=signals, reasons=reasons,
-            title=cands.title[i], doc_type=cands.doc_type[i], action=action, lifecycle=cands.lifecycle[i],
-            created_at=iso(from_us(int(cands.created_us[i]))),
+            score=scores[j], confidence=probability[j], trust=trust[j], certainty=certainty[j],
+            confidence_tier=tiers[j], confidence_factors=conf.factors[j], evidence=evidence[j],
+            validity_state=states[j], kind=DocumentKind(KIND_NAMES[cands.kind[i]]), signals=signals,
+            reasons=reasons, title=cands.title[i], doc_type=cands.doc_type[i], action=action,
+            lifecycle=cands.lifecycle[i], created_at=created[j],
             paired_with=cands.doc_id[partner] if partner >= 0 else None))
     return out
+
+
+_STATES = {s.value: s for s in ValidityState}
+_TIERS = {t.value: t for t in ConfidenceTier}
+_ACTIONS = {a.value: a for a in Action}
 
 
 def _why_rank_one_is_not_highest(probability: np.ndarray, trust: np.ndarray, current: np.ndarray,
@@ -111,7 +127,9 @@ def _why_rank_one_is_not_highest(probability: np.ndarray, trust: np.ndarray, cur
 
 
 def _reasons(cands: Candidates, ranked: Ranked, i: int, t_us: int, hours_left: float, profile: Profile,
-             config: EngineConfig) -> list[str]:
+             config: EngineConfig, rivals: np.ndarray | None = None) -> list[str]:
+    """Why row ``i`` is where it is, in words; ``rivals``: the rows of its version chain from
+    another document (read here when None)."""
     kind = KIND_NAMES[cands.kind[i]].value
     reasons = [f"{kind} ({cands.kind_reason[i] or 'declared'}); cosine {cands.raw_cosine[i]:.3f}"]
     if ranked.states[i] == STATE_TEMPORAL:
@@ -122,8 +140,9 @@ def _reasons(cands: Candidates, ranked: Ranked, i: int, t_us: int, hours_left: f
     else:
         reasons.append(f"undated: neutral freshness (decay {config.temporal.decay.undated_decay})")
     if profile.chains:
-        code = cands.doc_code
-        others = sorted(set(cands.doc_id[(ranked.chain == ranked.chain[i]) & (code != code[i])].tolist()))
+        if rivals is None:
+            rivals = (ranked.chain == ranked.chain[i]) & (cands.doc_code != cands.doc_code[i])
+        others = sorted(set(cands.doc_id[rivals].tolist()))
         if others:
             reasons.append("chosen from its version chain over " + ", ".join(map(str, others[:4])))
     floor = config.scoring.event_relevance_floor
@@ -151,15 +170,20 @@ def build_rejections(cands: Candidates, ranked: Ranked, t_us: int, *, limit: int
     rejected = first_per_document(cands.doc_code, rejected[np.lexsort((-cands.raw_cosine[rejected], ~archived))])
     rejected = rejected[:limit]
     at = iso(from_us(t_us))
-    return [Rejection(id=cands.doc_id[i], code=CODES[ranked.reject_code[i]],
-                      reason=_rejection_reason(cands, ranked, int(i), at, config), chunk_id=cands.chunk_id[i])
-            for i in rejected]
+    codes = [CODES[c] for c in ranked.reject_code[rejected].tolist()]   # Python ints: no numpy scalar a row
+    until = cands.valid_until_us[rejected].tolist()
+    return [Rejection(id=cands.doc_id[i], code=code, reason=_rejection_reason(cands, ranked, i, at, config, code, end),
+                      chunk_id=cands.chunk_id[i])
+            for i, code, end in zip(rejected.tolist(), codes, until, strict=True)]
 
 
-def _rejection_reason(cands: Candidates, ranked: Ranked, i: int, at: str, config: EngineConfig) -> str:
-    code = CODES[ranked.reject_code[i]]
-    if code in (RejectionCode.EXPIRED_VERSIONED_DOC, RejectionCode.HARD_EXPIRED_EVENT, RejectionCode.EXPIRED_DOC):
-        return f"valid_until {iso(from_us(int(cands.valid_until_us[i])))} is not after {at}: no longer true"
+_EXPIRED = frozenset((RejectionCode.EXPIRED_VERSIONED_DOC, RejectionCode.HARD_EXPIRED_EVENT, RejectionCode.EXPIRED_DOC))
+
+
+def _rejection_reason(cands: Candidates, ranked: Ranked, i: int, at: str, config: EngineConfig,
+                      code: RejectionCode, valid_until_us: int) -> str:
+    if code in _EXPIRED:
+        return f"valid_until {iso_us(valid_until_us)} is not after {at}: no longer true"
     if code is RejectionCode.NOT_YET_VALID:
         return f"not yet true at {at} (created or valid from a later date)"
     if code is RejectionCode.SUPERSEDED_IN_CHAIN:

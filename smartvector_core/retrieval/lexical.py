@@ -35,6 +35,7 @@ _DATE_WORD = re.compile(r"(?i)(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)
                         r"|thursday|friday|saturday|sunday|q[1-4]|h[12]|fy\d\d(?:\d\d)?)")
 _QUOTED = re.compile(r"[\"“”`]([^\"“”`]{2,80})[\"“”`]")
 _TOKEN = re.compile(r"[A-Za-z0-9][\w.+#/-]*[\w+#]|[A-Za-z0-9]")
+_IDENTIFIER = re.compile(r"_|[./#]\w|[a-z][A-Z]|[A-Za-z]\d|\d[A-Za-z]")   # inside a token: an identifier
 
 
 def subject_terms(question: str) -> list[str]:
@@ -55,7 +56,7 @@ def subject_terms(question: str) -> list[str]:
     last_end = -1
     for m in _TOKEN.finditer(text):
         token = m.group().rstrip(".")
-        identifier = (bool(re.search(r"_|[./#]\w|[a-z][A-Z]|[A-Za-z]\d|\d[A-Za-z]", token)) or (
+        identifier = (bool(_IDENTIFIER.search(token)) or (
             "-" in token and any(c.isupper() for c in token))) and not _DATE_WORD.fullmatch(token)
         capital = (token[:1].isupper() and token.lower() not in STARTER_WORDS and len(token) > 1
                    and not _DATE_WORD.fullmatch(token))

@@ -117,7 +117,7 @@ def roundup_titles(titles: np.ndarray, min_items: int = ROUNDUP_TITLE_ITEMS) -> 
         return np.zeros(0, dtype=bool)
     keys = [t if isinstance(t, str) else "" for t in titles]
     memo = _TITLE_ITEMS
-    items = [memo.get(t) for t in keys]
+    items = list(map(memo.get, keys))
     if None in items:
         missed = list(dict.fromkeys(t for t, n in zip(keys, items, strict=True) if n is None))
         arr = pa.array(missed, type=pa.string())
@@ -319,11 +319,17 @@ def weighted_sum(values: dict[str, np.ndarray], weights: dict[str, float | np.nd
     """Σ w_s · S_s (weights used as given: the paper's sum to 1); a weight is one number or one
     per candidate."""
     n = len(next(iter(values.values())))
-    wv = {name: np.broadcast_to(np.asarray(weights.get(name, 0.0), dtype=np.float64), (n,)).copy() for name in values}
+    wv = {name: _per_candidate(weights.get(name, 0.0), n) for name in values}
     score = np.zeros(n)
     for name, v in values.items():
         score += wv[name] * v
     return SignalSet(values=values, weights=wv, score=np.clip(score, 0.0, 1.0))
+
+
+def _per_candidate(weight: float | np.ndarray, n: int) -> np.ndarray:
+    """``weight`` as a new float64 array of ``n`` (one number repeated, or a copy of one per candidate)."""
+    w = np.asarray(weight, dtype=np.float64)
+    return np.full(n, w) if w.ndim == 0 else np.broadcast_to(w, (n,)).copy()
 
 
 def recency_and_decay(created_us, dated, t_us, half_life, floors,

@@ -268,3 +268,27 @@ def test_with_the_text_index_a_query_makes_no_full_text_search_in_lancedb(fake_a
     answer = fake_app.query("How many replicas does the Checkout Service keep?", as_of=NOW, log=False)
     assert calls == [] and answer.results
     assert all(r.signals["lexical"].value > 0 for r in answer.results)   # every page names the service
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from([0.1, 0.2, 0.5, 0.5, 0.9, float("nan")]), min_size=0, max_size=40),
+       st.integers(0, 45), st.integers(0, 2 ** 16))
+def test_best_kept_equals_the_stable_sort_of_every_kept_row(scores, n, seed):
+    from smartvector_core.retrieval.conflicts import best_kept
+
+    score = np.asarray(scores, dtype=np.float64)
+    kept = np.random.default_rng(seed).random(len(score)) < 0.8
+    rows = np.flatnonzero(kept)
+    assert np.array_equal(best_kept(kept, score, n), rows[np.argsort(-score[rows], kind="stable")][:n])
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from([0.1, 0.2, 0.5, 0.5, 0.9, float("nan")]), min_size=0, max_size=40),
+       st.integers(0, 45), st.booleans())
+def test_stable_top_equals_the_stable_argsort(values, n, ordered):
+    from smartvector_core.retrieval.candidates import stable_top
+
+    v = np.asarray(sorted(values, reverse=True) if ordered and not any(x != x for x in values) else values)
+    assert np.array_equal(stable_top(v, n), np.argsort(-v, kind="stable")[:n])
+    ints = np.arange(len(values)) % 3
+    assert np.array_equal(stable_top(ints, n), np.argsort(-ints, kind="stable")[:n])

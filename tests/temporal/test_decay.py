@@ -86,3 +86,18 @@ def test_recency_monotone_in_created_time(values):
         same = created[:, None] == created[None, :]
         assert np.all((r[:, None] == r[None, :])[same])
     assert recency_scores(created).max() == 1.0
+
+
+def test_profile_arrays_read_missing_doc_types_as_the_default_and_normalise_names():
+    import numpy as np
+    import pandas as pd
+
+    from smartvector_core.config import DEFAULT_DOC_TYPE
+    from smartvector_core.temporal.decay import profile_arrays
+
+    raw = np.array(["News", None, float("nan"), pd.NA, " News ", "", "policy"], dtype=object)
+    same = np.array(["news", DEFAULT_DOC_TYPE, DEFAULT_DOC_TYPE, DEFAULT_DOC_TYPE, "news", DEFAULT_DOC_TYPE,
+                     "policy"], dtype=object)
+    kinds = np.array([0, 1, 2, 0, 1, 2, 0], dtype=np.int8)
+    for got, want in zip(profile_arrays(raw, kinds), profile_arrays(same, kinds), strict=True):
+        np.testing.assert_array_equal(got, want)
