@@ -160,10 +160,10 @@ def refit_knots(profile: str, x: np.ndarray, correct: np.ndarray, *,
     (certainty ``x``, accepted ``correct``) plus the prior (``prior``, default the shipped
     knots of ``profile``) as ``prior_weight`` pseudo-verdicts spread evenly over the prior's
     knots (their y as the observed rate). Without a prior, the identity (y = x at 0 and 1) plays
-    that part. Knots at the ends of the isotonic blocks (:func:`confidence_model.isotonic_knots`
+    that part. Knots at the ends of the isotonic blocks (:func:`confidence_fitting.isotonic_knots`
     ``at="ends"``): a block's rate holds over all of it, so an operator's wrong verdict never
     raises the confidence at its own certainty; between blocks the map stays strictly increasing."""
-    from .confidence_model import isotonic_knots
+    from .confidence_fitting import isotonic_knots
 
     prior = prior if prior is not None else prior_knots(profile)
     px, py = prior if prior is not None else (np.array([0.0, 1.0]), np.array([0.0, 1.0]))

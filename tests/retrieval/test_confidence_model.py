@@ -12,6 +12,7 @@ import pyarrow as pa
 import pytest
 
 from smartvector_core.errors import InputError
+from smartvector_core.retrieval import confidence_fitting as fitting
 from smartvector_core.retrieval import confidence_model as cm
 from smartvector_core.retrieval.calibration import (
     auroc,
@@ -95,7 +96,7 @@ def test_fit_model_learns_the_direction_of_the_evidence():
     rng = np.random.default_rng(0)
     x = rng.normal(size=(400, len(cm.FEATURES)))
     y = (x[:, COL["margin"]] - x[:, COL["names_missing"]] + rng.normal(scale=0.5, size=400)) > 0
-    model = cm.fit_model(x, y)
+    model = fitting.fit_model(x, y)
     assert model.coef[COL["margin"]] > 0.5 and model.coef[COL["names_missing"]] < -0.5
     p = model.certainty(x)
     assert auroc(p, y) > 0.85
@@ -104,7 +105,7 @@ def test_fit_model_learns_the_direction_of_the_evidence():
 def test_isotonic_knots_keeps_distinct_certainties_distinct():
     x = np.array([0.1, 0.2, 0.3, 0.4, 0.5, 0.6])
     y = np.array([0, 0, 1, 0, 1, 1])
-    kx, ky = cm.isotonic_knots(x, y)
+    kx, ky = fitting.isotonic_knots(x, y)
     assert np.all(np.diff(kx) > 0) and np.all(np.diff(ky) >= 0)
     # blocks: {.1,.2}→0, {.3,.4}→.5, {.5,.6}→1; knots at the ends and at the centres .15, .35, .55
     assert kx.tolist() == pytest.approx([0.1, 0.15, 0.35, 0.55, 0.6])
@@ -197,7 +198,7 @@ def test_a_feature_held_fixed_gets_no_weight_and_rank_is_never_a_factor():
     rng = np.random.default_rng(1)
     x = rng.normal(size=(300, len(cm.FEATURES)))
     y = (x[:, COL["trust"]] + x[:, COL["margin"]]) > 0
-    model = cm.fit_model(x, y, fixed=frozenset({"trust"}))
+    model = fitting.fit_model(x, y, fixed=frozenset({"trust"}))
     assert model.coef[COL["trust"]] == 0.0 and model.coef[COL["margin"]] > 0
     first = _model(first=5.0, margin=0.2)
     row = np.zeros((1, len(cm.FEATURES)))
@@ -338,12 +339,12 @@ def test_a_named_range_or_year_can_only_lower_the_confidence(flag):
     x[:, COL["margin"]] = np.tile([0.1, -0.1], 20)
     y = np.r_[np.ones(4), np.tile([1.0, 0.0], 18)]
     assert cm.DIRECTION[flag] == -1
-    model = cm.fit_model(x, y)
+    model = fitting.fit_model(x, y)
     assert model.coef[COL[flag]] == 0.0 and model.coef[COL["margin"]] > 0
     free = dict(cm.DIRECTION)
     free.pop(flag)
     with mock.patch.dict(cm.DIRECTION, free, clear=True):
-        assert cm.fit_model(x, y).coef[COL[flag]] > 0
+        assert fitting.fit_model(x, y).coef[COL[flag]] > 0
 
 
 def test_a_period_other_sources_write_as_fully_is_weaker_evidence_for_the_top_result():

@@ -21,8 +21,8 @@ corpus             fit                                          report
 =================  ===========================================  ==========================================
 
 The fit (:func:`fit_prior`) weighs each corpus equally (its rows share one unit of weight), fits
-:func:`confidence_model.fit_model` per profile and the isotonic map on its certainties
-(:func:`confidence_model.isotonic_knots`), and writes ``retrieval/calibration.json`` with what
+:func:`confidence_fitting.fit_model` per profile and the isotonic map on its certainties
+(:func:`confidence_fitting.isotonic_knots`), and writes ``retrieval/calibration.json`` with what
 it was fitted on and the scoring version. :func:`loco_table` reports each corpus under a prior
 fitted without it (leave one corpus out). The collected rows stay on disk per corpus and part
 (``--rows``), so a refit of a model variant reads them in seconds (``--reuse-rows``). Embeddings are kept in an on-disk cache (``--cache``):
@@ -48,6 +48,7 @@ from ...config import DEFAULT_ENGINE
 from ...config.temporal import DEFAULT_TEMPORAL
 from ...embedding_cache import CachedEmbedder
 from ...errors import InputError
+from ...retrieval import confidence_fitting as fitting
 from ...retrieval import confidence_model as cm
 from ...retrieval.calibration import KNOTS_FILE, calibrate, certainty, held_to_rank
 from .metrics import confidence_report
@@ -277,11 +278,11 @@ def fit_prior(rows: dict[tuple[str, str], dict[str, np.ndarray]], *, profiles: S
         if not xs:
             continue
         x, y, w, f = (np.concatenate(a) for a in (xs, ys, ws, firsts))
-        model = cm.fit_model(x, y, w, c=c, fixed=single_corpus_features(xs) | LEVELS)
+        model = fitting.fit_model(x, y, w, c=c, fixed=single_corpus_features(xs) | LEVELS)
         top = f > 0
         vx, vy = (verdicts or {}).get(name, ((), ()))
         cert = np.r_[model.certainty(x[top]), np.asarray(vx, dtype=np.float64)]
-        kx, ky = cm.isotonic_knots(cert, np.r_[y[top], np.asarray(vy, dtype=np.float64)],
+        kx, ky = fitting.isotonic_knots(cert, np.r_[y[top], np.asarray(vy, dtype=np.float64)],
                                      np.r_[f[top], np.full(len(vx), f[top].mean())])
         fitted[name] = {"model": model.to_dict(), "x": [float(v) for v in kx], "y": [float(v) for v in ky],
                         "n": int(len(y) + len(vx))}
