@@ -19,6 +19,7 @@ NEWS_HALF_LIFE_DAYS = 30.0              # ours: doc types decaying at least this
 NEWS_CURRENT_DAYS = 7.0                 # ours: news of the question's last week is all current (retrieval.scoring.current_decay)
 POOL_TOP_DOCUMENTS = 10                 # ours: the documents that say what a pool is about
 VERSION_NOT_NAMED_FACTOR = 0.8          # ours: score factor for candidates not carrying a version the question names
+PRODUCT_NOT_NAMED_FACTOR = 0.8          # ours: score factor for another product's release records (releases.other_products)
 
 
 @dataclass(frozen=True)
@@ -32,6 +33,7 @@ class ScoringConfig:
     news_current_days: float = NEWS_CURRENT_DAYS
     pool_top_documents: int = POOL_TOP_DOCUMENTS
     version_not_named_factor: float = VERSION_NOT_NAMED_FACTOR
+    product_not_named_factor: float = PRODUCT_NOT_NAMED_FACTOR
 
 
 DEFAULT_SCORING = ScoringConfig()

@@ -145,3 +145,21 @@ def release_versions_asked(cands, hit: np.ndarray, subject: Sequence[str] = (),
         targeted &= ~release | named
     aimed = np.isin(series, series[targeted & release]) & release
     return targeted, aimed & ~targeted
+
+
+def other_products(cands, subject: Sequence[str]) -> tuple[np.ndarray, str]:
+    """Release records of another product than the one the question names (ours): where the
+    question states a name that is a word of some candidate's release series ("Which Python
+    version did Click most recently drop support for?" -> the "click changelog"), the release
+    records of the other series (Flask's entry on dropping Python 3.6 is no answer about
+    Click). ``(mask, the series named)``; no mask when no series is named."""
+    release = np.isin(np.char.lower(np.asarray(cands.doc_type, dtype=str)),
+                      sorted(RELEASE_DOC_TYPES | set(LOG_DOC_TYPE_ALIASES)))
+    if not subject or not release.any():
+        return np.zeros(len(cands), dtype=bool), ""
+    series = np.array([release_series(d, t) if r else "" for d, t, r in zip(cands.doc_type, cands.title, release,
+                                                                             strict=True)], dtype=object)
+    named = _named_series(series, subject)
+    if not named.any():
+        return np.zeros(len(cands), dtype=bool), ""
+    return (series != "") & ~named, str(series[np.flatnonzero(named)[0]])

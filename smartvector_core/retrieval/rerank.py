@@ -42,7 +42,13 @@ from .candidates import Candidates, first_per_document
 from .conflicts import conflict_boost, demote_contradicted
 from .content_match import content_time_values, judged_by_text, recalls
 from .profiles import Profile
-from .releases import latest_release_notes, newest_release, release_newest, release_versions_asked
+from .releases import (
+    latest_release_notes,
+    newest_release,
+    other_products,
+    release_newest,
+    release_versions_asked,
+)
 from .scoring import (
     DEFAULT_SCORING,
     SignalSet,
@@ -257,6 +263,10 @@ def rerank(cands: Candidates, profile: Profile, *, t_us: int, intent: QueryInten
         score, adjusted = _adjust(pool, profile, codes, score, bypass if version_named else None, k,
                                   scoring.version_not_named_factor, scoring.news_half_life_days)
         notes = _with_notes(notes, adjusted)
+        others, named = other_products(cands, subject)
+        score = np.where(others, score * scoring.product_not_named_factor, score)
+        notes = _with_notes(notes, {int(i): [f"a release of another product than the one asked ({named}): score "
+                                             f"x{scoring.product_not_named_factor}"] for i in np.flatnonzero(others)})
 
     action = np.full(n, "SOLO")                  # str per candidate ("<U4": read one row at a time)
     partner = np.full(n, -1, dtype=np.intp)

@@ -177,6 +177,19 @@ def test_the_latest_release_is_the_newest_release_record_not_a_policy_in_force(a
     assert {r.id: r.signals["temporal"].value for r in named.results}["cli_1_1"] == pytest.approx(1.0)
 
 
+def test_another_products_releases_are_demoted_when_the_question_names_a_product(app):
+    app.ingest_records(SERIES, now=NOW)
+    resp = _ask(app, "Which Nimbus CLI release changed retries?")     # only the Larkspur SDK's text says retries
+    notes = {r.id: r.reasons for r in resp.results}
+    assert any("another product than the one asked (nimbus cli release notes)" in n for n in notes["sdk_2_8"])
+    assert not any("another product" in n for n in notes.get("cli_1_1", []) + notes.get("policy_2025", []))
+    plain = _ask(app, "Which release changed retries?")                # no product named: no demotion
+    assert not any("another product" in n for r in plain.results for n in r.reasons)
+    contributions = {r.id: sum(s.contribution for s in r.signals.values()) for r in resp.results}
+    assert resp.results[[r.id for r in resp.results].index("sdk_2_8")].score == pytest.approx(
+        contributions["sdk_2_8"] * 0.8, rel=1e-6)                      # x0.8 on what its signals add up to
+
+
 # one changelog per product, every entry titled alike (no chain: each release is a record of its moment)
 CHANGELOG = [{"id": f"{pkg}-{v}", "title": f"{pkg.title()} changelog", "doc_type": "changelog", "version": v,
               "created_at": f"202{i}-03-01T00:00:00Z",
