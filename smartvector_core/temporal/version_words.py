@@ -119,11 +119,18 @@ def asks_version(text: str) -> bool:
     return _asks_version(text if isinstance(text, str) else "")
 
 
+# "Which Python version did Flask most recently drop support for?": a question that asks which
+# version or release did something, most recently, asks for the newest release that did it (ours)
+_NEWEST_ADVERB = re.compile(r"\bmost\s+recently\b", re.I)
+
+
 def asks_newest(text: str) -> bool:
     """Whether the question asks for the newest release or version (:data:`_NEWEST`: "What
     changed in the latest release?", "the newest Flask release", "the most recent version"). It
     names no version and no version rank (the gates keep the newest version in force of each
     chain anyway); retrieval reads it to prefer, among release records, the newest of each one's
     series (:func:`smartvector_core.retrieval.scoring.newest_release_signal`). "current" is not
-    among its words: "the current default" asks what holds now, which the gates answer."""
-    return bool(_NEWEST.search(text))
+    among its words: "the current default" asks what holds now, which the gates answer. A
+    question that asks which version did something "most recently" (:data:`_NEWEST_ADVERB`) asks
+    for the newest release too."""
+    return bool(_NEWEST.search(text)) or (_asks_version(text) and bool(_NEWEST_ADVERB.search(text)))

@@ -407,3 +407,9 @@ def test_versions_between_two_ends_name_the_releases_after_the_first_up_to_the_s
     intent = parse_intent("What changed between Requests 2.24.0 and 2.26.0?", AS_OF)
     assert intent.version == "2.26.0" and intent.version_range == ("2.24.0", "2.26.0")
     assert parse_intent("Which release between 2.0 and 3.0 added it?", AS_OF).version_range is None   # asks which
+
+
+def test_which_version_did_something_most_recently_asks_for_the_newest_release():
+    assert parse_intent("Which Python version did Flask most recently drop support for?", AS_OF).asks_newest
+    assert not parse_intent("Which Flask release dropped support for Python 3.7?", AS_OF).asks_newest
+    assert not parse_intent("What did the council most recently decide?", AS_OF).asks_newest   # asks no version
