@@ -23,6 +23,7 @@ import pyarrow.compute as pc
 from ..store import cosine_similarity
 from ..store.schema import CONTENT_TIME_COLUMNS
 from ..temporal.codes import KIND_CODES, KIND_STATIC, NO_END, NO_START
+from ..temporal.kinds import is_release_type, release_series
 
 KIND_CODE = {kind.value: code for kind, code in KIND_CODES.items()}   # kind name -> code (temporal.codes)
 KIND_NAMES = np.array(sorted(KIND_CODES, key=KIND_CODES.get), dtype=object)   # code -> DocumentKind
@@ -88,6 +89,21 @@ class Candidates:
         per-document work: ``np.isin`` or ``np.unique`` over the object-array ids costs one
         Python string comparison per pair (docs/PERF.md, "Figures behind design choices")."""
         return np.unique(self.doc_id, return_inverse=True)[1].reshape(-1).astype(np.intp)
+
+    @cached_property
+    def release_series(self) -> np.ndarray:
+        """Per row its release series (:func:`temporal.kinds.release_series`), "" for any other
+        document: the doc types are tested once each (a pool holds a few), and only release
+        records' titles are read. Worked out once per query and shared by the rules that read it
+        (:mod:`.releases`)."""
+        types = self.doc_type.tolist()
+        release = {t for t in set(types) if is_release_type(t)}
+        series = np.full(len(types), "", dtype=object)
+        if release:
+            for i, t in enumerate(types):
+                if t in release:
+                    series[i] = release_series(t, self.title[i])
+        return series
 
     @cached_property
     def title_text(self) -> list[str]:

@@ -119,9 +119,8 @@ def answer(cands: Candidates, request: QueryRequest, profile: Profile, knowledge
                     subject=subject_terms(request.text) if intent is not None else ())
     asked = question_words(request.text, intent)
     words = pool_words(cands, profile)
-    abstain_reason = abstention(cands, request.text, config.abstention)
-    if abstain_reason is not None and ranked.window_answered:
-        abstain_reason = None   # "What happened this week?": the week's events are about it, whatever their words
+    # "What happened this week?": the week's events are about it, whatever their words
+    abstain_reason = None if ranked.window_answered else abstention(cands, request.text, config.abstention)
     if abstain_reason is None and not len(ranked.order) and ranked.archived_any:
         abstain_reason = "every relevant document is archived"
     if abstain_reason is None:

@@ -81,7 +81,18 @@ def latest_release_notes(cands, temporal_values: np.ndarray) -> dict[int, list[s
     (temporal value 1)."""
     top = np.flatnonzero(temporal_values >= 1.0 - 1e-9)
     return {int(i): ["the question asks for the latest release: the newest release of its series, temporal 1.0"]
-            for i in top if release_series(cands.doc_type[i], cands.title[i])}
+            for i in top if cands.release_series[i]}
+
+
+def _named_series(series: np.ndarray, subject: Sequence[str]) -> np.ndarray:
+    """Per row: its release series holds a word of a name the question states (``subject``);
+    each distinct series is tested once."""
+    words = {w for name in subject for w in re.findall(r"[\w.+#-]+", str(name).lower())}
+    rows = series.tolist()
+    named = {key for key in set(rows) if key and words & set(key.split())}
+    if not named:
+        return np.zeros(len(rows), dtype=bool)
+    return np.fromiter((key in named for key in rows), dtype=bool, count=len(rows))
 
 
 def newest_release(pool, temporal_values: np.ndarray, subject: Sequence[str] = (),
@@ -96,9 +107,8 @@ def newest_release(pool, temporal_values: np.ndarray, subject: Sequence[str] = (
     most recent Python version that Requests dropped" -> the "Requests changelog"); when none does
     ("the latest release"), every release record is of one series, the store's."""
     cands = pool.cands
-    series = np.array([release_series(d, t) for d, t in zip(cands.doc_type, cands.title, strict=True)], dtype=object)
-    words = {w for name in subject for w in re.findall(r"[\w.+#-]+", str(name).lower())}
-    named = np.array([bool(words & set(key.split())) for key in series.tolist()], dtype=bool)
+    series = cands.release_series
+    named = _named_series(series, subject)
     if named.any():
         series = np.where(named, series, "")
     else:   # no subject named: every release is of one series ("the latest release" of the store)
@@ -108,12 +118,6 @@ def newest_release(pool, temporal_values: np.ndarray, subject: Sequence[str] = (
     values, applies = newest_release_signal(series, cands.created_us, alive, pool.t_us, pool.half_life, pool.floors,
                                             cands.dated, temporal.decay, newest_by_series)
     return np.where(applies, values, temporal_values)
-
-
-def _named_series(series: np.ndarray, subject: Sequence[str]) -> np.ndarray:
-    """Per row: its release series holds a word of a name the question states (``subject``)."""
-    words = {w for name in subject for w in re.findall(r"[\w.+#-]+", str(name).lower())}
-    return np.array([bool(key) and bool(words & set(key.split())) for key in series.tolist()], dtype=bool)
 
 
 def release_versions_asked(cands, hit: np.ndarray, subject: Sequence[str] = (),
@@ -133,7 +137,7 @@ def release_versions_asked(cands, hit: np.ndarray, subject: Sequence[str] = (),
       VERSION_MISMATCH).
 
     Documents that are no release records keep ``hit`` as it is."""
-    series = np.array([release_series(d, t) for d, t in zip(cands.doc_type, cands.title, strict=True)], dtype=object)
+    series = cands.release_series
     release = series != ""
     targeted = np.asarray(hit, dtype=bool).copy()
     if version_range is not None:
@@ -153,12 +157,9 @@ def other_products(cands, subject: Sequence[str]) -> tuple[np.ndarray, str]:
     version did Click most recently drop support for?" -> the "click changelog"), the release
     records of the other series (Flask's entry on dropping Python 3.6 is no answer about
     Click). ``(mask, the series named)``; no mask when no series is named."""
-    release = np.isin(np.char.lower(np.asarray(cands.doc_type, dtype=str)),
-                      sorted(RELEASE_DOC_TYPES | set(LOG_DOC_TYPE_ALIASES)))
-    if not subject or not release.any():
+    if not subject:
         return np.zeros(len(cands), dtype=bool), ""
-    series = np.array([release_series(d, t) if r else "" for d, t, r in zip(cands.doc_type, cands.title, release,
-                                                                             strict=True)], dtype=object)
+    series = cands.release_series
     named = _named_series(series, subject)
     if not named.any():
         return np.zeros(len(cands), dtype=bool), ""

@@ -38,6 +38,7 @@ from ..temporal import (
 )
 from ..temporal.decay import profile_arrays
 from ..temporal.freshness import pairing_action, pairing_partners
+from ..temporal.version_words import version_key
 from .candidates import Candidates, first_per_document
 from .conflicts import conflict_boost, demote_contradicted
 from .content_match import content_time_values, judged_by_text, recalls
@@ -146,19 +147,15 @@ class Pool:
         return np.minimum(self.cands.valid_until_us, self.superseded_us)
 
 
-def _norm_version(v: str) -> str:
-    return re.sub(r"^v(?=\d)", "", str(v).strip().lower())
-
-
 def version_matches(cands: Candidates, version: str) -> np.ndarray:
     """Candidates whose version field, title or id names ``version`` (``v3`` == ``3``;
     ``22`` matches ``22.12.0`` at a component boundary)."""
-    want = _norm_version(version)
+    want = version_key(version)
     pattern = re.compile(rf"(?<![\w.])v?{re.escape(want)}(?![\w]|\.\d)", re.I)
     prefix = re.compile(rf"^{re.escape(want)}(\.|$)")
     out = np.zeros(len(cands), dtype=bool)
     for i in range(len(cands)):
-        field_v = _norm_version(cands.version[i] or "")
+        field_v = version_key(cands.version[i] or "")
         if field_v and (field_v == want or prefix.match(field_v)) or pattern.search(cands.title[i] or "") or pattern.search(str(cands.doc_id[i]).replace("_", " ")):
             out[i] = True
     return out
@@ -188,33 +185,8 @@ def rerank(cands: Candidates, profile: Profile, *, t_us: int, intent: QueryInten
     which say whose releases "the latest release" asks for (:func:`.releases.newest_release`)
     and whose release a named version is (:func:`.releases.release_versions_asked`)."""
     n = len(cands)
-    half_life, type_weight, floors = profile_arrays(cands.doc_type, cands.kind)
-    states = validity_states(cands.kind, cands.valid_from_us, cands.valid_until_us, t_us)
-    decay, recency = recency_and_decay(cands.created_us, cands.dated, t_us, half_life, floors, temporal.decay)
-    # ours: an EVENT inside its window is as fresh as its window (the blog's live notice is the
-    # most important document "while its window is open", whatever its half-life says)
-    decay = np.where(states == STATE_TEMPORAL, 1.0, decay)
-    current = np.where(states == STATE_TEMPORAL, 1.0, current_decay(
-        cands.created_us, cands.dated, t_us, half_life, floors, news_half_life_days=scoring.news_half_life_days,
-        current_days=scoring.news_current_days, config=temporal.decay))
-
-    index = knowledge.doc_index(with_inferred=profile.consolidated)
-    pos = index.lookup(cands.doc_id)
-    known = pos >= 0
-    at = np.maximum(pos, 0)
-    superseded_us = np.where(known, index.superseded_us[at], NO_END)
-    pool = Pool(
-        cands=cands, t_us=t_us, states=states, decay=decay, current=current, recency=recency, half_life=half_life,
-        type_weight=type_weight, floors=floors, chain=np.where(known, index.chain[at], -1 - np.arange(n)),
-        superseded_us=superseded_us, effective_us=np.where(known, index.effective_us[at], cands.created_us),
-        relational=np.where(known, index.relational[at], 0.0),
-        dependency_stale_us=np.where(known, index.dependency_stale_us[at], NO_END),
-        # trust (memory.live_trust); with gates, supersession is the gates' business: a superseded
-        # version that survives them is asked about for its own period and is not held to its successor
-        trust=knowledge.trust(cands.doc_id, cands.authority, t_us,
-                              superseded=(superseded_us <= t_us) & (not profile.gates), ripple=profile.ripple,
-                              doc_code=cands.doc_code))
-
+    pool = _pool(cands, profile, t_us, knowledge, scoring, temporal)
+    states, decay, superseded_us = pool.states, pool.decay, pool.superseded_us
     codes = np.full(n, KEEP, dtype=np.int16)
     archived = dict(archived or {})
     if archived:
@@ -260,13 +232,8 @@ def rerank(cands: Candidates, profile: Profile, *, t_us: int, intent: QueryInten
             score = boosted
     if profile.scorer == "default":
         version_named = intent is not None and bool(intent.version)
-        score, adjusted = _adjust(pool, profile, codes, score, bypass if version_named else None, k,
-                                  scoring.version_not_named_factor, scoring.news_half_life_days)
+        score, adjusted = _adjust(pool, profile, codes, score, bypass if version_named else None, k, scoring, subject)
         notes = _with_notes(notes, adjusted)
-        others, named = other_products(cands, subject)
-        score = np.where(others, score * scoring.product_not_named_factor, score)
-        notes = _with_notes(notes, {int(i): [f"a release of another product than the one asked ({named}): score "
-                                             f"x{scoring.product_not_named_factor}"] for i in np.flatnonzero(others)})
 
     action = np.full(n, "SOLO")                  # str per candidate ("<U4": read one row at a time)
     partner = np.full(n, -1, dtype=np.intp)
@@ -283,6 +250,40 @@ def rerank(cands: Candidates, profile: Profile, *, t_us: int, intent: QueryInten
                   notes=notes, severity=severity, range_ignored=range_ignored,
                   named_period=intent.named_period_us if (intent is not None and profile.use_intent) else None,
                   archived=archived, window_answered=bool(profile.gates and (window & (codes == KEEP)).any()))
+
+
+
+def _pool(cands: Candidates, profile: Profile, t_us: int, knowledge, scoring, temporal: TemporalConfig) -> Pool:
+    """What the reranker works out for each candidate at ``t_us`` before any gate: validity,
+    decay and recency by doc type and kind, its chain and supersession from the knowledge
+    state, its trust (:class:`Pool`)."""
+    n = len(cands)
+    half_life, type_weight, floors = profile_arrays(cands.doc_type, cands.kind)
+    states = validity_states(cands.kind, cands.valid_from_us, cands.valid_until_us, t_us)
+    decay, recency = recency_and_decay(cands.created_us, cands.dated, t_us, half_life, floors, temporal.decay)
+    # ours: an EVENT inside its window is as fresh as its window (the blog's live notice is the
+    # most important document "while its window is open", whatever its half-life says)
+    decay = np.where(states == STATE_TEMPORAL, 1.0, decay)
+    current = np.where(states == STATE_TEMPORAL, 1.0, current_decay(
+        cands.created_us, cands.dated, t_us, half_life, floors, news_half_life_days=scoring.news_half_life_days,
+        current_days=scoring.news_current_days, config=temporal.decay))
+
+    index = knowledge.doc_index(with_inferred=profile.consolidated)
+    pos = index.lookup(cands.doc_id)
+    known = pos >= 0
+    at = np.maximum(pos, 0)
+    superseded_us = np.where(known, index.superseded_us[at], NO_END)
+    return Pool(
+        cands=cands, t_us=t_us, states=states, decay=decay, current=current, recency=recency, half_life=half_life,
+        type_weight=type_weight, floors=floors, chain=np.where(known, index.chain[at], -1 - np.arange(n)),
+        superseded_us=superseded_us, effective_us=np.where(known, index.effective_us[at], cands.created_us),
+        relational=np.where(known, index.relational[at], 0.0),
+        dependency_stale_us=np.where(known, index.dependency_stale_us[at], NO_END),
+        # trust (memory.live_trust); with gates, supersession is the gates' business: a superseded
+        # version that survives them is asked about for its own period and is not held to its successor
+        trust=knowledge.trust(cands.doc_id, cands.authority, t_us,
+                              superseded=(superseded_us <= t_us) & (not profile.gates), ripple=profile.ripple,
+                              doc_code=cands.doc_code))
 
 
 def _gate(pool: Pool, codes: np.ndarray, rng, bypass: np.ndarray, profile: Profile, scoring,
@@ -342,20 +343,20 @@ def one_per_chain(pool: Pool, codes: np.ndarray, score: np.ndarray) -> np.ndarra
 
 
 def _adjust(pool: Pool, profile: Profile, codes: np.ndarray, score: np.ndarray, version_hit: np.ndarray | None,
-            k: int, version_factor: float, news_half_life_days: float
-            ) -> tuple[np.ndarray, dict[int, list[str]]]:
+            k: int, scoring, subject: Sequence[str] = ()) -> tuple[np.ndarray, dict[int, list[str]]]:
     """The ``default`` profile's demotions, returned as (new scores, the notes that explain them
     in the result's reasons): candidates not carrying a version the question names
-    (× ``version_factor``, ``ScoringConfig.version_not_named_factor``);
+    (× ``ScoringConfig.version_not_named_factor``); another product's release records where the
+    question names one (:func:`.releases.other_products`, × ``product_not_named_factor``);
     candidates that rely on a superseded version (the ripple, at query time); the lower-trust
     side of a contradiction; a news roundup (a news-like doc type, half-life <=
-    ``news_half_life_days``, whose title lists several stories: :func:`scoring.roundup_titles`),
+    ``ScoringConfig.news_half_life_days``, whose title lists several stories: :func:`scoring.roundup_titles`),
     × ``profile.roundup_demotion``, so that the story's own article, about as similar, ranks
     above the roundup that tells it in a few lines (a roundup alone still answers)."""
     notes: dict[int, list[str]] = {}
     kept = codes == KEEP
     if version_hit is not None and (version_hit & kept).any():
-        score = np.where(version_hit, score, score * version_factor)
+        score = np.where(version_hit, score, score * scoring.version_not_named_factor)
     if profile.stale_dependency_demotion < 1.0:
         flagged = (pool.dependency_stale_us <= pool.t_us) & kept
         score = np.where(flagged, score * profile.stale_dependency_demotion, score)
@@ -367,13 +368,19 @@ def _adjust(pool: Pool, profile: Profile, codes: np.ndarray, score: np.ndarray, 
         score, demoted = demote_contradicted(pool, codes == KEEP, score, k, profile.contradiction_demotion)
         notes = _with_notes(notes, demoted)
     if profile.roundup_demotion < 1.0:
-        news = (kept & (pool.half_life <= news_half_life_days)).nonzero()[0]   # the titles read: these only
+        news = (kept & (pool.half_life <= scoring.news_half_life_days)).nonzero()[0]   # the titles read: these only
         roundup = np.zeros(len(kept), dtype=bool)
         roundup[news] = roundup_titles(pool.cands.title[news])
         score = np.where(roundup, score * profile.roundup_demotion, score)
         for i in np.flatnonzero(roundup):
             notes.setdefault(int(i), []).append(
                 f"a roundup of several stories (its title lists them): score x{profile.roundup_demotion}")
+    others, named = other_products(pool.cands, subject)
+    if others.any():
+        factor = scoring.product_not_named_factor
+        score = np.where(others, score * factor, score)
+        for i in np.flatnonzero(others):
+            notes.setdefault(int(i), []).append(f"a release of another product than the one asked ({named}): score x{factor}")
     return score, notes
 
 

@@ -155,15 +155,22 @@ def with_named_version(store, hits: pa.Table, query_vector: np.ndarray, text: st
     labels = sorted({version, f"v{version}", f"V{version}"})
     found = store.search(query_vector, as_of=as_of, limit=config.version_pool, columns=list(columns),
                          extra=col("version").isin(labels))
+    new = _absent(found, hits)
+    return _appended(hits, found.filter(pa.array(new)), columns) if new.any() else hits
+
+
+def _absent(found: pa.Table, hits: pa.Table) -> np.ndarray:
+    """Per row of ``found``: its chunk is not among ``hits``."""
     if not found.num_rows:
-        return hits
-    new = ~pc.is_in(found.column("chunk_id"), value_set=hits.column("chunk_id").combine_chunks()).to_numpy(
+        return np.zeros(0, dtype=bool)
+    return ~pc.is_in(found.column("chunk_id"), value_set=hits.column("chunk_id").combine_chunks()).to_numpy(
         zero_copy_only=False)
-    if not new.any():
-        return hits
+
+
+def _appended(hits: pa.Table, extra: pa.Table, columns) -> pa.Table:
+    """``hits`` and then ``extra`` (both with ``columns`` and ``_distance``), in ``hits``' schema."""
     schema = hits.select([*columns, "_distance"]).schema
-    extra = found.filter(pa.array(new)).select([*columns, "_distance"]).cast(schema)
-    return pa.concat_tables([hits.select([*columns, "_distance"]), extra])
+    return pa.concat_tables([hits.select([*columns, "_distance"]), extra.select([*columns, "_distance"]).cast(schema)])
 
 
 def with_lexical(hits: pa.Table, search: TextSearch | None, query_vector: np.ndarray,
@@ -177,16 +184,13 @@ def with_lexical(hits: pa.Table, search: TextSearch | None, query_vector: np.nda
     if search is None:
         return hits, None
     found = search.best()
-    new = ~pc.is_in(found.column("chunk_id"), value_set=hits.column("chunk_id").combine_chunks()).to_numpy(
-        zero_copy_only=False) if found.num_rows else np.zeros(0, dtype=bool)
+    new = _absent(found, hits)
     if new.any():
         extra = found.filter(pa.array(new))
         vectors = vector_matrix(extra.column("vector")).astype(np.float64)
         q = np.asarray(query_vector, dtype=np.float64)
         cosine = vectors @ q / np.maximum(np.linalg.norm(vectors, axis=1) * np.linalg.norm(q), 1e-12)
-        extra = extra.select(list(columns)).append_column("_distance", cosine_distance(cosine))
-        hits = pa.concat_tables([hits.select([*columns, "_distance"]), extra.cast(hits.select(
-            [*columns, "_distance"]).schema)])
+        hits = _appended(hits, extra.select(list(columns)).append_column("_distance", cosine_distance(cosine)), columns)
     bm25 = dict(zip(found.column("chunk_id").to_pylist(), map(float, found.column("_score").to_pylist()),
                     strict=True))
     pool = list(dict.fromkeys(hits.column("chunk_id").to_pylist()))

@@ -104,15 +104,22 @@ def is_log_record(doc_type: str | None = None, title: str = "", text: str = "") 
     return log_record_type(doc_type, title, text) is not None
 
 
+def is_release_type(doc_type: object) -> bool:
+    """Whether a declared doc type is a release record's: in :data:`RELEASE_DOC_TYPES`, or an
+    alias of one."""
+    declared = (doc_type if isinstance(doc_type, str) else "").strip().lower()
+    return LOG_DOC_TYPE_ALIASES.get(declared, declared) in RELEASE_DOC_TYPES
+
+
 def release_series(doc_type: str | None, title: str | None) -> str:
     """The series a release record belongs to, "" for any other document (ours): its title
     lower-cased with version strings ("3.0.0", "v2.8") and extra spaces removed, for a document
-    whose doc type is in :data:`RELEASE_DOC_TYPES` (or an alias of one). "Larkspur SDK 3.0.0
+    whose doc type is a release record's (:func:`is_release_type`). "Larkspur SDK 3.0.0
     release notes" and "Larkspur SDK 2.8.0 release notes" are one series ("larkspur sdk release
     notes"); every entry of the "Flask changelog" is one; Node.js's notes are another."""
-    declared = (doc_type or "").strip().lower()
-    if LOG_DOC_TYPE_ALIASES.get(declared, declared) not in RELEASE_DOC_TYPES:
+    if not is_release_type(doc_type):
         return ""
+    declared = (doc_type or "").strip().lower()
     return " ".join(_VERSION_TOKEN.sub(" ", title if isinstance(title, str) else "").lower().split()) or declared
 
 

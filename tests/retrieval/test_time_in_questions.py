@@ -222,18 +222,19 @@ def test_between_two_versions_names_the_releases_after_the_first_up_to_the_secon
     assert any("releases after 2.0.0 up to 3.0.0" in r for r in resp.results[0].reasons)
 
 
-def test_a_named_version_joins_the_pool_when_its_neighbours_fill_it(app, monkeypatch):
+def test_a_named_version_joins_the_pool_when_its_neighbours_fill_it(app):
+    from dataclasses import replace
+
     from smartvector_core.config.query import DEFAULT_SEARCH
     from smartvector_core.retrieval import search
     app.ingest_records(CHANGELOG, now=NOW)
-    small = search.SearchConfig(**{**DEFAULT_SEARCH.__dict__, "candidate_pool": 1, "candidate_pool_per_k": 0,
-                                   "lexical_pool": 0})
+    small = replace(DEFAULT_SEARCH, candidate_pool=1, candidate_pool_per_k=0, lexical_pool=0)
     cands = search.retrieve(app.store, app.embedder.encode(["Werkzeug 2.0.0 iterations"])[0], NOW, 1,
                             text="How many iterations did Werkzeug 2.0.0 use?", config=small)
     assert set(cands.doc_id.tolist()) >= {"werkzeug-2.0.0", "flask-2.0.0"}
     plain = search.retrieve(app.store, app.embedder.encode(["Werkzeug 2.0.0 iterations"])[0], NOW, 1,
                             text="How many iterations did Werkzeug 2.0.0 use?",
-                            config=search.SearchConfig(**{**small.__dict__, "version_pool": 0}))
+                            config=replace(small, version_pool=0))
     assert len(set(plain.doc_id.tolist())) == 1
 
 
