@@ -116,7 +116,7 @@ def answer(cands: Candidates, request: QueryRequest, profile: Profile, knowledge
         t_us = to_us(intent.judged_at)
     ranked = rerank(cands, profile, t_us=t_us, intent=intent, knowledge=knowledge,
                     k=request.k, scoring=config.scoring, temporal=config.temporal, archived=request.archived,
-                    subject=subject_terms(request.text) if intent is not None else ())
+                    subject=subject_terms(request.text) if intent is not None else (), asked_us=as_of_us)
     asked = question_words(request.text, intent)
     words = pool_words(cands, profile)
     # "What happened this week?": the week's events are about it, whatever their words

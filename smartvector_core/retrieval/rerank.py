@@ -20,7 +20,7 @@ from functools import cached_property
 
 import numpy as np
 
-from ..clock import US_PER_DAY, to_us
+from ..clock import US_PER_DAY
 from ..config.temporal import TemporalConfig
 from ..memory.chains import effective_us
 from ..models import RejectionCode
@@ -41,7 +41,7 @@ from ..temporal.freshness import pairing_action, pairing_partners
 from ..temporal.version_words import version_key
 from .candidates import Candidates, first_per_document
 from .conflicts import conflict_boost, demote_contradicted
-from .content_match import content_time_values, judged_by_text, recalls
+from .content_match import content_time_values, judged_by_text
 from .profiles import Profile
 from .releases import (
     latest_release_notes,
@@ -66,7 +66,14 @@ from .scoring import (
     weighted_sum,
     window_signal,
 )
-from .windows import ended_in_window, events_in_window, in_range
+from .windows import (
+    day_asked,
+    ended_in_window,
+    events_in_window,
+    in_range,
+    later_reports_from_asking,
+    recalled_at,
+)
 
 KEEP = -1
 CODES = list(RejectionCode)
@@ -175,9 +182,12 @@ def _with_notes(notes: dict[int, list[str]], more: dict[int, list[str]]) -> dict
 
 def rerank(cands: Candidates, profile: Profile, *, t_us: int, intent: QueryIntent | None,
            knowledge, k: int, scoring=DEFAULT_SCORING, temporal: TemporalConfig = DEFAULT_TEMPORAL,
-           archived: Mapping[str, str] | None = None, subject: Sequence[str] = ()) -> Ranked:
+           archived: Mapping[str, str] | None = None, subject: Sequence[str] = (),
+           asked_us: int | None = None) -> Ranked:
     """Gates, signals, profile score, chains, pairing over ``cands`` at ``t_us``; ``scoring`` and
-    ``temporal``: the query's configuration (``EngineConfig.scoring`` / ``.temporal``).
+    ``temporal``: the query's configuration (``EngineConfig.scoring`` / ``.temporal``);
+    ``asked_us``: the moment the question is asked, when a date it names moved ``t_us``
+    (:func:`.windows.later_reports_from_asking`).
 
     ``archived``: the documents an operator archived by the moment asked (doc id -> the reason
     shown), rejected as ARCHIVED under every profile, before any other gate: a person took them
@@ -193,7 +203,7 @@ def rerank(cands: Candidates, profile: Profile, *, t_us: int, intent: QueryInten
         codes = reject(codes, np.isin(cands.doc_id, np.array(list(archived), dtype=object)), RejectionCode.ARCHIVED)
     notes: dict[int, list[str]] = {}
     soft = intent.soft_range_us if (intent is not None and profile.use_intent) else None
-    recent = ended_in_window(cands, states, soft if soft is not None else _day_asked(intent, profile))
+    recent = ended_in_window(cands, states, soft if soft is not None else day_asked(intent, profile.use_intent))
     rng = intent.hard_range_us if (intent is not None and profile.use_intent) else None
     range_ignored = False
     if rng is not None and profile.gates and not (in_range(cands, rng, superseded_us)
@@ -204,13 +214,15 @@ def rerank(cands: Candidates, profile: Profile, *, t_us: int, intent: QueryInten
     if profile.gates:
         if intent is not None and profile.use_intent and (intent.version or intent.version_rank):
             bypass, codes, notes = _target_versions(pool, intent, codes, subject)
-        recalled = recalled_at(cands, intent, profile) if rng is None else None
+        recalled = recalled_at(cands, intent, profile.use_intent) if rng is None else None
         window = events_in_window(cands, soft)
         codes = _gate(pool, codes, rng, bypass | recent, profile, scoring, recalled, window)
         if recalled is not None:
+            later = recalled & (cands.created_us > t_us)
+            pool = later_reports_from_asking(pool, later, asked_us, scoring, temporal.decay)
             notes = _with_notes(notes, {int(i): ["written after the moment the question names, and its text names "
-                                                 "that moment: a later report of it"]
-                                        for i in np.flatnonzero(recalled & (cands.created_us > t_us))})
+                                                 "that moment: a later report of it, as recent as it is now"]
+                                        for i in np.flatnonzero(later)})
         notes = _with_notes(notes, {int(i): ["an EVENT that ended inside the recent window or the day the question "
                                              "names: it answers it"] for i in np.flatnonzero(recent)})
 
@@ -414,33 +426,6 @@ def _target_versions(pool: Pool, intent: QueryIntent, codes: np.ndarray, subject
     for i in np.flatnonzero(hit):
         notes.setdefault(int(i), []).append(f"question names {asked}: judged against this version")
     return hit, codes, notes
-
-
-def recalled_at(cands, intent, profile: Profile) -> np.ndarray | None:
-    """Candidates a judgement moment from a named date ("on January 6, 2021", "as of 2018") does
-    not rule out as not yet written: news that :func:`.content_match.recalls` the date's period
-    (the rule a named period uses for news), a report published after that day whose text names
-    it ("How many minutes did … let violence play out … on January 6, 2021?", asked in July 2022:
-    every report of it came later). A version or reference page written later is still not yet
-    written then: what it says may not have held at that moment. None when the question names no
-    date to judge at."""
-    if intent is None or not profile.use_intent or intent.judged_period is None:
-        return None
-    return recalls(cands, tuple(to_us(t) for t in intent.judged_period))
-
-
-def _day_asked(intent, profile: Profile) -> tuple[int, int] | None:
-    """The day the question judges at ("on 12 December", "next Monday": the judgement moment is
-    that day's end), as int64 µs ``[start, end)``; None when it names no moment, or one of more
-    than a day ("as of 2018" judges the state at the year's end, not what happened in it)."""
-    if intent is None or not profile.use_intent or intent.judged_period is None:
-        return None
-    start, end = (to_us(t) for t in intent.judged_period)
-    return (start, end) if end - start <= US_PER_DAY else None
-
-
-
-
 
 
 def _score(pool: Pool, profile: Profile, intent, scoring, temporal=DEFAULT_TEMPORAL,

@@ -146,7 +146,7 @@ def test_news_since_a_named_period_that_names_it_speaks_of_it(tmp_path):
 def test_a_report_after_the_date_the_question_names_is_not_ruled_out_as_not_yet_written(tmp_path):
     """"… on 6 January <year>?" moves the moment of judgement to that day's end (intent), but every
     report of that day came later: a report whose text names the day speaks of it
-    (rerank.recalled_at, content_match.speaks_of) and answers; a later article that does not name
+    (windows.recalled_at, content_match.speaks_of) and answers; a later article that does not name
     the day is still not yet written then (NOT_YET_VALID), and so is a policy page naming it."""
     from smartvector_core.service import SmartVector
     from smartvector_core.settings import load_settings
@@ -171,3 +171,31 @@ def test_a_report_after_the_date_the_question_names_is_not_ruled_out_as_not_yet_
     rejected = {r.id: r.code for r in resp.rejections}
     assert rejected.get("other") == "NOT_YET_VALID" and rejected.get("policy") == "NOT_YET_VALID"
     assert "report" not in rejected
+
+
+def test_later_reports_of_a_named_date_are_as_recent_as_they_are_when_asked(tmp_path):
+    """Judged at "January 6, <year>" every later report is of age 0 there; what orders them is
+    their age when the question is asked (windows.later_reports_from_asking): yesterday's report
+    of the hearing beats a piece from ten months ago that matches the question a little better,
+    and says so in its reasons."""
+    from smartvector_core.service import SmartVector
+    from smartvector_core.settings import load_settings
+
+    app = SmartVector(load_settings(str(tmp_path / "store"), env={}))
+    year = NOW.year - 2
+    question = f"How many minutes did the mayor let the riot at the city hall go on on January 6, {year}?"
+    app.ingest_records([
+        {"id": "anniversary", "doc_type": "news", "created_at": (NOW - timedelta(days=300)).isoformat(),
+         "title": "A year after the riot", "text": f"How long did the mayor let the riot at the city hall go on on "
+                                                   f"January 6, {year}? A year on, nobody can say."},
+        {"id": "hearing", "doc_type": "news", "created_at": (NOW - timedelta(days=1)).isoformat(),
+         "title": "Hearing on the riot", "text": f"The committee found that the mayor waited 187 minutes before "
+                                                 f"acting during the riot at the city hall on January 6, {year}."},
+    ], now=NOW)
+    resp = app.query(question, as_of=NOW, k=2, log=False)
+    assert resp.intent["judged_at"].startswith(f"{year}-01-06")
+    by_id = {r.id: r for r in resp.results}
+    assert by_id["anniversary"].signals["semantic"].value > by_id["hearing"].signals["semantic"].value
+    assert [r.id for r in resp.results] == ["hearing", "anniversary"]
+    assert by_id["hearing"].signals["temporal"].value > by_id["anniversary"].signals["temporal"].value
+    assert "as recent as it is now" in " ".join(by_id["hearing"].reasons)
