@@ -190,6 +190,7 @@ def ingest_documents(store: Store, embedder, docs: Sequence[Document], *, now: d
             progress(min(start + DOC_BATCH, len(docs)), len(docs))
     if report.added or report.updated:
         store.ensure_indexes()   # no-op on small stores; indexes and optimize() on large ones
+    store.merge_appends(("chunks", "edges"))   # the small fragments writes gathered (events: as appended)
     return report
 
 

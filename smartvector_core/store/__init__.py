@@ -9,7 +9,7 @@ import os
 os.environ.setdefault("LANCEDB_LOG", "error")
 
 from .facade import Store  # noqa: E402
-from .logs import COMPACT_EVERY_WRITES  # noqa: E402
+from .fragments import FRAGMENT_BOUND  # noqa: E402
 from .schema import (  # noqa: E402
     DOC_COLUMNS,
     EDGES_SCHEMA,
@@ -27,7 +27,7 @@ from .schema import (  # noqa: E402
 from .search import first_existing, overfetched  # noqa: E402
 
 __all__ = [
-    "COMPACT_EVERY_WRITES", "DOC_COLUMNS", "EDGES_SCHEMA", "EVENTS_SCHEMA", "QUERIES_SCHEMA", "RESTORABLE_TABLES",
+    "FRAGMENT_BOUND", "DOC_COLUMNS", "EDGES_SCHEMA", "EVENTS_SCHEMA", "QUERIES_SCHEMA", "RESTORABLE_TABLES",
     "TS", "Store", "check_tag_label", "chunks_schema", "cosine_distance", "cosine_similarity", "edge_id",
     "first_existing", "overfetched", "vector_matrix",
 ]

@@ -125,4 +125,5 @@ class Store:
     # ----------------------------------------------------------------------- indexes
     chunk_indexes = delegate("indexes", Indexes.chunk_indexes)
     ensure_indexes = delegate("indexes", Indexes.ensure_indexes)
+    merge_appends = delegate("indexes", Indexes.merge_appends)
     ensure_text_index = delegate("indexes", Indexes.ensure_text_index)

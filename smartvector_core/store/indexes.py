@@ -12,11 +12,14 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Sequence
+from datetime import timedelta
 from typing import Any
 
 from lancedb.index import FTS, Bitmap, BTree, IvfHnswSq
 
 from .context import StoreContext
+from .fragments import fragment_rows, merge_small_fragments, merge_tier
 
 # Index policy (measured, see docs/PERF.md): under SCALAR_INDEX_MIN_ROWS a scan is as fast as
 # any index. Brute-force top-k grows linearly while IVF_HNSW_SQ stays near 10 ms: searches of the
@@ -29,6 +32,9 @@ REINDEX_FRACTION = 0.10
 TEXT_INDEX = "text"          # the column of the full-text (BM25) index
 SCALAR_INDEXES = {"chunk_id": "btree", "doc_id": "btree", "content_hash": "btree", "created_at": "btree",
                   "current": "bitmap", "kind": "bitmap", "doc_type": "bitmap", "lifecycle": "bitmap"}
+
+KEEP_EVERY_VERSION = timedelta(days=36_500)   # a compaction's cleanup cut-off that drops no version
+
 
 ROWS_PER_PARTITION = 250_000   # 384-d float32: ~0.4 GB of vectors + graph per partition trained
 MAX_PARTITIONS = 4_096
@@ -49,6 +55,14 @@ def ivf_hnsw_partitions(rows: int, *, rows_per_partition: int = ROWS_PER_PARTITI
 def search_nprobes(partitions: int, *, floor: int = 20, fraction: float = 0.05) -> int:
     """Partitions to probe: at least ``floor`` (or all), else ``fraction`` of them."""
     return min(partitions, max(floor, math.ceil(fraction * partitions)))
+
+
+def compact(table) -> None:
+    """LanceDB's ``optimize()`` without its version cleanup: small fragments merged, new rows
+    merged into the indexes, every version kept (a cleanup is ``maintain``'s, which keeps tags:
+    nothing an operator may restore is dropped by a write). Rewritten rows get new row ids:
+    readers see them as new rows (``TextIndex.caught_up``)."""
+    table.optimize(cleanup_older_than=KEEP_EVERY_VERSION)
 
 
 class Indexes:
@@ -98,7 +112,7 @@ class Indexes:
                 stale = max((s.num_unindexed_rows for s in
                              (tbl.index_stats(f"{c}_idx") for c in have) if s is not None), default=0)
                 if stale > REINDEX_FRACTION * rows:
-                    tbl.optimize()   # rewritten rows get new row ids: readers see them as new rows
+                    compact(tbl)
                     self.ctx.note_commit(())
                     done["optimized"] = True
         done["seconds"] = round(time.perf_counter() - t0, 3)
@@ -121,3 +135,18 @@ class Indexes:
             self.ctx.retry(lambda: tbl.create_index(TEXT_INDEX, config=FTS(), replace=True))
             self.ctx.note_commit(())
         return True
+
+    def merge_appends(self, names: Sequence[str]) -> list[str]:
+        """Merge the small fragments a write gathered in each table of ``names``
+        (:mod:`.fragments`), each under the write lock; returns the tables merged."""
+        merged = []
+        for name in names:
+            table = self.ctx.tables[name]
+            if merge_tier(fragment_rows(table)) is None:   # the common case: no lock taken
+                continue
+            with self.ctx.write_lock():
+                if merge_small_fragments(table, self.ctx.unmergeable, name):
+                    if name == "chunks":
+                        self.ctx.note_commit(())   # rows moved, none changed
+                    merged.append(name)
+        return merged

@@ -1,5 +1,6 @@
 """The store's append-only tables, ``events`` (the audit) and ``queries`` (the query log):
-appends under the write lock with periodic compaction, reads of all rows or by key. A part of
+appends under the write lock, their small fragments merged (:mod:`.fragments`), reads of all
+rows or by key. A part of
 :class:`smartvector_core.store.Store`, over the shared :class:`.context.StoreContext`."""
 
 from __future__ import annotations
@@ -13,9 +14,8 @@ import pyarrow as pa
 from lancedb.expr import col
 
 from .context import StoreContext
+from .fragments import merge_small_fragments
 from .schema import EVENTS_SCHEMA, QUERIES_SCHEMA
-
-COMPACT_EVERY_WRITES = 50   # compact an append-only table every this many writes of one process
 
 
 class LogTables:
@@ -59,14 +59,15 @@ class LogTables:
 
     def _append(self, name: str, rows: list[dict[str, Any]], schema: pa.Schema) -> int:
         """Append ``rows`` to the append-only table ``name`` (events, queries) under the write
-        lock, compacting every ``COMPACT_EVERY_WRITES`` writes; returns how many."""
+        lock, then merges its small fragments (:func:`.fragments.merge_small_fragments`: feedback
+        clicks and query logs write one tiny fragment each); returns how many."""
         if not rows:
             return 0
         table = pa.Table.from_pylist(rows, schema=schema)
         tbl = self.ctx.tables[name]
         with self.ctx.write_lock(counted=name != "queries"):   # no knowledge state reads the query log
             self.ctx.retry(lambda: tbl.add(table))
-            self._compact_every(name)
+            merge_small_fragments(tbl, self.ctx.unmergeable, name)
         return len(rows)
 
     def _read_log(self, name: str, key: str, values: Sequence[str] | None) -> pa.Table:
@@ -76,14 +77,6 @@ class LogTables:
         if values is not None:
             q = q.where(col(key).isin(list(values)))
         return q.limit(max(1, tbl.count_rows())).to_arrow()
-
-    def _compact_every(self, name: str) -> None:
-        """Compact an append-only table every ``COMPACT_EVERY_WRITES`` small writes of this process
-        (feedback clicks and query logs would otherwise leave one tiny data file per write).
-        Called under the write lock; old versions stay until ``maintain`` cleans them up."""
-        self.ctx.writes[name] = self.ctx.writes.get(name, 0) + 1
-        if self.ctx.writes[name] % COMPACT_EVERY_WRITES == 0:
-            self.ctx.tables[name].optimize()
 
     def queries(self, query_ids: Sequence[str] | None = None) -> pa.Table:
         return self._read_log("queries", "query_id", query_ids)

@@ -78,7 +78,7 @@ class Upkeep:
         return [int(v["version"]) for v in self.ctx.tables[name].list_versions()]
 
     def fragments(self, name: str) -> int:
-        """Data fragments of table ``name`` (small appends add one each until it is compacted)."""
+        """Data fragments of table ``name`` (each append adds one; :mod:`.fragments` merges the small ones)."""
         return int(self.ctx.tables[name].stats()["fragment_stats"]["num_fragments"])
 
     def tag(self, label: str) -> dict[str, int]:
