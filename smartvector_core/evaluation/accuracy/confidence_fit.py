@@ -312,8 +312,12 @@ def confidences(rows: dict[str, np.ndarray], profile: str, fitted: dict[str, Any
 
 
 def before_confidences(rows: dict[str, np.ndarray], profile: str, knots: dict[str, Any] | None) -> np.ndarray:
-    """The confidence of the earlier scoring (certainty = score · g(margin) · trust · validity −
-    conflict, mapped by the earlier prior's ``knots``), from the same evidence."""
+    """The confidence of the earlier prior (``knots``: one profile's entry of its file) from the
+    same evidence: its model and isotonic map where it has a model (:func:`confidences`), else
+    the earlier scoring's (certainty = score · g(margin) · trust · validity − conflict, mapped
+    by its knots)."""
+    if knots is not None and "model" in knots:
+        return confidences(rows, profile, knots)
     keep = rows["profile"] == profile
     x = rows["x"][keep]
     col = {n: j for j, n in enumerate(cm.FEATURES)}
@@ -322,6 +326,37 @@ def before_confidences(rows: dict[str, np.ndarray], profile: str, knots: dict[st
     k = None if knots is None else (np.asarray(knots["x"]), np.asarray(knots["y"]))
     p = calibrate(profile, cert, k) if k is not None else cert
     return np.where(rows["abstained"][keep].astype(bool), np.minimum(p, DEFAULT_ENGINE.abstention.cap), p)
+
+
+RESAMPLES = 400     # ours: paired bootstrap resamples of a part's answers (change_interval)
+INTERVAL = 0.9      # ours: the central share of the resampled changes reported
+
+
+def change_interval(before: np.ndarray, after: np.ndarray, right: np.ndarray, *, resamples: int = RESAMPLES,
+                    level: float = INTERVAL, seed: int = DEFAULT_SEED) -> dict[str, list[float] | None]:
+    """Whether a change of ECE and AUROC on one part is more than that part's noise: the central
+    ``level`` interval of ``metric(after) − metric(before)`` over ``resamples`` bootstrap
+    resamples of the answers, one resample for both (paired: the percentile interval of Efron
+    & Tibshirani 1993, ch. 13). ``before``, ``after``: two confidences of the same top-1 answers,
+    ``right`` their labels. An interval holding 0 is a change the part cannot tell from noise
+    (52 questions with 7 wrong: ±0.04 of ECE, docs/CONFIDENCE.md "Eighth session"). AUROC is
+    read on the resamples holding both right and wrong answers (None: fewer than two such)."""
+    from ...retrieval.calibration import auroc, expected_calibration_error
+
+    before, after = (np.asarray(v, dtype=np.float64) for v in (before, after))
+    right = np.asarray(right, dtype=bool)
+    if not len(right):
+        return {"ece_change": None, "auroc_change": None}
+    rng = np.random.default_rng(seed)
+    ece, roc = [], []
+    for pick in rng.integers(0, len(right), size=(resamples, len(right))):
+        hit = right[pick]
+        ece.append(expected_calibration_error(after[pick], hit) - expected_calibration_error(before[pick], hit))
+        if 0 < hit.sum() < len(hit):
+            roc.append(auroc(after[pick], hit) - auroc(before[pick], hit))
+    tails = [100 * (1 - level) / 2, 100 * (1 + level) / 2]
+    return {"ece_change": [float(v) for v in np.percentile(ece, tails)],
+            "auroc_change": [float(v) for v in np.percentile(roc, tails)] if len(roc) > 1 else None}
 
 
 def top1(rows: dict[str, np.ndarray], profile: str, conf: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -335,7 +370,8 @@ def report_table(rows: dict[tuple[str, str], dict[str, np.ndarray]], fitted: dic
                  before: dict[str, Any] | None, *, profiles: Sequence[str] = ("default",),
                  role: str = "report", high: float = DEFAULT_TEMPORAL.tiers.high) -> list[dict[str, Any]]:
     """Per corpus (its ``role`` rows) and variant (naive; each profile before and after), the
-    top-1 accuracy and :func:`metrics.confidence_report` of the top-1 confidence."""
+    top-1 accuracy and :func:`metrics.confidence_report` of the top-1 confidence; each "after"
+    row also holds the interval of its change from "before" (:func:`change_interval`)."""
     table = []
     for (corpus, r), data in sorted(rows.items()):
         if r != role:
@@ -345,12 +381,17 @@ def report_table(rows: dict[tuple[str, str], dict[str, np.ndarray]], fitted: dic
             old = (before or {}).get("profiles", {}).get(name)
             variants.append((f"{name} before", name, before_confidences(data, name, old)))
             variants.append((f"{name} after", name, confidences(data, name, fitted.get(name))))
+        earlier = None
         for label, name, conf in variants:
             c, right = top1(data, name, conf)
             if not len(c):
                 continue
-            table.append({"corpus": corpus, "variant": label, "n": int(len(c)), "top1": float(right.mean()),
-                          **confidence_report(c, right, high=high)})
+            row = {"corpus": corpus, "variant": label, "n": int(len(c)), "top1": float(right.mean()),
+                   **confidence_report(c, right, high=high)}
+            if label.endswith(" after") and earlier is not None:     # after − before, with the part's noise
+                row.update(change_interval(earlier, c, right))
+            earlier = c if label.endswith(" before") else None
+            table.append(row)
     return table
 
 
@@ -439,12 +480,17 @@ def live_check(fitted: dict[str, dict[str, Any]], *, embedder, repo: Path, reald
 
 
 def format_table(table: list[dict[str, Any]]) -> str:
-    """The report table as Markdown."""
+    """The report table as Markdown (a change's interval: after − before, :func:`change_interval`)."""
     def f(v):
         return "–" if v is None else f"{v:.3f}"
-    lines = ["| corpus | variant | n | top-1 | ECE | AUROC | Brier | distinct/100 | HIGH precision (n) |",
-             "|---|---|---|---|---|---|---|---|---|"]
+
+    def span(v):
+        return "" if v is None else f"[{v[0]:+.3f}, {v[1]:+.3f}]"
+    lines = ["| corpus | variant | n | top-1 | ECE | AUROC | Brier | distinct/100 | HIGH precision (n) "
+             "| ECE change (90%) | AUROC change (90%) |",
+             "|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in table:
         lines.append(f"| {r['corpus']} | {r['variant']} | {r['n']} | {f(r['top1'])} | {f(r['ece'])} | {f(r['auroc'])} "
-                     f"| {f(r['brier'])} | {r['distinct_per_100']:.0f} | {f(r['high_precision'])} ({r['high_n']}) |")
+                     f"| {f(r['brier'])} | {r['distinct_per_100']:.0f} | {f(r['high_precision'])} ({r['high_n']}) "
+                     f"| {span(r.get('ece_change'))} | {span(r.get('auroc_change'))} |")
     return "\n".join(lines)
