@@ -21,7 +21,8 @@ corpus             fit                                          report
 =================  ===========================================  ==========================================
 
 The fit (:func:`fit_prior`) weighs each corpus equally (its rows share one unit of weight), fits
-:func:`confidence_fitting.fit_model` per profile and the isotonic map on its certainties
+:func:`confidence_fitting.fit_trees` per profile (monotone boosted trees; ``form="logistic"``:
+:func:`confidence_fitting.fit_model`) and the isotonic map on its certainties
 (:func:`confidence_fitting.isotonic_knots`), and writes ``retrieval/calibration.json`` with what
 it was fitted on and the scoring version. :func:`loco_table` reports each corpus under a prior
 fitted without it (leave one corpus out). The collected rows stay on disk per corpus and part
@@ -249,10 +250,15 @@ LEVELS = frozenset({"cosine", "cosine_gap", "score", "log_age"})
 TOP1_SHARE = 0.3    # ours: a corpus' rank-1 rows carry 0.3 of its weight in the model, its other ranks the rest (docs/CONFIDENCE.md)
 
 
+FORM = "trees"      # the prior's model: monotone boosted trees (fitting.fit_trees); "logistic": fitting.fit_model
+
+
 def fit_prior(rows: dict[tuple[str, str], dict[str, np.ndarray]], *, profiles: Sequence[str] = FIT_PROFILES,
               exclude: Sequence[str] = (), c: float = 0.5, top1_share: float = TOP1_SHARE,
-              verdicts: dict[str, tuple[Sequence[float], Sequence[bool]]] | None = None) -> dict[str, dict[str, Any]]:
-    """Per profile, the model and isotonic knots fitted on every corpus' fit rows (``exclude``:
+              verdicts: dict[str, tuple[Sequence[float], Sequence[bool]]] | None = None,
+              form: str = FORM) -> dict[str, dict[str, Any]]:
+    """Per profile, the model (``form``: :data:`FORM`; ``c`` regularises the logistic one) and
+    isotonic knots fitted on every corpus' fit rows (``exclude``:
     corpora left out). Each corpus weighs one unit: in the model its rank-1 rows share
     ``top1_share`` of it and its other ranks the rest (the model learns what tells a right
     passage from a wrong one at every rank, the first counting most); the isotonic map is fitted
@@ -278,7 +284,10 @@ def fit_prior(rows: dict[tuple[str, str], dict[str, np.ndarray]], *, profiles: S
         if not xs:
             continue
         x, y, w, f = (np.concatenate(a) for a in (xs, ys, ws, firsts))
-        model = fitting.fit_model(x, y, w, c=c, fixed=single_corpus_features(xs) | LEVELS)
+        fixed = single_corpus_features(xs) | LEVELS
+        if form not in ("trees", "logistic"):
+            raise InputError(f"unknown model form {form!r}: 'trees' or 'logistic'", field="form")
+        model = fitting.fit_trees(x, y, w, fixed=fixed) if form == "trees" else fitting.fit_model(x, y, w, c=c, fixed=fixed)
         top = f > 0
         vx, vy = (verdicts or {}).get(name, ((), ()))
         cert = np.r_[model.certainty(x[top]), np.asarray(vx, dtype=np.float64)]
@@ -305,7 +314,7 @@ def confidences(rows: dict[str, np.ndarray], profile: str, fitted: dict[str, Any
     keep = rows["profile"] == profile
     if fitted is None or profile == "naive":
         return rows["confidence"][keep].astype(float)
-    model = cm.ConfidenceModel.from_dict(fitted["model"])
+    model = cm.model_from_dict(fitted["model"])
     p = np.interp(model.certainty(model.aligned(rows["x"][keep])), fitted["x"], fitted["y"])
     p = held_to_rank(p, rows["rank"][keep] == 1)
     return np.where(rows["abstained"][keep].astype(bool), np.minimum(p, DEFAULT_ENGINE.abstention.cap), p)
@@ -449,7 +458,8 @@ def fit_prior_command(*, embedder, repo: Path, realdata: Path, realtimeqa: Path 
     for (corpus, role), data in sorted(rows.items()):
         if role == "fit":
             fitted_on[corpus] = {"questions": int(len(set(data["qid"].tolist()))), "rows": int(len(data["right"]))}
-    meta = {"method": "logistic regression on standardised evidence, then centred isotonic",
+    meta = {"method": ("monotone boosted trees" if FORM == "trees" else "logistic regression on standardised evidence")
+            + " on the evidence, then centred isotonic",
             "fitted_on": fitted_on, "corpus_weight": "each corpus one unit", "seed": seed, "k": k,
             "model": getattr(embedder, "name", type(embedder).__name__),
             "scoring_versions": {name: cm.version_of(DEFAULT_ENGINE, PROFILES[name]) for name in fitted},
