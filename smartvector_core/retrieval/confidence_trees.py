@@ -144,7 +144,7 @@ def from_predictors(predictors, columns: list[int], names: tuple[str, ...], mean
         left[t, :len(n)], right[t, :len(n)] = n["left"], n["right"]
         missing[t, :len(n)] = n["missing_go_to_left"].astype(bool)
         val, count = n["value"].astype(np.float64), n["count"].astype(np.float64)
-        for i in np.argsort(-n["depth"], kind="stable"):       # children before their parent
+        for i in np.argsort(-n["depth"].astype(np.int64), kind="stable"):     # children before their parent
             if not leaf[i]:
                 a, b = n["left"][i], n["right"][i]
                 val[i] = (val[a] * count[a] + val[b] * count[b]) / max(count[a] + count[b], 1.0)
