@@ -53,15 +53,17 @@ class TreeModel:
         """The log-odds every row starts from: ``bias + Σ_t value_t(root)``."""
         return float(self.bias + self.value[:, 0].sum()) if self.value.size else float(self.bias)
 
-    def _walk(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """(contributions (rows, features), leaf values summed per row) of ``x``."""
+    def _walk(self, x: np.ndarray, credit: bool = True) -> tuple[np.ndarray | None, np.ndarray]:
+        """(contributions (rows, features), or None without ``credit``; the leaf values summed
+        per row) of ``x``: every tree walked at once, one level per step."""
         x = np.asarray(x, dtype=np.float64).reshape(-1, len(self.features))
-        contrib = np.zeros_like(x)
         if not self.value.size or not len(x):
-            return contrib, np.zeros(len(x))
+            return (np.zeros_like(x) if credit else None), np.zeros(len(x))
+        n, width = len(x), len(self.features)
         trees = np.arange(self.value.shape[0])[None, :]
-        node = np.zeros((len(x), self.value.shape[0]), dtype=np.intp)
-        rows = np.arange(len(x))[:, None]
+        node = np.zeros((n, self.value.shape[0]), dtype=np.intp)
+        rows = np.arange(n)[:, None]
+        where, steps = [], []
         for _ in range(self.value.shape[1]):          # at most one level per node: ends at the leaves
             col = self.feature[trees, node]
             inner = col >= 0
@@ -70,14 +72,20 @@ class TreeModel:
             v = x[rows, np.maximum(col, 0)]
             go_left = np.where(np.isnan(v), self.missing_left[trees, node], v <= self.threshold[trees, node])
             child = np.where(inner, np.where(go_left, self.left[trees, node], self.right[trees, node]), node)
-            step = np.where(inner, self.value[trees, child] - self.value[trees, node], 0.0)
-            np.add.at(contrib, (np.broadcast_to(rows, col.shape)[inner], col[inner]), step[inner])
+            if credit:
+                where.append((rows * width + col)[inner])
+                steps.append((self.value[trees, child] - self.value[trees, node])[inner])
             node = child
+        contrib = None
+        if credit:
+            flat = np.bincount(np.concatenate(where), np.concatenate(steps), minlength=n * width) if where \
+                else np.zeros(n * width)
+            contrib = flat.reshape(n, width)
         return contrib, self.value[trees, node].sum(axis=1)
 
     def logit(self, x: np.ndarray) -> np.ndarray:
         """bias + Σ_t value_t(leaf_t(x)) per row of ``x`` (n, len(features))."""
-        return self.bias + self._walk(x)[1]
+        return self.bias + self._walk(x, credit=False)[1]
 
     def contributions(self, x: np.ndarray) -> np.ndarray:
         """Per row and feature, the log-odds its splits add along the trees' paths (they sum to

@@ -58,3 +58,20 @@ def test_before_reads_an_earlier_model_prior_through_its_model():
     assert before["ece"] == after["ece"] and after["ece_change"] == [0.0, 0.0]
     assert "ece_change" not in before
     assert "[+0.000, +0.000]" in cf.format_table([after])
+
+
+def test_the_prior_file_keeps_each_model_on_one_line_and_reads_back(tmp_path, monkeypatch):
+    import json
+
+    from smartvector_core.retrieval import calibration
+
+    rng = np.random.default_rng(6)
+    rows = {(c, r): _part(30, rng) for c in ("a", "b") for r in ("fit", "report")}
+    fitted = cf.fit_prior(rows)
+    path = tmp_path / "calibration.json"
+    monkeypatch.setattr(calibration._shipped, "cache_clear", lambda: None)
+    monkeypatch.setattr(cm, "clear_cache", lambda: None)
+    cf.write_prior(fitted, {"seed": 7}, path)
+    text = path.read_text(encoding="utf-8")
+    assert json.loads(text) == {"meta": {"seed": 7}, "profiles": fitted}
+    assert sum('"model": {' in line for line in text.splitlines()) == 1     # one profile, one line

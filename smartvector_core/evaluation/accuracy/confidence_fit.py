@@ -425,7 +425,14 @@ def loco_table(rows: dict[tuple[str, str], dict[str, np.ndarray]], *, profiles: 
 
 
 def write_prior(fitted: dict[str, dict[str, Any]], meta: dict[str, Any], path: Path = KNOTS_FILE) -> None:
-    path.write_text(json.dumps({"meta": meta, "profiles": fitted}, indent=1), encoding="utf-8")
+    """The prior's file: what it was fitted on and the knots one value a line, each profile's
+    model on one line of its own (a model of trees holds thousands of numbers)."""
+    marks = {name: f"@model:{name}@" for name in fitted}
+    text = json.dumps({"meta": meta, "profiles": {name: {**v, "model": marks[name]} for name, v in fitted.items()}},
+                      indent=1)
+    for name, mark in marks.items():
+        text = text.replace(json.dumps(mark), json.dumps(fitted[name]["model"], separators=(",", ":")), 1)
+    path.write_text(text, encoding="utf-8")
     from ...retrieval import calibration
 
     calibration._shipped.cache_clear()
