@@ -116,8 +116,8 @@ class TreeModel:
         try:
             names = tuple(data["features"])
             mean = np.asarray(data["mean"], dtype=np.float64)
-            arrays = {k: np.asarray(data[k], dtype=np.float64).reshape(len(data[k]), -1)
-                      for k in ("feature", "threshold", "left", "right", "missing_left", "value")}
+            arrays = {k: np.asarray(data[k], dtype=np.float64).reshape(len(data[k]), -1) if len(data[k])
+                      else np.zeros((0, 1)) for k in ("feature", "threshold", "left", "right", "missing_left", "value")}
             bias = float(data["bias"])
         except (KeyError, TypeError, ValueError) as exc:
             raise InputError(f"{where}: confidence trees are incomplete ({exc})", field="model") from exc

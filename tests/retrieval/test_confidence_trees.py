@@ -93,6 +93,9 @@ def test_fit_trees_holds_each_feature_to_its_direction():
 def test_no_feature_left_gives_the_base_rate():
     model = fitting.fit_trees(np.zeros((4, len(cm.FEATURES))), np.array([1.0, 1.0, 1.0, 0.0]))
     assert model.certainty(np.zeros((2, len(cm.FEATURES)))).tolist() == pytest.approx([0.75, 0.75])
+    back = cm.model_from_dict(json.loads(json.dumps(model.to_dict())))      # no tree at all, read back
+    assert back.certainty(np.zeros((1, len(cm.FEATURES)))).tolist() == pytest.approx([0.75])
+    assert back.contributions(np.zeros((1, len(cm.FEATURES)))).tolist() == [[0.0] * len(cm.FEATURES)]
 
 
 def test_factors_of_trees_name_the_split_feature_in_words():
