@@ -94,7 +94,9 @@ def fit_trees(x: np.ndarray, y: np.ndarray, weights: np.ndarray | None = None, *
     :data:`TREES`), each feature held to the direction of :data:`DIRECTION` (``monotonic_cst``:
     +1 never lowers, −1 never raises, 0 free); a feature constant in the data, or named in
     ``fixed``, is not read. ``weights``: per row (scaled to sum to the row count). No feature
-    left: the trees are empty and every row gets the weighted base rate's log-odds."""
+    left: the trees are empty and every row gets the weighted base rate's log-odds. The fitted
+    trees are read through scikit-learn's private ``_predictors`` and ``_baseline_prediction``
+    (tests/retrieval/test_confidence_trees.py checks the result against ``predict_proba``)."""
     from sklearn.ensemble import HistGradientBoostingClassifier
 
     from .confidence_trees import TreeModel, from_predictors

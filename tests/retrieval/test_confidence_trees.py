@@ -107,3 +107,21 @@ def test_factors_of_trees_name_the_split_feature_in_words():
     x = np.zeros((2, len(names)))
     x[:, COL["margin"]] = [0.2, 0.0]
     assert cm.factors(model, x) == [["no other answer comes close"], ["a close second answer disagrees"]]
+
+
+def test_the_trees_read_back_are_scikit_learns_own():
+    """fit_trees reads scikit-learn's fitted trees through private attributes (``_predictors``,
+    ``_baseline_prediction``): its probabilities must stay the classifier's."""
+    from sklearn.ensemble import HistGradientBoostingClassifier
+
+    rng = np.random.default_rng(8)
+    x = np.zeros((800, len(cm.FEATURES)))
+    x[:, COL["margin"]] = rng.uniform(-0.3, 0.3, 800)
+    x[:, COL["agreement"]] = rng.uniform(0, 1, 800)
+    y = (rng.random(800) < 0.3 + x[:, COL["margin"]] + 0.3 * x[:, COL["agreement"]]).astype(float)
+    model = fitting.fit_trees(x, y)
+    cols = [COL["margin"], COL["agreement"]]
+    clf = HistGradientBoostingClassifier(**fitting.TREES, early_stopping=False, random_state=0,
+                                         monotonic_cst=[1, 1]).fit(x[:, cols], y.astype(int))
+    assert np.allclose(model.certainty(x), clf.predict_proba(x[:, cols])[:, 1], atol=1e-12)
+    assert np.allclose(model.contributions(x).sum(axis=1) + model.base, model.logit(x))
