@@ -25,6 +25,7 @@ level by level); scikit-learn is needed only to fit (:func:`.confidence_fitting.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -53,35 +54,57 @@ class TreeModel:
         """The log-odds every row starts from: ``bias + Σ_t value_t(root)``."""
         return float(self.bias + self.value[:, 0].sum()) if self.value.size else float(self.bias)
 
+    @cached_property
+    def _flat(self) -> tuple[np.ndarray, ...]:
+        """The node arrays flattened to one index ``t · nodes + i``, a leaf pointing at itself on
+        both sides (so a walk of ``depth`` steps stops there and credits nothing more), the
+        roots' indices, and the deepest path's length."""
+        trees, width = self.value.shape
+        base = (np.arange(trees) * width)[:, None]
+        leaf = self.feature < 0
+        here = base + np.arange(width)[None, :]
+        left = np.where(leaf, here, base + self.left).ravel()
+        right = np.where(leaf, here, base + self.right).ravel()
+        depth, node = 0, base[:, 0]
+        frontier = [node]
+        while frontier and depth <= width:        # the deepest path, level by level
+            level = np.concatenate(frontier)
+            level = level[~leaf.ravel()[level]]
+            if not len(level):
+                break
+            frontier, depth = [left[level], right[level]], depth + 1
+        return (np.maximum(self.feature, 0).ravel(), self.threshold.ravel(), left, right,
+                self.missing_left.ravel(), self.value.ravel(), base[:, 0], depth)
+
     def _walk(self, x: np.ndarray, credit: bool = True) -> tuple[np.ndarray | None, np.ndarray]:
         """(contributions (rows, features), or None without ``credit``; the leaf values summed
         per row) of ``x``: every tree walked at once, one level per step."""
         x = np.asarray(x, dtype=np.float64).reshape(-1, len(self.features))
         if not self.value.size or not len(x):
             return (np.zeros_like(x) if credit else None), np.zeros(len(x))
-        n, width = len(x), len(self.features)
-        trees = np.arange(self.value.shape[0])[None, :]
-        node = np.zeros((n, self.value.shape[0]), dtype=np.intp)
-        rows = np.arange(n)[:, None]
+        feature, threshold, left, right, missing, value, roots, depth = self._flat
+        n, width = x.shape
+        offset = (np.arange(n) * width)[:, None]
+        flat_x = x.ravel()
+        gaps = bool(np.isnan(flat_x).any())
+        node = np.broadcast_to(roots, (n, len(roots)))
         where, steps = [], []
-        for _ in range(self.value.shape[1]):          # at most one level per node: ends at the leaves
-            col = self.feature[trees, node]
-            inner = col >= 0
-            if not inner.any():
-                break
-            v = x[rows, np.maximum(col, 0)]
-            go_left = np.where(np.isnan(v), self.missing_left[trees, node], v <= self.threshold[trees, node])
-            child = np.where(inner, np.where(go_left, self.left[trees, node], self.right[trees, node]), node)
+        for _ in range(depth):
+            col = offset + feature[node]
+            v = flat_x[col]
+            go_left = v <= threshold[node]
+            if gaps:
+                go_left = np.where(np.isnan(v), missing[node], go_left)
+            child = np.where(go_left, left[node], right[node])
             if credit:
-                where.append((rows * width + col)[inner])
-                steps.append((self.value[trees, child] - self.value[trees, node])[inner])
+                where.append(col.ravel())
+                steps.append((value[child] - value[node]).ravel())
             node = child
         contrib = None
         if credit:
-            flat = np.bincount(np.concatenate(where), np.concatenate(steps), minlength=n * width) if where \
-                else np.zeros(n * width)
-            contrib = flat.reshape(n, width)
-        return contrib, self.value[trees, node].sum(axis=1)
+            contrib = np.bincount(np.concatenate(where), np.concatenate(steps), minlength=n * width).reshape(n, width) \
+                if where else np.zeros((n, width))
+        return contrib, value[node].sum(axis=1)
 
     def logit(self, x: np.ndarray) -> np.ndarray:
         """bias + Σ_t value_t(leaf_t(x)) per row of ``x`` (n, len(features))."""
