@@ -28,7 +28,7 @@ from smartvector_core.retrieval.calibration import auroc, expected_calibration_e
 STEPS = (0, 5, 10, 20, 30, 40, 60, 100, 200, 400)
 
 
-def top1_certainty(data: dict, profile: str, model: cm.ConfidenceModel) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def top1_certainty(data: dict, profile: str, model) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     keep = (data["profile"] == profile) & (data["rank"] == 1)
     return (model.certainty(data["x"][keep]), data["right"][keep].astype(bool),
             data["abstained"][keep].astype(bool))
@@ -43,7 +43,7 @@ def main() -> None:
     args = ap.parse_args()
     rows = load_rows(Path(args.rows))
     fitted = fit_prior(rows, profiles=(args.profile,), exclude=(args.corpus,))[args.profile]
-    model = cm.ConfidenceModel.from_dict(fitted["model"])
+    model = cm.model_from_dict(fitted["model"])
     prior = (np.asarray(fitted["x"]), np.asarray(fitted["y"]))
     stream_x, stream_y, _ = top1_certainty(rows[(args.corpus, "fit")], args.profile, model)
     test_x, test_y, test_abstained = top1_certainty(rows[(args.corpus, "report")], args.profile, model)

@@ -1,6 +1,7 @@
-"""Fitting the confidence model (:mod:`.confidence_model`): the monotone logistic regression on
-standardised evidence (:func:`fit_model`) and the isotonic map on its certainties
-(:func:`isotonic_knots`). Needed only to fit (``calibration --fit-prior``, a store's refit from
+"""Fitting the confidence model (:mod:`.confidence_model`): the monotone boosted trees the prior
+ships (:func:`fit_trees`, :mod:`.confidence_trees`), the monotone logistic regression on
+standardised evidence (:func:`fit_model`, the form up to model version 5) and the isotonic map on
+their certainties (:func:`isotonic_knots`). Needed only to fit (``calibration --fit-prior``, a store's refit from
 its operators' verdicts); SciPy and scikit-learn are imported inside each function."""
 
 from __future__ import annotations
@@ -80,3 +81,39 @@ def isotonic_knots(x: np.ndarray, y: np.ndarray, weights: np.ndarray | None = No
         ky = np.r_[values[0], values, values[-1]]
     keep = np.r_[True, np.diff(kx) > 0]
     return kx[keep], ky[keep]
+
+
+# ours (docs/CONFIDENCE.md "Eighth session"): depth-3 trees, 150 rounds at rate 0.05, leaves of at
+# least 50 rows, L2 1.0 on the leaf values; no early stopping (its validation split is a random draw)
+TREES = {"max_depth": 3, "max_iter": 150, "learning_rate": 0.05, "min_samples_leaf": 50, "l2_regularization": 1.0}
+
+
+def fit_trees(x: np.ndarray, y: np.ndarray, weights: np.ndarray | None = None, *,
+              names: tuple[str, ...] = FEATURES, fixed: frozenset[str] = frozenset(), params: dict | None = None):
+    """Gradient-boosted trees of the log-loss (scikit-learn's ``HistGradientBoostingClassifier``,
+    :data:`TREES`), each feature held to the direction of :data:`DIRECTION` (``monotonic_cst``:
+    +1 never lowers, −1 never raises, 0 free); a feature constant in the data, or named in
+    ``fixed``, is not read. ``weights``: per row (scaled to sum to the row count). No feature
+    left: the trees are empty and every row gets the weighted base rate's log-odds. The fitted
+    trees are read through scikit-learn's private ``_predictors`` and ``_baseline_prediction``
+    (tests/retrieval/test_confidence_trees.py checks the result against ``predict_proba``)."""
+    from sklearn.ensemble import HistGradientBoostingClassifier
+
+    from .confidence_trees import TreeModel, from_predictors
+
+    x = np.asarray(x, dtype=np.float64)
+    y = np.asarray(y, dtype=np.float64)
+    w = np.ones(len(y)) if weights is None else np.asarray(weights, dtype=np.float64)
+    w = w * len(w) / w.sum()
+    mean = np.average(x, axis=0, weights=w)
+    varies = np.sqrt(np.average((x - mean) ** 2, axis=0, weights=w)) > 1e-9
+    columns = [j for j, n in enumerate(names) if varies[j] and n not in fixed]
+    rate = float(np.clip(np.average(y, weights=w), 1e-6, 1 - 1e-6))
+    if not columns or rate in (1e-6, 1 - 1e-6):
+        empty = np.zeros((0, 1))
+        return TreeModel(tuple(names), mean, float(np.log(rate / (1 - rate))), empty.astype(np.intp), empty,
+                         empty.astype(np.intp), empty.astype(np.intp), empty.astype(bool), empty)
+    clf = HistGradientBoostingClassifier(**{**TREES, **(params or {})}, early_stopping=False, random_state=0,
+                                         monotonic_cst=[DIRECTION.get(names[j], 0) for j in columns])
+    clf.fit(x[:, columns], y.astype(int), sample_weight=w)
+    return from_predictors(clf._predictors, columns, tuple(names), mean, float(np.ravel(clf._baseline_prediction)[0]))

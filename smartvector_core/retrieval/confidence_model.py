@@ -74,7 +74,7 @@ FEATURES = (
     "period_ties",     # top result: share of the best kept of other groups writing its years as fully
     "time_ties",       # top result: the same on content_time (their period fits at least as well)
 )
-MODEL_VERSION = 5             # the feature set and the model's form (bumped when either changes)
+MODEL_VERSION = 6             # the feature set and the model's form (bumped when either changes; 6: trees)
 MARGIN_CLIP = 0.3             # ours: margins beyond ±0.3 say nothing more (clear win / clear loss)
 AGREEMENT_TOP = 10            # ours: the best kept results whose agreement is measured (and word margins)
 WORD_MARGIN_CLIP = 0.5        # ours: a word-share margin beyond ±0.5 says nothing more
@@ -161,13 +161,28 @@ class ConfidenceModel:
 
     def aligned(self, x: np.ndarray, names: tuple[str, ...] = FEATURES) -> np.ndarray:
         """``x`` (columns ``names``) reordered to this model's features (a missing one: its mean)."""
-        x = np.asarray(x, dtype=np.float64).reshape(-1, len(names))
-        if tuple(names) == self.features:
-            return x
-        at = {n: i for i, n in enumerate(names)}
-        idx = np.array([at.get(n, -1) for n in self.features], dtype=np.intp)
-        out = x[:, np.maximum(idx, 0)] if len(idx) else np.zeros((len(x), 0))
-        return np.where(idx >= 0, out, self.mean)
+        return align(x, names, self.features, self.mean)
+
+
+def align(x: np.ndarray, names: tuple[str, ...], features: tuple[str, ...], fill: np.ndarray) -> np.ndarray:
+    """``x`` (columns ``names``) reordered to ``features``; a feature ``names`` lacks: its ``fill``."""
+    x = np.asarray(x, dtype=np.float64).reshape(-1, len(names))
+    if tuple(names) == tuple(features):
+        return x
+    at = {n: i for i, n in enumerate(names)}
+    idx = np.array([at.get(n, -1) for n in features], dtype=np.intp)
+    out = x[:, np.maximum(idx, 0)] if len(idx) else np.zeros((len(x), 0))
+    return np.where(idx >= 0, out, fill)
+
+
+def model_from_dict(data: dict, *, where: str = "calibration.json"):
+    """A prior's model from its JSON: boosted trees (``"kind": "trees"``,
+    :class:`.confidence_trees.TreeModel`) or the logistic model (:class:`ConfidenceModel`)."""
+    if isinstance(data, dict) and data.get("kind") == "trees":
+        from .confidence_trees import TreeModel
+
+        return TreeModel.from_dict(data, where=where)
+    return ConfidenceModel.from_dict(data, where=where)
 
 
 def _floats(a: np.ndarray) -> list[float]:
@@ -479,7 +494,7 @@ def _shipped() -> tuple[dict[str, ConfidenceModel], dict]:
     if not KNOTS_FILE.exists():
         return {}, {}
     data = json.loads(KNOTS_FILE.read_text(encoding="utf-8"))
-    models = {name: ConfidenceModel.from_dict(v["model"], where=f"{KNOTS_FILE.name}: profile {name}")
+    models = {name: model_from_dict(v["model"], where=f"{KNOTS_FILE.name}: profile {name}")
               for name, v in data.get("profiles", {}).items() if "model" in v}
     return models, data.get("meta", {})
 

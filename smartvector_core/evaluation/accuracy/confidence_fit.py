@@ -21,7 +21,8 @@ corpus             fit                                          report
 =================  ===========================================  ==========================================
 
 The fit (:func:`fit_prior`) weighs each corpus equally (its rows share one unit of weight), fits
-:func:`confidence_fitting.fit_model` per profile and the isotonic map on its certainties
+:func:`confidence_fitting.fit_trees` per profile (monotone boosted trees; ``form="logistic"``:
+:func:`confidence_fitting.fit_model`) and the isotonic map on its certainties
 (:func:`confidence_fitting.isotonic_knots`), and writes ``retrieval/calibration.json`` with what
 it was fitted on and the scoring version. :func:`loco_table` reports each corpus under a prior
 fitted without it (leave one corpus out). The collected rows stay on disk per corpus and part
@@ -249,10 +250,15 @@ LEVELS = frozenset({"cosine", "cosine_gap", "score", "log_age"})
 TOP1_SHARE = 0.3    # ours: a corpus' rank-1 rows carry 0.3 of its weight in the model, its other ranks the rest (docs/CONFIDENCE.md)
 
 
+FORM = "trees"      # the prior's model: monotone boosted trees (fitting.fit_trees); "logistic": fitting.fit_model
+
+
 def fit_prior(rows: dict[tuple[str, str], dict[str, np.ndarray]], *, profiles: Sequence[str] = FIT_PROFILES,
               exclude: Sequence[str] = (), c: float = 0.5, top1_share: float = TOP1_SHARE,
-              verdicts: dict[str, tuple[Sequence[float], Sequence[bool]]] | None = None) -> dict[str, dict[str, Any]]:
-    """Per profile, the model and isotonic knots fitted on every corpus' fit rows (``exclude``:
+              verdicts: dict[str, tuple[Sequence[float], Sequence[bool]]] | None = None,
+              form: str = FORM) -> dict[str, dict[str, Any]]:
+    """Per profile, the model (``form``: :data:`FORM`; ``c`` regularises the logistic one) and
+    isotonic knots fitted on every corpus' fit rows (``exclude``:
     corpora left out). Each corpus weighs one unit: in the model its rank-1 rows share
     ``top1_share`` of it and its other ranks the rest (the model learns what tells a right
     passage from a wrong one at every rank, the first counting most); the isotonic map is fitted
@@ -278,7 +284,10 @@ def fit_prior(rows: dict[tuple[str, str], dict[str, np.ndarray]], *, profiles: S
         if not xs:
             continue
         x, y, w, f = (np.concatenate(a) for a in (xs, ys, ws, firsts))
-        model = fitting.fit_model(x, y, w, c=c, fixed=single_corpus_features(xs) | LEVELS)
+        fixed = single_corpus_features(xs) | LEVELS
+        if form not in ("trees", "logistic"):
+            raise InputError(f"unknown model form {form!r}: 'trees' or 'logistic'", field="form")
+        model = fitting.fit_trees(x, y, w, fixed=fixed) if form == "trees" else fitting.fit_model(x, y, w, c=c, fixed=fixed)
         top = f > 0
         vx, vy = (verdicts or {}).get(name, ((), ()))
         cert = np.r_[model.certainty(x[top]), np.asarray(vx, dtype=np.float64)]
@@ -305,15 +314,19 @@ def confidences(rows: dict[str, np.ndarray], profile: str, fitted: dict[str, Any
     keep = rows["profile"] == profile
     if fitted is None or profile == "naive":
         return rows["confidence"][keep].astype(float)
-    model = cm.ConfidenceModel.from_dict(fitted["model"])
+    model = cm.model_from_dict(fitted["model"])
     p = np.interp(model.certainty(model.aligned(rows["x"][keep])), fitted["x"], fitted["y"])
     p = held_to_rank(p, rows["rank"][keep] == 1)
     return np.where(rows["abstained"][keep].astype(bool), np.minimum(p, DEFAULT_ENGINE.abstention.cap), p)
 
 
 def before_confidences(rows: dict[str, np.ndarray], profile: str, knots: dict[str, Any] | None) -> np.ndarray:
-    """The confidence of the earlier scoring (certainty = score · g(margin) · trust · validity −
-    conflict, mapped by the earlier prior's ``knots``), from the same evidence."""
+    """The confidence of the earlier prior (``knots``: one profile's entry of its file) from the
+    same evidence: its model and isotonic map where it has a model (:func:`confidences`), else
+    the earlier scoring's (certainty = score · g(margin) · trust · validity − conflict, mapped
+    by its knots)."""
+    if knots is not None and "model" in knots:
+        return confidences(rows, profile, knots)
     keep = rows["profile"] == profile
     x = rows["x"][keep]
     col = {n: j for j, n in enumerate(cm.FEATURES)}
@@ -322,6 +335,38 @@ def before_confidences(rows: dict[str, np.ndarray], profile: str, knots: dict[st
     k = None if knots is None else (np.asarray(knots["x"]), np.asarray(knots["y"]))
     p = calibrate(profile, cert, k) if k is not None else cert
     return np.where(rows["abstained"][keep].astype(bool), np.minimum(p, DEFAULT_ENGINE.abstention.cap), p)
+
+
+RESAMPLES = 400     # ours: paired bootstrap resamples of a part's answers (change_interval)
+INTERVAL = 0.9      # ours: the central share of the resampled changes reported
+
+
+def change_interval(before: np.ndarray, after: np.ndarray, right: np.ndarray, *, resamples: int = RESAMPLES,
+                    level: float = INTERVAL, seed: int = DEFAULT_SEED) -> dict[str, list[float] | None]:
+    """Whether a change of ECE and AUROC on one part is more than that part's noise: the central
+    ``level`` interval of ``metric(after) − metric(before)`` over ``resamples`` bootstrap
+    resamples of the answers, one resample for both (paired: the percentile interval of Efron
+    & Tibshirani 1993, ch. 13). ``before``, ``after``: two confidences of the same top-1 answers,
+    ``right`` their labels. An interval holding 0 is a change the part cannot tell from noise
+    (changelogs' 52 questions, logistic model to trees: ECE −0.084 to +0.051; docs/CONFIDENCE.md
+    "Eighth session"). AUROC is read on the resamples holding both right and wrong answers
+    (None: fewer than two such)."""
+    from ...retrieval.calibration import auroc, expected_calibration_error
+
+    before, after = (np.asarray(v, dtype=np.float64) for v in (before, after))
+    right = np.asarray(right, dtype=bool)
+    if not len(right):
+        return {"ece_change": None, "auroc_change": None}
+    rng = np.random.default_rng(seed)
+    ece, roc = [], []
+    for pick in rng.integers(0, len(right), size=(resamples, len(right))):
+        hit = right[pick]
+        ece.append(expected_calibration_error(after[pick], hit) - expected_calibration_error(before[pick], hit))
+        if 0 < hit.sum() < len(hit):
+            roc.append(auroc(after[pick], hit) - auroc(before[pick], hit))
+    tails = [100 * (1 - level) / 2, 100 * (1 + level) / 2]
+    return {"ece_change": [float(v) for v in np.percentile(ece, tails)],
+            "auroc_change": [float(v) for v in np.percentile(roc, tails)] if len(roc) > 1 else None}
 
 
 def top1(rows: dict[str, np.ndarray], profile: str, conf: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -335,7 +380,8 @@ def report_table(rows: dict[tuple[str, str], dict[str, np.ndarray]], fitted: dic
                  before: dict[str, Any] | None, *, profiles: Sequence[str] = ("default",),
                  role: str = "report", high: float = DEFAULT_TEMPORAL.tiers.high) -> list[dict[str, Any]]:
     """Per corpus (its ``role`` rows) and variant (naive; each profile before and after), the
-    top-1 accuracy and :func:`metrics.confidence_report` of the top-1 confidence."""
+    top-1 accuracy and :func:`metrics.confidence_report` of the top-1 confidence; each "after"
+    row also holds the interval of its change from "before" (:func:`change_interval`)."""
     table = []
     for (corpus, r), data in sorted(rows.items()):
         if r != role:
@@ -345,12 +391,17 @@ def report_table(rows: dict[tuple[str, str], dict[str, np.ndarray]], fitted: dic
             old = (before or {}).get("profiles", {}).get(name)
             variants.append((f"{name} before", name, before_confidences(data, name, old)))
             variants.append((f"{name} after", name, confidences(data, name, fitted.get(name))))
+        earlier = None
         for label, name, conf in variants:
             c, right = top1(data, name, conf)
             if not len(c):
                 continue
-            table.append({"corpus": corpus, "variant": label, "n": int(len(c)), "top1": float(right.mean()),
-                          **confidence_report(c, right, high=high)})
+            row = {"corpus": corpus, "variant": label, "n": int(len(c)), "top1": float(right.mean()),
+                   **confidence_report(c, right, high=high)}
+            if label.endswith(" after") and earlier is not None:     # after − before, with the part's noise
+                row.update(change_interval(earlier, c, right))
+            earlier = c if label.endswith(" before") else None
+            table.append(row)
     return table
 
 
@@ -375,7 +426,14 @@ def loco_table(rows: dict[tuple[str, str], dict[str, np.ndarray]], *, profiles: 
 
 
 def write_prior(fitted: dict[str, dict[str, Any]], meta: dict[str, Any], path: Path = KNOTS_FILE) -> None:
-    path.write_text(json.dumps({"meta": meta, "profiles": fitted}, indent=1), encoding="utf-8")
+    """The prior's file: what it was fitted on and the knots one value a line, each profile's
+    model on one line of its own (a model of trees holds thousands of numbers)."""
+    marks = {name: f"@model:{name}@" for name in fitted}
+    text = json.dumps({"meta": meta, "profiles": {name: {**v, "model": marks[name]} for name, v in fitted.items()}},
+                      indent=1)
+    for name, mark in marks.items():
+        text = text.replace(json.dumps(mark), json.dumps(fitted[name]["model"], separators=(",", ":")), 1)
+    path.write_text(text, encoding="utf-8")
     from ...retrieval import calibration
 
     calibration._shipped.cache_clear()
@@ -408,7 +466,8 @@ def fit_prior_command(*, embedder, repo: Path, realdata: Path, realtimeqa: Path 
     for (corpus, role), data in sorted(rows.items()):
         if role == "fit":
             fitted_on[corpus] = {"questions": int(len(set(data["qid"].tolist()))), "rows": int(len(data["right"]))}
-    meta = {"method": "logistic regression on standardised evidence, then centred isotonic",
+    meta = {"method": ("monotone boosted trees" if FORM == "trees" else "logistic regression on standardised evidence")
+            + " on the evidence, then centred isotonic",
             "fitted_on": fitted_on, "corpus_weight": "each corpus one unit", "seed": seed, "k": k,
             "model": getattr(embedder, "name", type(embedder).__name__),
             "scoring_versions": {name: cm.version_of(DEFAULT_ENGINE, PROFILES[name]) for name in fitted},
@@ -439,12 +498,17 @@ def live_check(fitted: dict[str, dict[str, Any]], *, embedder, repo: Path, reald
 
 
 def format_table(table: list[dict[str, Any]]) -> str:
-    """The report table as Markdown."""
+    """The report table as Markdown (a change's interval: after − before, :func:`change_interval`)."""
     def f(v):
         return "–" if v is None else f"{v:.3f}"
-    lines = ["| corpus | variant | n | top-1 | ECE | AUROC | Brier | distinct/100 | HIGH precision (n) |",
-             "|---|---|---|---|---|---|---|---|---|"]
+
+    def span(v):
+        return "" if v is None else f"[{v[0]:+.3f}, {v[1]:+.3f}]"
+    lines = ["| corpus | variant | n | top-1 | ECE | AUROC | Brier | distinct/100 | HIGH precision (n) "
+             "| ECE change (90%) | AUROC change (90%) |",
+             "|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in table:
         lines.append(f"| {r['corpus']} | {r['variant']} | {r['n']} | {f(r['top1'])} | {f(r['ece'])} | {f(r['auroc'])} "
-                     f"| {f(r['brier'])} | {r['distinct_per_100']:.0f} | {f(r['high_precision'])} ({r['high_n']}) |")
+                     f"| {f(r['brier'])} | {r['distinct_per_100']:.0f} | {f(r['high_precision'])} ({r['high_n']}) "
+                     f"| {span(r.get('ece_change'))} | {span(r.get('auroc_change'))} |")
     return "\n".join(lines)

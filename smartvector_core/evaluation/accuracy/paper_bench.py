@@ -198,7 +198,7 @@ def fit_calibration(embedder, *, seed: int = DEFAULT_SEED, profiles: Sequence[st
     report = {}
     for name, part in fitted.items():
         cert, hit = [], []
-        model = cm.ConfidenceModel.from_dict(part["model"])
+        model = cm.model_from_dict(part["model"])
         for data in rows.values():
             keep = (data["profile"] == name) & (data["rank"] == 1)
             cert.append(model.certainty(data["x"][keep]))
