@@ -130,6 +130,12 @@ _DAY_NO_YEAR = re.compile(rf"\b(?:on|by)\s+(?:the\s+)?(?:(?P<d1>{_DAY})\s+(?:of\
 _WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 _NEXT_WEEKDAY = re.compile(rf"\b(?:(?:on\s+)?next|this\s+coming|on)\s+(?P<wd>{'|'.join(_WEEKDAYS)})\b", re.I)
 _NOT_A_RANGE = re.compile(r"\bas\s+(?:of|at)\s+(?:right\s+)?(?:now|today)\b", re.I)
+# A clause that describes the subject (ours): a relative clause ("who served as prime minister
+# from 1999 to 2008,", "that was built between 1772 and 1774 in Mannheim,") or a participle of
+# origin (", established in 1960,"), closed by a comma, not at the question's start.
+_CLAUSE_END = r"(?:[^,?]|,(?=\s*\d))*,(?!\s*\d)"   # up to a comma, not one inside a date ("March 24, 2021")
+_DESCRIBING = re.compile(rf"(?<=\w )(?:who|that|which|whose)\b{_CLAUSE_END}|,\s*(?:born|founded|established|built|"
+                         rf"formed|created|opened|launched|released)\b{_CLAUSE_END}", re.I)
 
 @dataclass(frozen=True)
 class QueryIntent:
@@ -234,7 +240,7 @@ def parse_intent(text: object, as_of: datetime, config: IntentConfig = DEFAULT_T
     between = version_between(scratch)
     version, scratch = version_named(scratch)
     scratch = blank(scratch, [m.span() for m in _NOT_A_RANGE.finditer(scratch)])
-    time_range, range_text, relative = _time_range(scratch, as_of)
+    time_range, range_text, relative = _asked_range(scratch, as_of)
     weight, words = _recency(text, config)
     mode = None if time_range is None else (SOFT if relative else HARD)
     return QueryIntent(time_range=time_range, range_text=text[range_text[0]:range_text[1]].strip()
@@ -413,6 +419,20 @@ def periods_in(text: str, anchor: datetime, *, relative: bool = True) -> list[tu
             out.append((a, b, start, end))
             scratch = blank(scratch, [(a, b)])
     return sorted(out)
+
+
+def _asked_range(text: str, as_of: datetime
+                 ) -> tuple[tuple[datetime, datetime] | None, tuple[int, int] | None, bool]:
+    """:func:`_time_range` of the question outside the clauses that describe its subject
+    (``_DESCRIBING``), else of the whole question: "New Zealand politician who served as prime
+    minister from 1999 to 2008, Helen Clark received which award in 2010?" asks about 2010 (TimeQA,
+    train: the first, descriptive period was read, and a 2000s paragraph answered)."""
+    outside = blank(text, [m.span() for m in _DESCRIBING.finditer(text)])
+    if outside != text:
+        found = _time_range(outside, as_of)
+        if found[0] is not None:
+            return found
+    return _time_range(text, as_of)
 
 
 def _time_range(text: str, as_of: datetime

@@ -413,3 +413,21 @@ def test_which_version_did_something_most_recently_asks_for_the_newest_release()
     assert parse_intent("Which Python version did Flask most recently drop support for?", AS_OF).asks_newest
     assert not parse_intent("Which Flask release dropped support for Python 3.7?", AS_OF).asks_newest
     assert not parse_intent("What did the council most recently decide?", AS_OF).asks_newest   # asks no version
+
+
+def test_the_period_of_a_clause_describing_the_subject_is_not_the_one_asked():
+    """A relative clause closed by a comma, or a participle of origin, describes the subject
+    (intent._DESCRIBING): the period asked is the one outside it; with none outside, the
+    clause's period is read as before; a comma inside a date does not close the clause."""
+    clark = ("New Zealand politician who served as prime minister of New Zealand from 1999 to 2008, "
+             "Helen Clark received which award in 2010?")
+    it = parse_intent(clark, AS_OF)
+    assert it.range_text == "2010" and it.time_range[0].year == 2010 and it.time_range[1].year == 2011
+    tower = "Who lived in the observatory that was built between 1772 and 1774 in Mannheim, Germany from 1774 to 1783?"
+    assert parse_intent(tower, AS_OF).range_text == "from 1774 to 1783"
+    school = "A school, established in 1960, was located in which county from 1996 to 2008?"
+    assert parse_intent(school, AS_OF).range_text == "from 1996 to 2008"
+    only = "Who was the leader of the party that ruled from 1999 to 2008, the left or the right?"
+    assert parse_intent(only, AS_OF).range_text == "from 1999 to 2008"
+    dated = "Who coached the team that won between March 24, 2021 and May 1, 2021, the reds or the blues?"
+    assert parse_intent(dated, AS_OF).range_text == "between March 24, 2021 and May 1, 2021"
