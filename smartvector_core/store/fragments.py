@@ -18,7 +18,13 @@ readers see them as new rows (``TextIndex.caught_up``).
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
+
+# pylance warns at every fork once imported; LanceDB's own engine is no more fork-safe and says
+# nothing. No forked child of ours touches a table (Ray's workers open their own store), so the
+# warning only worried operators of `ingest --engine ray`.
+warnings.filterwarnings("ignore", message="lance is not fork-safe")
 
 FRAGMENT_BOUND = 8
 TIER_ROWS = (5_000, 50_000)
