@@ -16,7 +16,7 @@ import pyarrow.compute as pc
 from lancedb.expr import col, lit
 
 from ..clock import ensure_utc
-from .context import StoreContext
+from .context import StoreContext, read_whole
 from .schema import DOC_COLUMNS, ENCODER_KEY, chunks_schema, vector_matrix
 
 
@@ -55,7 +55,7 @@ class ChunkTable:
     def content_hashes(self) -> set[str]:
         """Every content hash already embedded in the store."""
         tbl = self.ctx.tables["chunks"]
-        rows = tbl.search().select(["content_hash"]).limit(max(1, tbl.count_rows())).to_arrow()
+        rows = read_whole(tbl, tbl.search().select(["content_hash"]))
         return set(rows.column("content_hash").to_pylist())
 
     def vectors_for_hashes(self, hashes: Sequence[str]) -> dict[str, np.ndarray]:
@@ -139,7 +139,7 @@ class ChunkTable:
         q = tbl.search()
         if not include_retired:
             q = q.where(existing())
-        rows = q.select(DOC_COLUMNS + ["ordinal", "chunk_id"]).limit(max(1, tbl.count_rows())).to_arrow()
+        rows = read_whole(tbl, q.select(DOC_COLUMNS + ["ordinal", "chunk_id"]))
         if rows.num_rows == 0:
             return rows
         ids = rows.column("doc_id").to_numpy(zero_copy_only=False)
@@ -157,7 +157,7 @@ class ChunkTable:
         q = tbl.search()
         if doc_ids is not None:
             q = q.where(col("doc_id").isin(list(doc_ids)))
-        return q.select(list(columns)).with_row_id(True).limit(max(1, tbl.count_rows())).to_arrow()
+        return read_whole(tbl, q.select(list(columns)).with_row_id(True))
 
     def commits_between(self, after: int, upto: int) -> set[str] | None:
         """:meth:`.context.StoreContext.commits_between` of the chunks table."""
@@ -194,8 +194,7 @@ class ChunkTable:
         (so neighbour ties break the same way after compaction or a crash and re-run)."""
         tbl = self.ctx.tables["chunks"]
         names = list(dict.fromkeys([*columns, "chunk_id"]))
-        rows = (tbl.search().where(existing()).select(names + ["vector"])
-                .limit(max(1, tbl.count_rows())).to_arrow())
+        rows = read_whole(tbl, tbl.search().where(existing()).select(names + ["vector"]))
         rows = rows.take(pc.sort_indices(rows, sort_keys=[("chunk_id", "ascending")]))
         if "chunk_id" not in columns:
             rows = rows.drop(["chunk_id"])

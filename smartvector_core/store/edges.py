@@ -9,7 +9,7 @@ from typing import Any
 
 import pyarrow as pa
 
-from .context import StoreContext
+from .context import StoreContext, read_whole
 from .schema import EDGES_SCHEMA, edge_id
 
 
@@ -36,4 +36,4 @@ class EdgeTable:
 
     def edges(self) -> pa.Table:
         tbl = self.ctx.tables["edges"]
-        return tbl.search().limit(max(1, tbl.count_rows())).to_arrow()
+        return read_whole(tbl, tbl.search())

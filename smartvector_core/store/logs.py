@@ -13,7 +13,7 @@ from typing import Any
 import pyarrow as pa
 from lancedb.expr import col
 
-from .context import StoreContext
+from .context import StoreContext, read_whole
 from .fragments import merge_small_fragments
 from .schema import EVENTS_SCHEMA, QUERIES_SCHEMA
 
@@ -76,7 +76,7 @@ class LogTables:
         q = tbl.search()
         if values is not None:
             q = q.where(col(key).isin(list(values)))
-        return q.limit(max(1, tbl.count_rows())).to_arrow()
+        return read_whole(tbl, q)
 
     def queries(self, query_ids: Sequence[str] | None = None) -> pa.Table:
         return self._read_log("queries", "query_id", query_ids)

@@ -48,3 +48,18 @@ def test_one_document_writes_leave_a_bounded_number_of_fragments(tmp_path):
         theirs = fresh.query(question, as_of=NOW, k=3, log=False)
         assert ours.results[0].id == f"note_{i}"
         assert [(r.id, round(r.score, 9)) for r in ours.results] == [(r.id, round(r.score, 9)) for r in theirs.results]
+
+
+def test_a_log_read_cut_short_by_a_commit_after_its_count_is_read_again(tmp_path, monkeypatch):
+    """The events table's rows are counted, then read: another process may commit between the
+    two, and once fragments are merged the rows a short limit cuts need not be the newest. A
+    read that fills its limit is made again with twice the limit (``LogTables._read_log``)."""
+    app = SmartVector(load_settings(str(tmp_path / "store"), env={}), embedder=HashingEmbedder())
+    for i in range(3 * FRAGMENT_BOUND):
+        app.ingest_records([_doc(i)], now=NOW, consolidate=False)
+    table = app.store.ctx.tables["events"]
+    everything = table.count_rows()
+    monkeypatch.setattr(type(table), "count_rows", lambda self, *a, **k: 2)   # counted before 20 more rows came
+    events = app.store.events()
+    assert events.num_rows == everything
+    assert set(events.column("doc_id").to_pylist()) >= {f"note_{i}" for i in range(3 * FRAGMENT_BOUND)}
