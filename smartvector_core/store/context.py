@@ -33,7 +33,8 @@ COMMITS_KEPT = 256           # ours: the chunks-table commits of this process re
 class StoreContext:
     """The state the store's parts share. ``tables``: chunks, edges, events, queries (LanceDB
     tables, kept current by LanceDB's read consistency); ``unmergeable``: per table, the fragments a
-    merge of small fragments left as they were (:mod:`.fragments`); ``commits``:
+    merge of small fragments left as they were (:mod:`.fragments`); ``writes``: writes of this
+    process per append-only table (:class:`.logs.LogTables`); ``commits``:
     per chunks-table version this process committed, the documents whose rows it may have
     changed in place (:meth:`note_commit`); ``own_writes``: see :meth:`write_lock`."""
 
@@ -44,6 +45,7 @@ class StoreContext:
     lock: WriteLock
     tables: dict[str, Any] = field(default_factory=dict)
     unmergeable: dict[str, tuple[int, ...]] = field(default_factory=dict)
+    writes: dict[str, int] = field(default_factory=dict)
     commits: dict[int, tuple[str, ...]] = field(default_factory=dict)
     own_writes: int = 0          # write-lock sections this process has left (counted ones)
     writing: int = 0             # counted sections entered and not left (0 or, nested, more)

@@ -123,16 +123,16 @@ def test_demo_if_empty_loads_once(cli):
 
 
 def test_many_feedback_clicks_do_not_pile_up_small_files(fake_app):
-    from smartvector_core.store import FRAGMENT_BOUND
+    from smartvector_core.store import FRAGMENT_BOUND, LOG_MERGE_EVERY
     from tests.conftest import NOW
 
     fake_app.ingest_records(CORPUS, now=NOW, consolidate=False)
     before = fake_app.store.count_rows("events")
-    clicks = 6 * FRAGMENT_BOUND
+    clicks = LOG_MERGE_EVERY + 10
     for i in range(clicks):
         fake_app.feedback("limits_v2", "accept" if i % 2 else "correct", now=NOW, query_id=f"q{i}")
     assert fake_app.store.count_rows("events") >= before + clicks          # every click recorded (plus ripples)
-    assert fake_app.store.fragments("events") <= FRAGMENT_BOUND + 1   # small fragments merged as they gather
+    assert fake_app.store.fragments("events") <= FRAGMENT_BOUND + 12   # merged at the 50th write
 
 
 def test_feedback_reliability_pairs_verdicts_with_reported_confidence(fake_app):

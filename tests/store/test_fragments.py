@@ -37,7 +37,7 @@ def test_one_document_writes_leave_a_bounded_number_of_fragments(tmp_path):
     for i in range(writes):
         app.ingest_records([_doc(i)], now=NOW, consolidate=False)
         versions_seen.append(app.store.table_versions()["chunks"])
-    for name in ("chunks", "edges", "events"):
+    for name in ("chunks", "edges"):
         assert app.store.fragments(name) <= FRAGMENT_BOUND + 1, name
     assert set(versions_seen) <= set(app.store.versions_of("chunks"))   # every version kept
     assert app.store.count_rows("chunks") == writes
