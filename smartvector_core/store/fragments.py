@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Sequence
+from datetime import timedelta
 
 # pylance warns at every fork once imported; LanceDB's own engine is no more fork-safe and says
 # nothing. No forked child of ours touches a table (Ray's workers open their own store), so the
@@ -28,6 +29,7 @@ warnings.filterwarnings("ignore", message="lance is not fork-safe")
 
 FRAGMENT_BOUND = 8
 TIER_ROWS = (5_000, 50_000)
+KEEP_EVERY_VERSION = timedelta(days=36_500)   # a compaction's cleanup cut-off that drops no version
 
 
 def merge_tier(fragment_rows: Sequence[int], *, bound: int = FRAGMENT_BOUND,
@@ -63,3 +65,11 @@ def merge_small_fragments(table, unmergeable: dict[str, tuple[int, ...]], name: 
         unmergeable[name] = ids
         return False
     return True
+
+
+def compact(table) -> None:
+    """LanceDB's ``optimize()`` without its version cleanup: small fragments merged, new rows
+    merged into the indexes, every version kept (a cleanup is ``maintain``'s, which keeps tags:
+    nothing an operator may restore is dropped by a write). Rewritten rows get new row ids:
+    readers see them as new rows (``TextIndex.caught_up``)."""
+    table.optimize(cleanup_older_than=KEEP_EVERY_VERSION)

@@ -13,13 +13,12 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Sequence
-from datetime import timedelta
 from typing import Any
 
 from lancedb.index import FTS, Bitmap, BTree, IvfHnswSq
 
 from .context import StoreContext
-from .fragments import fragment_rows, merge_small_fragments, merge_tier
+from .fragments import compact, fragment_rows, merge_small_fragments, merge_tier
 
 # Index policy (measured, see docs/PERF.md): under SCALAR_INDEX_MIN_ROWS a scan is as fast as
 # any index. Brute-force top-k grows linearly while IVF_HNSW_SQ stays near 10 ms: searches of the
@@ -32,8 +31,6 @@ REINDEX_FRACTION = 0.10
 TEXT_INDEX = "text"          # the column of the full-text (BM25) index
 SCALAR_INDEXES = {"chunk_id": "btree", "doc_id": "btree", "content_hash": "btree", "created_at": "btree",
                   "current": "bitmap", "kind": "bitmap", "doc_type": "bitmap", "lifecycle": "bitmap"}
-
-KEEP_EVERY_VERSION = timedelta(days=36_500)   # a compaction's cleanup cut-off that drops no version
 
 
 ROWS_PER_PARTITION = 250_000   # 384-d float32: ~0.4 GB of vectors + graph per partition trained
@@ -55,14 +52,6 @@ def ivf_hnsw_partitions(rows: int, *, rows_per_partition: int = ROWS_PER_PARTITI
 def search_nprobes(partitions: int, *, floor: int = 20, fraction: float = 0.05) -> int:
     """Partitions to probe: at least ``floor`` (or all), else ``fraction`` of them."""
     return min(partitions, max(floor, math.ceil(fraction * partitions)))
-
-
-def compact(table) -> None:
-    """LanceDB's ``optimize()`` without its version cleanup: small fragments merged, new rows
-    merged into the indexes, every version kept (a cleanup is ``maintain``'s, which keeps tags:
-    nothing an operator may restore is dropped by a write). Rewritten rows get new row ids:
-    readers see them as new rows (``TextIndex.caught_up``)."""
-    table.optimize(cleanup_older_than=KEEP_EVERY_VERSION)
 
 
 class Indexes:

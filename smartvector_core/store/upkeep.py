@@ -13,6 +13,7 @@ import pyarrow as pa
 
 from ..errors import InputError, StoreError
 from .context import StoreContext, add_missing_columns
+from .fragments import compact
 from .repair import repair_tags
 from .schema import RESTORABLE_TABLES, check_tag_label, chunks_schema
 
@@ -183,7 +184,8 @@ class Upkeep:
             raise ValueError("optimize: a cleanup needs the moment it is measured from (now)")
         with self.ctx.write_lock():
             for t in self.ctx.tables.values():
-                t.optimize()  # compaction; the cleanup follows with a cut-off computed after it
+                compact(t)   # no cleanup here: LanceDB's default drops versions over 7 days old, and
+                #              refuses to when a tag is older: the cleanup below keeps the age asked and the tags
                 if cleanup_older_than_days is None:
                     continue
                 _cleanup(t, timedelta(days=cleanup_older_than_days), now)

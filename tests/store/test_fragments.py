@@ -63,3 +63,24 @@ def test_a_log_read_cut_short_by_a_commit_after_its_count_is_read_again(tmp_path
     events = app.store.events()
     assert events.num_rows == everything
     assert set(events.column("doc_id").to_pylist()) >= {f"note_{i}" for i in range(3 * FRAGMENT_BOUND)}
+
+
+def test_maintain_compacts_without_lancedbs_own_cleanup(tmp_path, monkeypatch):
+    """``maintain`` compacts each table with no version cleanup of its own (LanceDB's default
+    drops versions over 7 days old, and refuses to when a tag is older) before the cleanup that
+    keeps the age asked and the tags: every ``optimize`` call names a cut-off."""
+    from smartvector_core.store.fragments import KEEP_EVERY_VERSION
+
+    app = SmartVector(load_settings(str(tmp_path / "store"), env={}), embedder=HashingEmbedder())
+    app.ingest_records([_doc(1)], now=NOW, consolidate=False)
+    calls = []
+    for name, table in app.store.ctx.tables.items():
+        real = table.optimize
+        monkeypatch.setattr(table, "optimize", lambda real=real, name=name, **kw: (calls.append((name, kw)), real(**kw))[1])
+    app.maintain(cleanup_older_than_days=30, now=NOW)
+    firsts = {}
+    for name, kw in calls:
+        firsts.setdefault(name, kw)
+    assert set(firsts) == set(app.store.ctx.tables)
+    assert all(kw.get("cleanup_older_than") == KEEP_EVERY_VERSION for kw in firsts.values()), firsts
+    assert all(kw.get("cleanup_older_than") is not None for _, kw in calls)
