@@ -94,8 +94,9 @@ def result_confidence(cands: Candidates, ranked: Ranked, top: np.ndarray, profil
             gated=ranked.time_gated)
         model = confidence_model.prior_model(profile.name)
     if model is not None:
-        x = model.certainty(model.aligned(features))
-        factors = confidence_model.factors(model, features)
+        values = model.aligned(features)
+        x, contrib = model.certainty_and_contributions(values)
+        factors = confidence_model.factors(model, values, model.features, contributions=contrib)
     else:
         x = calibration.certainty(scores, margins, trust, current, severity, config.calibration)
     own = calibration.calibrate(profile.name, x, knots, raw_scores=scores)

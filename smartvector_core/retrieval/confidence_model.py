@@ -142,6 +142,11 @@ class ConfidenceModel:
         """σ(logit) per row, in (0, 1)."""
         return 1.0 / (1.0 + np.exp(-np.clip(self.logit(x), -30.0, 30.0)))
 
+    def certainty_and_contributions(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(:meth:`certainty`, :meth:`contributions`) of ``x``, the contributions worked out once."""
+        contrib = self.contributions(x)
+        return 1.0 / (1.0 + np.exp(-np.clip(self.intercept + contrib.sum(axis=1), -30.0, 30.0))), contrib
+
     def to_dict(self) -> dict:
         return {"features": list(self.features), "mean": _floats(self.mean), "scale": _floats(self.scale),
                 "coef": _floats(self.coef), "intercept": float(self.intercept)}
@@ -448,12 +453,14 @@ PRESENCE = frozenset({"names_missing", "period_asked", "range_asked", "range_unm
                       "range_ignored", "chain", "conflict", "recency_asked", "period_ties", "time_ties"})
 
 
-def factors(model: ConfidenceModel, x: np.ndarray, names: tuple[str, ...] = FEATURES) -> list[list[str]]:
+def factors(model: ConfidenceModel, x: np.ndarray, names: tuple[str, ...] = FEATURES,
+            contributions: np.ndarray | None = None) -> list[list[str]]:
     """Per row, the up to :data:`FACTORS_SHOWN` features that moved its log-odds most against an
     average result (``|w_j · z_j| ≥ FACTOR_FLOOR``), largest first, in words; rank itself
-    (:data:`POSITIONAL`) is not listed, nor a :data:`PRESENCE` feature whose thing is absent."""
+    (:data:`POSITIONAL`) is not listed, nor a :data:`PRESENCE` feature whose thing is absent.
+    ``contributions``: the model's of these rows, when the caller has them (read, not changed)."""
     values = model.aligned(x, names)
-    contrib = model.contributions(values)
+    contrib = model.contributions(values) if contributions is None else np.array(contributions, dtype=np.float64)
     contrib[:, [j for j, n in enumerate(model.features) if n in POSITIONAL]] = 0.0
     absent = np.array([n in PRESENCE for n in model.features], dtype=bool)[None, :] & (values <= 0)
     contrib[absent] = 0.0

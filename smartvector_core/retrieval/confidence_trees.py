@@ -117,7 +117,13 @@ class TreeModel:
 
     def certainty(self, x: np.ndarray) -> np.ndarray:
         """σ(logit) per row, in (0, 1)."""
-        return 1.0 / (1.0 + np.exp(-np.clip(self.logit(x), -30.0, 30.0)))
+        return _sigmoid(self.logit(x))
+
+    def certainty_and_contributions(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(:meth:`certainty`, :meth:`contributions`) of ``x`` from one walk of the trees (a
+        result card reads both: the same numbers as the two calls, half the work)."""
+        contrib, leaves = self._walk(x)
+        return _sigmoid(self.bias + leaves), contrib
 
     def aligned(self, x: np.ndarray, names: tuple[str, ...] | None = None) -> np.ndarray:
         """``x`` (columns ``names``) reordered to this model's features (a missing one: its mean)."""
@@ -153,6 +159,10 @@ class TreeModel:
             raise InputError(f"{where}: a split reads a feature beyond the {len(names)} listed", field="model")
         return cls(names, mean, bias, feature, arrays["threshold"], arrays["left"].astype(np.intp),
                    arrays["right"].astype(np.intp), arrays["missing_left"].astype(bool), arrays["value"])
+
+
+def _sigmoid(logit: np.ndarray) -> np.ndarray:
+    return 1.0 / (1.0 + np.exp(-np.clip(logit, -30.0, 30.0)))
 
 
 def from_predictors(predictors, columns: list[int], names: tuple[str, ...], mean: np.ndarray,

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import math
 import re
+from functools import lru_cache
 
 from ..words import CONTENT_STOP_WORDS, STARTER_WORDS
 
@@ -49,8 +50,16 @@ def subject_terms(question: str) -> list[str]:
       only starts the sentence ("What", "Which", "Show"), and months, weekdays and quarters
       (dates are the time intent's business);
     - in a question without case (:func:`uncased_terms`), its content words, each on its own.
+
+    A query reads them three times (its name searches, the release rules, the confidence's names
+    missing): worked out once per question text (:func:`_subject_groups`), a new list each call.
     """
-    text = question if isinstance(question, str) else ""
+    return list(_subject_groups(question if isinstance(question, str) else ""))
+
+
+@lru_cache(maxsize=4096)
+def _subject_groups(text: str) -> tuple[str, ...]:
+    """:func:`subject_terms` of ``text``, kept per text."""
     groups = [m.group(1).strip() for m in _QUOTED.finditer(text)]
     run: list[str] = []
     last_end = -1
@@ -73,7 +82,7 @@ def subject_terms(question: str) -> list[str]:
         groups.append(" ".join(run))
     if not groups:
         groups = uncased_terms(text)
-    return list(dict.fromkeys(g for g in groups if g))
+    return tuple(dict.fromkeys(g for g in groups if g))
 
 
 def uncased_terms(question: str) -> list[str]:

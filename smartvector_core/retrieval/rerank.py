@@ -264,7 +264,6 @@ def rerank(cands: Candidates, profile: Profile, *, t_us: int, intent: QueryInten
                   archived=archived, window_answered=bool(profile.gates and (window & (codes == KEEP)).any()))
 
 
-
 def _pool(cands: Candidates, profile: Profile, t_us: int, knowledge, scoring, temporal: TemporalConfig) -> Pool:
     """What the reranker works out for each candidate at ``t_us`` before any gate: validity,
     decay and recency by doc type and kind, its chain and supersession from the knowledge
@@ -328,8 +327,6 @@ def _gate(pool: Pool, codes: np.ndarray, rng, bypass: np.ndarray, profile: Profi
     if asked_window is not None:
         weak &= ~asked_window
     return reject(codes, weak, RejectionCode.BELOW_RELEVANCE_GATE)
-
-
 
 
 def one_per_chain(pool: Pool, codes: np.ndarray, score: np.ndarray) -> np.ndarray:

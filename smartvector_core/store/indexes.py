@@ -32,7 +32,6 @@ TEXT_INDEX = "text"          # the column of the full-text (BM25) index
 SCALAR_INDEXES = {"chunk_id": "btree", "doc_id": "btree", "content_hash": "btree", "created_at": "btree",
                   "current": "bitmap", "kind": "bitmap", "doc_type": "bitmap", "lifecycle": "bitmap"}
 
-
 ROWS_PER_PARTITION = 250_000   # 384-d float32: ~0.4 GB of vectors + graph per partition trained
 MAX_PARTITIONS = 4_096
 

@@ -125,3 +125,6 @@ def test_the_trees_read_back_are_scikit_learns_own():
                                          monotonic_cst=[1, 1]).fit(x[:, cols], y.astype(int))
     assert np.allclose(model.certainty(x), clf.predict_proba(x[:, cols])[:, 1], atol=1e-12)
     assert np.allclose(model.contributions(x).sum(axis=1) + model.base, model.logit(x))
+    certainty, contributions = model.certainty_and_contributions(x)   # one walk: the same numbers
+    assert np.array_equal(certainty, model.certainty(x))
+    assert np.array_equal(contributions, model.contributions(x))

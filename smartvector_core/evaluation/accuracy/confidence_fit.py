@@ -266,6 +266,8 @@ def fit_prior(rows: dict[tuple[str, str], dict[str, np.ndarray]], *, profiles: S
     operators read and what ECE measures. Rows of abstained answers are left out (their
     confidence is capped whatever the model says). ``verdicts``: operators' (certainty,
     accepted) pairs per profile, added to the isotonic step, each weighing as one rank-1 row."""
+    if form not in ("trees", "logistic"):
+        raise InputError(f"unknown model form {form!r}: 'trees' or 'logistic'", field="form")
     fitted: dict[str, dict[str, Any]] = {}
     for name in profiles:
         xs, ys, ws, firsts = [], [], [], []
@@ -285,8 +287,6 @@ def fit_prior(rows: dict[tuple[str, str], dict[str, np.ndarray]], *, profiles: S
             continue
         x, y, w, f = (np.concatenate(a) for a in (xs, ys, ws, firsts))
         fixed = single_corpus_features(xs) | LEVELS
-        if form not in ("trees", "logistic"):
-            raise InputError(f"unknown model form {form!r}: 'trees' or 'logistic'", field="form")
         model = fitting.fit_trees(x, y, w, fixed=fixed) if form == "trees" else fitting.fit_model(x, y, w, c=c, fixed=fixed)
         top = f > 0
         vx, vy = (verdicts or {}).get(name, ((), ()))
