@@ -314,7 +314,11 @@ def _findings(store, docs: Documents, query_side: np.ndarray, old_chain: np.ndar
     else:
         chunks, vectors = store.current_chunks(("chunk_id", "doc_id", "text"))
         chunk_doc = position.get_indexer(chunks.column("doc_id").to_pylist())
-        texts = np.asarray(chunks.column("text").to_pylist(), dtype=object)
+        # chunks of a document committed after ``docs`` was read: its own run consolidates them
+        # (position -1 would index the last document read and give it their text)
+        known = chunk_doc >= 0
+        chunk_doc, vectors = chunk_doc[known], vectors[known]
+        texts = np.asarray(chunks.column("text").to_pylist(), dtype=object)[known]
         centroids = np.zeros((len(docs), vectors.shape[1]), np.float32)
         np.add.at(centroids, chunk_doc, vectors)
         centroids /= np.maximum(np.linalg.norm(centroids, axis=1, keepdims=True), 1e-12)

@@ -63,10 +63,11 @@ class LogTables:
         """Append ``rows`` to the append-only table ``name`` (events, queries) under the write
         lock; every ``LOG_MERGE_EVERY`` writes of this process its small fragments are merged
         (:func:`.fragments.merge_small_fragments`: feedback clicks and query logs write one tiny
-        fragment each). Not after every write as the chunks table: merged every 8 appends, the
-        events table made tests/reliability/test_exactly_once.py's race of two ingests and two
-        consolidations find a contradiction pair the one-after-another run does not, in about one
-        run of four under load (docs/PERF.md; not explained yet). Returns how many."""
+        fragment each). Not after every write as the chunks table: a click need not list the
+        table's fragments each time (the schedule these tables had before the tiered merge). The
+        race that an every-8 merge once made frequent was a consolidation reading chunks newer than
+        its documents (docs/RELIABILITY.md, fixed in ``consolidation.runner._findings``). Returns how
+        many."""
         if not rows:
             return 0
         table = pa.Table.from_pylist(rows, schema=schema)

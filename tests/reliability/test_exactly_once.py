@@ -116,3 +116,28 @@ def test_two_consolidations_of_the_same_new_documents_move_each_once(setting, tm
     moved = {k for k in want if k[0] == "LIFECYCLE"}
     assert len(moved) >= 11   # 10 new notes and rules_v3 UNCONSOLIDATED -> ACTIVE, rules_v2 archived
     assert _lifecycle_doubles(store) == []
+
+
+def test_chunks_committed_after_the_documents_were_read_go_to_no_other_document(setting, tmp_path, monkeypatch):
+    """A consolidation reads the documents, then the chunks. An ingest that commits between the
+    two reads adds chunks of documents the run does not know; they are left to that document's
+    own run. Position -1 (not found) used to wrap round to the last document read, which then
+    held the other document's text: here blog's "50 requests" against rules_v3's "300" was
+    recorded as a contradiction of blog and omega4 (the race above, docs/RELIABILITY.md)."""
+    from smartvector_core.ingest.parse import read_records
+    from tests.conftest import NOW
+    store = tmp_path / "store"
+    shutil.copytree(setting["base"], store)
+    app = open_app(store)
+    app.ingest_records(read_records(setting["b2"]), now=NOW, consolidate=False)
+    read_first = app.store.documents()   # the run's read, before the other ingest commits
+    app.ingest_records(read_records(setting["b1"]), now=NOW, consolidate=False)
+    assert "rules_v3" not in read_first.column("doc_id").to_pylist()
+    monkeypatch.setattr(type(app.store), "documents", lambda self, *a, **k: read_first)
+    app.consolidate(now=NOW)
+    pairs = {frozenset((e["doc_id"], json.loads(e["detail"]).get("other")))
+             for e in app.store.events().to_pylist() if e["event_type"] == "CONTRADICTION"}
+    assert all(not any(d.startswith("omega") for d in pair) for pair in pairs), pairs
+    monkeypatch.undo()
+    app.consolidate(now=NOW)   # the later run consolidates rules_v3 itself
+    assert _contradiction_pairs(store) == _contradiction_pairs(setting["clean"])
