@@ -8,9 +8,9 @@ Each set is run as a user would run it, in live mode:
 and the table gives, per set and profile, top-1, hit@5 (``containment_at_5``: a relevant id among
 the first 5 passages returned), stale@1, ECE, MRR and the mean passages returned; by query type
 where a set has several. Then, per profile, what issue 28's targets read of the top result's
-confidence, from the dump through :func:`calibration.confidence_report` (as ``calibration --json``):
-ECE, AUROC, distinct values per 100 answers and the HIGH tier's precision and size (a question
-without results counts as confidence 0, as ``bench`` counts it). For the news set the two-line baselines of
+confidence, as ``bench --json`` reports them (:func:`calibration.confidence_report`, as
+``calibration --json``): ECE, AUROC, distinct values per 100 answers and the HIGH tier's precision
+and size. For the news set the two-line baselines of
 ``../shared/realdata/recency_baselines.py`` are run too, on a store ``ingest`` built from the same
 corpus, with the same questions.
 
@@ -48,9 +48,6 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT))
-from smartvector_core.retrieval.calibration import confidence_report  # noqa: E402
-
 REALDATA = Path(os.environ.get("SMARTVECTOR_REALDATA", ROOT.parent / "shared" / "realdata"))
 SNAPSHOT = Path("/work/.mirror/realtimeqa+realtimeqa_public/repo")
 SHARED_SETS = ("timeqa-train", "situatedqa-train", "situatedqa-dev")
@@ -152,18 +149,6 @@ def recency_baselines(corpus: Path, queries: Path, env: dict) -> dict:
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
-def confidence_targets(dump: Path) -> dict[str, dict]:
-    """Per profile of a ``bench --dump`` file: :func:`calibration.confidence_report` of the top
-    results' confidences and whether each is relevant."""
-    seen: dict[str, tuple[list, list]] = {}
-    for row in read_jsonl(dump):
-        conf, right = seen.setdefault(row["profile"], ([], []))
-        top = row["results"][0] if row["results"] else None
-        conf.append(float(top["confidence"]) if top else 0.0)
-        right.append(top is not None and top["id"] in row["relevant"])
-    return {profile: confidence_report(conf, right) for profile, (conf, right) in seen.items()}
-
-
 def table(name: str, out: dict) -> str:
     n = next(iter(out["profiles"].values()))["n"]
     rows = [f"**{name}** ({n} questions, {out['params'].get('n_documents')} documents)", "",
@@ -180,10 +165,10 @@ def table(name: str, out: dict) -> str:
             count = next(c["n"] for c in cells if c)
             rows.append(f"| {t} ({count}) | " + " | ".join(
                 f"{c['top1']:.3f} / {c['stale_at_1']:.3f}" if c else "–" for c in cells) + " |")
-    if "confidence" in out:
+    if any("high_n" in m for m in out["profiles"].values()):
         rows += ["", "confidence of the top result (issue 28's targets):", "",
                  "| profile | ECE | AUROC | distinct / 100 | HIGH precision (n) |", "|---|---|---|---|---|"]
-        for profile, c in out["confidence"].items():
+        for profile, c in out["profiles"].items():
             cells = [f"{c['ece']:.3f}", "–" if c["auroc"] is None else f"{c['auroc']:.3f}", f"{c['distinct_per_100']:.0f}",
                      ("–" if c["high_precision"] is None else f"{c['high_precision']:.3f}") + f" ({c['high_n']})"]
             rows.append(f"| {profile} | " + " | ".join(cells) + " |")
@@ -220,7 +205,6 @@ def main(argv: list[str] | None = None) -> int:
         t0 = time.time()
         corpus, queries = prepare(name, args, args.out)
         out = run_bench(corpus, queries, args.profiles, args.out / f"{name}.dump.jsonl", env)
-        out["confidence"] = confidence_targets(args.out / f"{name}.dump.jsonl")
         if name in NEWS_SETS:
             out["recency_baselines"] = recency_baselines(corpus, queries, env)
         (args.out / f"{name}.json").write_text(json.dumps(out, indent=1) + "\n", encoding="utf-8")

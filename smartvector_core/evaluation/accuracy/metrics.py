@@ -127,11 +127,15 @@ def _summary(rankings: list[list[str]], top_conf: list[float], queries: list[Map
     relevant = [set(q.get("relevant") or ()) for q in queries]
     stale = [set(q.get("stale") or ()) for q in queries]
     correct = [bool(r) and r[0] in rel for r, rel in zip(rankings, relevant, strict=True)]
+    confidence = confidence_report(top_conf, correct)
     return {
         "top1": top1_accuracy(rankings, relevant),
         "stale_at_1": stale_at_1(rankings, stale),
-        "ece": expected_calibration_error(top_conf, correct),
-        "auroc": defined_or_none(auroc(top_conf, correct)),
+        "ece": confidence["ece"],
+        "auroc": confidence["auroc"],
+        "high_precision": confidence["high_precision"],
+        "high_n": confidence["high_n"],
+        "distinct_per_100": confidence["distinct_per_100"],
         "mrr": mrr(rankings, relevant),
         "recall_at_5": recall_at_k(rankings, relevant, k=5),
         "containment_at_5": containment_at_k(passages, relevant, k=5),
@@ -148,8 +152,10 @@ def evaluate(runs: Mapping[str, Sequence[Mapping[str, Any]]],
     ``confidence`` (only the top result's confidence is used, for ECE). ``queries`` are query
     records with ``id``, ``relevant``, ``stale`` and optionally ``type`` (missing:
     ``"untyped"``). A query absent from ``runs`` counts as an empty ranking; runs for ids not
-    in ``queries`` are ignored. Returns ``{"top1", "stale_at_1", "ece", "mrr", "recall_at_5",
-    "containment_at_5", "mean_passages", "n", "by_type": {type: {same keys}}}``
+    in ``queries`` are ignored. Returns ``{"top1", "stale_at_1", "ece", "auroc", "high_precision",
+    "high_n", "distinct_per_100", "mrr", "recall_at_5", "containment_at_5", "mean_passages", "n",
+    "by_type": {type: {same keys}}}`` (the confidence figures of the top results:
+    :func:`calibration.confidence_report`, as ``calibration --json``)
     (``containment_at_5`` over the passages as returned, repeats kept; ``mean_passages``: the
     mean number of results returned per query).
     """
