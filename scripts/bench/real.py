@@ -6,7 +6,9 @@ Each set is run as a user would run it, in live mode:
         --profiles naive,bm25,hybrid,temporal,default --k 5 --json --dump D.jsonl
 
 and the table gives, per set and profile, top-1, hit@5 (``containment_at_5``: a relevant id among
-the first 5 passages returned), stale@1, ECE, MRR and the mean passages returned; by query type
+the first 5 passages returned), answer@5 (``answer_containment_at_5``: an answer string of the
+question in the text of those passages; sets whose questions carry ``answers`` or ``answer``:
+TimeQA, RealTimeQA, changelogs, flask-docs), stale@1, ECE, MRR and the mean passages returned; by query type
 where a set has several. Then, per profile, what issue 28's targets read of the top result's
 confidence, as ``bench --json`` reports them (:func:`calibration.confidence_report`, as
 ``calibration --json``): ECE, AUROC, distinct values per 100 answers and the HIGH tier's precision
@@ -55,8 +57,8 @@ NEWS_SETS = ("rtqa-a", "rtqa-b", "rtqa-c")
 OWN_SETS = ("changelogs", "flask-docs")
 ALL_SETS = SHARED_SETS + NEWS_SETS + OWN_SETS
 PROFILES = "naive,bm25,hybrid,temporal,default"
-COLUMNS = (("top1", "top-1"), ("containment_at_5", "hit@5"), ("stale_at_1", "stale@1"), ("ece", "ECE"),
-           ("mrr", "MRR"), ("mean_passages", "passages"))
+COLUMNS = (("top1", "top-1"), ("containment_at_5", "hit@5"), ("answer_containment_at_5", "answer@5"),
+           ("stale_at_1", "stale@1"), ("ece", "ECE"), ("mrr", "MRR"), ("mean_passages", "passages"))
 ADAPTER_WEEKS = ("20220617", "20220624", "20220701", "20220708", "20220715", "20220722", "20220729",
                  "20220805", "20220812", "20220819", "20220826", "20220902", "20220909", "20220916",
                  "20220923", "20220930", "20221007", "20221014", "20221021", "20221104", "20221111")
@@ -154,7 +156,7 @@ def table(name: str, out: dict) -> str:
     rows = [f"**{name}** ({n} questions, {out['params'].get('n_documents')} documents)", "",
             "| profile | " + " | ".join(c for _, c in COLUMNS) + " |", "|---" * (len(COLUMNS) + 1) + "|"]
     for profile, m in out["profiles"].items():
-        rows.append(f"| {profile} | " + " | ".join(f"{m[k]:.3f}" if k in m else "–" for k, _ in COLUMNS) + " |")
+        rows.append(f"| {profile} | " + " | ".join("–" if m.get(k) is None else f"{m[k]:.3f}" for k, _ in COLUMNS) + " |")
     types = sorted({t for m in out["profiles"].values() for t in m.get("by_type", {})})
     if len(types) > 1:
         names = list(out["profiles"])

@@ -20,6 +20,10 @@ class SearchConfig:
     ``lexical_pool``: the question's best full-text hits added to the pool (chunks);
     ``version_pool``: the nearest chunks of the documents declaring the version a question names,
     added to the pool (:func:`smartvector_core.retrieval.search.with_named_version`);
+    ``live_pool_share``: where fewer of the vector hits than this share are of documents still in
+    force at ``as_of`` (not replaced by a newer version), the nearest chunks of the others join the
+    pool until it holds that many hits of them (:func:`smartvector_core.retrieval.search.with_live`;
+    0: never);
     ``max_names``: names of the question searched (one full-text query each);
     ``max_terms``: content words of a question without case searched as names (its words carry
     no case, so more of them are searched: their BM25 weights pick the rare ones);
@@ -33,6 +37,7 @@ class SearchConfig:
     candidate_pool_per_k: int = 12
     lexical_pool: int = 30
     version_pool: int = 10
+    live_pool_share: float = 0.5
     max_names: int = 4
     max_terms: int = 8
     name_matches: int = 1_000

@@ -237,7 +237,11 @@ def select_passages(doc_id: np.ndarray, order: np.ndarray, k: int, per_document:
     """Up to ``k`` passages from ``order`` (row indices, best first), at most ``per_document``
     of one document, grouped under their document: documents in the order of their best
     passage, a document's passages best first. The set is the ``k`` best passages under the cap.
-    ``relevant`` (per row): whether a passage other than its document's best may be shown.
+    ``relevant`` (per row): whether a passage other than its document's best may be shown in
+    that place; where the relevant passages are fewer than ``k``, the best of the others fill the
+    remaining places after them, still at most ``per_document`` of one document (k means k
+    passages: a reader handed the results gets k where the pool has them, and no weak passage
+    rides ahead of a better document's).
 
     One pass down ``order`` that stops at the ``k``-th passage: it reads a handful of rows where a
     vectorised rank would sort the whole pool (1,000 candidates, k = 5: docs/PERF.md)."""
@@ -261,7 +265,20 @@ def select_passages(doc_id: np.ndarray, order: np.ndarray, k: int, per_document:
         chosen += 1
         if chosen == k:
             break
-    return order[[j for rows in groups.values() for j in rows]]
+    picked = [j for rows in groups.values() for j in rows]
+    if chosen < k and shown is not None:                 # fill with the passages the filter held back
+        taken = {d: len(rows) for d, rows in groups.items()}
+        first = set(picked)
+        for j, row in enumerate(order.tolist()):
+            d = doc_id[row]
+            if j in first or taken.get(d, 0) >= cap:
+                continue
+            taken[d] = taken.get(d, 0) + 1
+            picked.append(j)
+            chosen += 1
+            if chosen == k:
+                break
+    return order[picked]
 
 
 def document_fields(rows: pa.Table) -> dict[str, np.ndarray]:

@@ -3,7 +3,12 @@
 import pytest
 
 from smartvector_core.errors import InputError
-from smartvector_core.evaluation.accuracy.metrics import containment_at_k, evaluate, recall_at_k
+from smartvector_core.evaluation.accuracy.metrics import (
+    answer_containment_at_k,
+    containment_at_k,
+    evaluate,
+    recall_at_k,
+)
 
 # q1: five chunks of the wrong document before the right one; q2: right at once; q3: nothing
 PASSAGES = [["b", "b", "b", "b", "b", "a"], ["a"], []]
@@ -29,3 +34,25 @@ def test_evaluate_reports_containment_and_mean_passages():
     assert out["containment_at_5"] == pytest.approx(1 / 3)
     assert out["mean_passages"] == pytest.approx((6 + 1 + 0) / 3)
     assert out["recall_at_5"] == pytest.approx((1 + 0.5 + 0) / 3)      # q1: ['b', 'a'] after de-duplication
+
+
+# answer containment by text: q1's answer only in its 6th passage, q2's in its first (another
+# case), q3 returned nothing, q4 carries no answer (left out of the share)
+TEXTS = [["no", "no", "no", "no", "no", "Default: None"], ["the DEFAULT is NONE"], [], ["x"]]
+ANSWERS = [["default: none"], ["default is none", "zero"], ["none"], []]
+
+
+def test_answer_containment_reads_the_passages_texts_case_insensitively():
+    assert answer_containment_at_k(TEXTS, ANSWERS, k=5) == pytest.approx(1 / 3)   # q2 of q1-q3
+    assert answer_containment_at_k(TEXTS, ANSWERS, k=6) == pytest.approx(2 / 3)   # q1's 6th passage
+    assert answer_containment_at_k(TEXTS, [[], [], [], []]) is None                # no query has answers
+    assert answer_containment_at_k([["a", None]], [["a"]]) is None                 # a text unknown
+
+
+def test_evaluate_reports_answer_containment_where_queries_carry_answers():
+    queries = [{"id": f"q{i}", "relevant": ["a"], "stale": [], "answers": a} for i, a in enumerate(ANSWERS)]
+    runs = {f"q{i}": [{"id": "a", "confidence": 0.5, "text": t} for t in texts] for i, texts in enumerate(TEXTS)}
+    assert evaluate(runs, queries)["answer_containment_at_5"] == pytest.approx(1 / 3)
+    # runs without texts (an outside baseline's ids only): not measured, not zero
+    assert evaluate({q: [{"id": r["id"], "confidence": 0.5} for r in rows] for q, rows in runs.items()},
+                    queries)["answer_containment_at_5"] is None

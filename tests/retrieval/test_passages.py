@@ -40,6 +40,19 @@ def test_select_passages_by_hand():
     assert select_passages(docs, order, 5, 3, relevant).tolist() == [0, 3, 4, 2, 5]
 
 
+def test_passages_held_back_fill_the_places_left_after_the_others():
+    docs = np.array(["a", "a", "b", "a", "c"], dtype=object)
+    order = np.arange(5)
+    # a1 and a3 are not relevant enough to ride along with a0; the relevant ones are a0, b2, c4:
+    # three of five places, so a1 then a3 fill the last two, after the better documents' passages
+    relevant = np.array([True, False, True, False, True])
+    assert select_passages(docs, order, 5, 3, relevant).tolist() == [0, 2, 4, 1, 3]
+    # the cap still holds for the fillers: one per document leaves nothing to fill with
+    assert select_passages(docs, order, 5, 1, relevant).tolist() == [0, 2, 4]
+    # enough relevant passages: nothing is filled
+    assert select_passages(docs, order, 3, 3, relevant).tolist() == [0, 2, 4]
+
+
 def test_relevant_passages_by_hand():
     docs = np.array(["a", "a", "a", "b"], dtype=object)
     cos = np.array([0.50, 0.41, 0.39, 0.20])

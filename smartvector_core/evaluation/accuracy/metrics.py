@@ -116,14 +116,38 @@ def containment_at_k(passages: Sequence[Ranking], relevant: Sequence[Collection[
     return _mean(float(bool(set(p[:k]) & set(rel))) for p, rel in zip(passages, relevant, strict=True))
 
 
+def answer_containment_at_k(texts: Sequence[Sequence[str | None]], answers: Sequence[Collection[str]],
+                            k: int = 5) -> float | None:
+    """Answer containment by text: share of the queries that carry answer strings whose first
+    ``k`` passages (``texts_q``: the passages' texts as returned) contain one of them.
+
+    answer_containment@k = (1/|A|) · Σ_{q ∈ A} [∃ passage p in texts_q[:k], answer a of q: a ⊂ p]
+
+    where A is the queries with at least one answer and ⊂ is case-insensitive substring. This is
+    what a reader handed the k passages could quote; unlike :func:`containment_at_k` it gives no
+    credit for the right document's passage that does not hold the answer. None when no query
+    carries answers, or when a passage's text is unknown."""
+    if k < 1:
+        raise InputError(f"expected k >= 1, found {k}", field="k")
+    if len(texts) != len(answers):
+        raise InputError(f"expected one answer list per ranking, found {len(answers)} for {len(texts)}",
+                         field="answers")
+    asked = [(t[:k], [a.lower() for a in ans]) for t, ans in zip(texts, answers, strict=True) if ans]
+    if not asked or any(p is None for t, _ in asked for p in t):
+        return None
+    return _mean(float(any(a in p.lower() for p in t for a in ans)) for t, ans in asked)
+
+
 def _dedup(ids: Iterable[str]) -> list[str]:
     seen: set[str] = set()
     return [i for i in ids if not (i in seen or seen.add(i))]
 
 
 def _summary(rankings: list[list[str]], top_conf: list[float], queries: list[Mapping[str, Any]],
-             passages: list[list[str]] | None = None) -> dict[str, float | int]:
+             passages: list[list[str]] | None = None, texts: list[list[str | None]] | None = None
+             ) -> dict[str, float | int | None]:
     passages = rankings if passages is None else passages
+    texts = [[None] * len(p) for p in passages] if texts is None else texts
     relevant = [set(q.get("relevant") or ()) for q in queries]
     stale = [set(q.get("stale") or ()) for q in queries]
     correct = [bool(r) and r[0] in rel for r, rel in zip(rankings, relevant, strict=True)]
@@ -139,6 +163,7 @@ def _summary(rankings: list[list[str]], top_conf: list[float], queries: list[Map
         "mrr": mrr(rankings, relevant),
         "recall_at_5": recall_at_k(rankings, relevant, k=5),
         "containment_at_5": containment_at_k(passages, relevant, k=5),
+        "answer_containment_at_5": answer_containment_at_k(texts, [q.get("answers") or () for q in queries], k=5),
         "mean_passages": _mean(len(p) for p in passages),
         "n": len(queries),
     }
@@ -153,14 +178,16 @@ def evaluate(runs: Mapping[str, Sequence[Mapping[str, Any]]],
     records with ``id``, ``relevant``, ``stale`` and optionally ``type`` (missing:
     ``"untyped"``). A query absent from ``runs`` counts as an empty ranking; runs for ids not
     in ``queries`` are ignored. Returns ``{"top1", "stale_at_1", "ece", "auroc", "high_precision",
-    "high_n", "distinct_per_100", "mrr", "recall_at_5", "containment_at_5", "mean_passages", "n",
-    "by_type": {type: {same keys}}}`` (the confidence figures of the top results:
+    "high_n", "distinct_per_100", "mrr", "recall_at_5", "containment_at_5", "answer_containment_at_5",
+    "mean_passages", "n", "by_type": {type: {same keys}}}`` (the confidence figures of the top results:
     :func:`calibration.confidence_report`, as ``calibration --json``)
-    (``containment_at_5`` over the passages as returned, repeats kept; ``mean_passages``: the
-    mean number of results returned per query).
+    (``containment_at_5`` over the passages as returned, repeats kept; ``answer_containment_at_5``:
+    :func:`answer_containment_at_k` over the queries that carry ``answers``, None without any;
+    ``mean_passages``: the mean number of results returned per query).
     """
     rankings: list[list[str]] = []
     passages: list[list[str]] = []
+    texts: list[list[str | None]] = []
     top_conf: list[float] = []
     for q in queries:
         qid = q.get("id")
@@ -168,6 +195,7 @@ def evaluate(runs: Mapping[str, Sequence[Mapping[str, Any]]],
             raise InputError("expected every query to have an 'id'", field="id")
         results = list(runs.get(qid) or ())
         passages.append([str(r["id"]) for r in results])
+        texts.append([r.get("text") for r in results])
         ranking = _dedup(passages[-1])
         rankings.append(ranking)
         if results:
@@ -179,13 +207,13 @@ def evaluate(runs: Mapping[str, Sequence[Mapping[str, Any]]],
         else:
             top_conf.append(0.0)
     query_list = list(queries)
-    out: dict[str, Any] = _summary(rankings, top_conf, query_list, passages)
+    out: dict[str, Any] = _summary(rankings, top_conf, query_list, passages, texts)
     by_type: dict[str, list[int]] = {}
     for i, q in enumerate(query_list):
         by_type.setdefault(str(q.get("type") or UNTYPED), []).append(i)
     out["by_type"] = {
         name: _summary([rankings[i] for i in idx], [top_conf[i] for i in idx],
-                       [query_list[i] for i in idx], [passages[i] for i in idx])
+                       [query_list[i] for i in idx], [passages[i] for i in idx], [texts[i] for i in idx])
         for name, idx in sorted(by_type.items())
     }
     return out

@@ -99,9 +99,11 @@ class BenchQuery:
     stale: list[str]
     type: str | None = None
     split: str | None = None
+    answers: list[str] = field(default_factory=list)   # answer strings (``answers``, or one ``answer``)
 
     def label(self) -> dict[str, Any]:
-        return {"id": self.id, "relevant": self.relevant, "stale": self.stale, "type": self.type}
+        return {"id": self.id, "relevant": self.relevant, "stale": self.stale, "type": self.type,
+                "answers": self.answers}
 
 
 def normalise_queries(specs: Sequence[Any]) -> list[BenchQuery]:
@@ -122,8 +124,19 @@ def normalise_queries(specs: Sequence[Any]) -> list[BenchQuery]:
                              field="as_of")
         moment = as_of if isinstance(as_of, datetime) else parse_time(as_of, field="as_of")
         out.append(BenchQuery(str(qid), text.strip(), moment, list(relevant), list(stale),
-                              extra.get("type"), extra.get("split")))
+                              extra.get("type"), extra.get("split"), answer_strings(extra, str(qid))))
     return out
+
+
+def answer_strings(record: Mapping[str, Any], qid: str) -> list[str]:
+    """A query's answer strings: its ``answers`` (a list of strings) or its one ``answer``."""
+    value = record.get("answers", record.get("answer"))
+    if value is None:
+        return []
+    values = [value] if isinstance(value, str) else value
+    if not isinstance(values, list) or not all(isinstance(v, str) for v in values):
+        raise InputError(f"query {qid!r}: answers must be a string or a list of strings", field="answers")
+    return [v for v in values if v.strip()]
 
 
 def data_now(corpus: Sequence[Mapping[str, Any]], queries: Sequence[BenchQuery]) -> datetime | None:
@@ -207,6 +220,7 @@ class PreparedBench:
             retrieve(app.store, vector, q.as_of, k, self.cache, text=q.text, config=app.config.search)
             for q, vector in zip(queries, self.vectors, strict=True)]
         self._fts: list[list[tuple[str, str, float]]] | None = None
+        self._texts: dict[str, str] = {}   # chunk id -> text, of the full-text hits (the baselines' passages)
 
     # ------------------------------------------------------------------------- profiles
     def answer_profile(self, profile: Profile | str, queries: Sequence[int] | None = None
@@ -261,26 +275,30 @@ class PreparedBench:
         if self._fts is None:
             self._fts = []
             for q in self.queries:
-                hits = self.app.store.fts_search(q.text, as_of=q.as_of, limit=FTS_POOL)
+                hits = self.app.store.fts_search(q.text, as_of=q.as_of, limit=FTS_POOL,
+                                                 columns=("chunk_id", "doc_id", "text"))
                 self._fts.append(list(zip(hits.column("chunk_id").to_pylist(), hits.column("doc_id").to_pylist(),
                                           map(float, hits.column("_score").to_pylist()), strict=True)))
+                self._texts.update(zip(hits.column("chunk_id").to_pylist(), hits.column("text").to_pylist(),
+                                       strict=True))
         return self._fts
 
-    def _passages(self, chunks: list[tuple[str, str, float]]) -> list[tuple[str, float]]:
-        """``(doc_id, score)`` of the ``k`` best passages, at most ``PASSAGES_PER_DOCUMENT`` of one
-        document, grouped under their document: the profiles' passage rule."""
+    def _passages(self, chunks: list[tuple[str, str, float]]) -> list[tuple[str, str, float]]:
+        """``(chunk_id, doc_id, score)`` of the ``k`` best passages, at most ``PASSAGES_PER_DOCUMENT``
+        of one document, grouped under their document: the profiles' passage rule."""
         if not chunks:
             return []
         docs = np.array([d for _, d, _ in chunks], dtype=object)
         pick = select_passages(docs, np.arange(len(chunks)), self.k, PASSAGES_PER_DOCUMENT)
-        return [(chunks[i][1], chunks[i][2]) for i in pick]
+        return [chunks[i] for i in pick]
 
     def _bm25(self) -> dict[str, list[dict[str, Any]]]:
         runs = {}
         for q, ranking in zip(self.queries, self._fts_rankings(), strict=True):
             top = self._passages(ranking)
-            mass = sum(s for _, s in top) or 1.0
-            runs[q.id] = [{"id": d, "confidence": float(np.clip(s / mass, 0, 1)), "score": s} for d, s in top]
+            mass = sum(s for _, _, s in top) or 1.0
+            runs[q.id] = [{"id": d, "confidence": float(np.clip(s / mass, 0, 1)), "score": s,
+                           "text": self._texts.get(c)} for c, d, s in top]
         return runs
 
     def _hybrid(self) -> dict[str, list[dict[str, Any]]]:
@@ -289,9 +307,11 @@ class PreparedBench:
         best = 2.0 / (RRF_K + 1)
         for q, cands, text_rank in zip(self.queries, self.candidates, self._fts_rankings(), strict=True):
             doc_of = dict(zip(cands.chunk_id, cands.doc_id, strict=True)) | {c: d for c, d, _ in text_rank}
+            text_of = dict(zip(cands.chunk_id, cands.text, strict=True))
             fused = rrf_fuse([list(cands.chunk_id), [c for c, _, _ in text_rank]], k=RRF_K)
             top = self._passages([(c, doc_of[c], s) for c, s in fused])
-            runs[q.id] = [{"id": d, "confidence": float(min(1.0, s / best)), "score": s} for d, s in top]
+            runs[q.id] = [{"id": d, "confidence": float(min(1.0, s / best)), "score": s,
+                           "text": text_of.get(c, self._texts.get(c))} for c, d, s in top]
         return runs
 
     def _langchain(self) -> dict[str, list[dict[str, Any]]]:
@@ -300,7 +320,7 @@ class PreparedBench:
             score = langchain_time_weighted(cands.raw_cosine, self._hours(i), LANGCHAIN_DECAY_RATE)
             order = select_passages(cands.doc_id, np.argsort(-score, kind="stable"), self.k, PASSAGES_PER_DOCUMENT)
             runs[q.id] = [{"id": cands.doc_id[j], "confidence": float(np.clip(score[j], 0, 1)),
-                           "score": float(score[j])} for j in order]
+                           "score": float(score[j]), "text": cands.text[j]} for j in order]
         return runs
 
     def _llamaindex_fixed(self) -> dict[str, list[dict[str, Any]]]:
@@ -314,7 +334,7 @@ class PreparedBench:
                 continue
             order = pool[fixed_recency(cands.created_us[pool], top_k=len(pool))]
             runs[q.id] = [{"id": cands.doc_id[j], "confidence": float(np.clip(cands.raw_cosine[j], 0, 1)),
-                           "score": float(cands.raw_cosine[j])} for j in order]
+                           "score": float(cands.raw_cosine[j]), "text": cands.text[j]} for j in order]
         return runs
 
     def _llamaindex_time(self) -> dict[str, list[dict[str, Any]]]:
@@ -328,7 +348,7 @@ class PreparedBench:
             score_of = dict(zip(order.tolist(), scores.tolist(), strict=True))
             pick = select_passages(cands.doc_id, np.asarray(order), self.k, PASSAGES_PER_DOCUMENT)
             runs[q.id] = [{"id": cands.doc_id[j], "confidence": float(np.clip(score_of[j], 0, 1)),
-                           "score": float(score_of[j])} for j in pick.tolist()]
+                           "score": float(score_of[j]), "text": cands.text[j]} for j in pick.tolist()]
         return runs
 
     # -------------------------------------------------------------------------- scoring
@@ -339,9 +359,10 @@ class PreparedBench:
 
 
 def result_row(result) -> dict[str, Any]:
-    """What the benchmark keeps of one result: id, rank, score, confidence (and certainty)."""
+    """What the benchmark keeps of one result: id, rank, score, confidence (and certainty), and
+    the passage's text (for answer containment; the dump leaves it out)."""
     return {"id": result.id, "rank": result.rank, "score": result.score, "confidence": result.confidence,
-            "certainty": getattr(result, "certainty", None)}
+            "certainty": getattr(result, "certainty", None), "text": result.text}
 
 
 MODES = ("live", "backdated")
