@@ -62,7 +62,7 @@ def retrieve(store, query_vector: np.ndarray | Callable[[], np.ndarray], as_of: 
         hits = indexed_vector_hits(store, chunks, query_vector, bound, pool, overfetch)
         if hits is None:
             hits = store.search(query_vector, as_of=bound, limit=pool, columns=CHUNK_COLUMNS, overfetch=overfetch)
-        hits = with_live(store, hits, query_vector, cache.knowledge, as_of, bound, CHUNK_COLUMNS, config)
+        hits = with_live(store, hits, query_vector, cache.knowledge, as_of, bound, CHUNK_COLUMNS, config, chunks)
         hits = with_named_version(store, hits, query_vector, text, bound, CHUNK_COLUMNS, config)
         hits, lexical = with_lexical(hits, found, query_vector, CHUNK_COLUMNS, asks_version(text or ""))
         cands = Candidates.from_chunk_hits(hits, fields, index.lookup, lexical)
@@ -140,7 +140,7 @@ def search_overfetch(share: float, config: SearchConfig = DEFAULT_SEARCH) -> flo
 
 
 def with_live(store, hits: pa.Table, query_vector: np.ndarray, knowledge, as_of: datetime, bound, columns,
-              config: SearchConfig = DEFAULT_SEARCH) -> pa.Table:
+              config: SearchConfig = DEFAULT_SEARCH, index: TextIndex | None = None) -> pa.Table:
     """The vector ``hits`` plus, where fewer than ``config.live_pool_share`` of them are chunks of
     documents in force at ``as_of`` (:meth:`.knowledge.KnowledgeState.superseded_at`: no newer
     version of their chain has taken effect), the nearest chunks of the other documents, as many as
@@ -148,8 +148,10 @@ def with_live(store, hits: pa.Table, query_vector: np.ndarray, knowledge, as_of:
     each passage near the question; the rerank then rejects eight of every nine
     (``SUPERSEDED_IN_CHAIN``) and has too few passages of the version in force left to fill k
     (the Flask documentation set: 26 of 66 questions got fewer than 5). Nothing leaves the pool, so
-    a question about the past still finds the versions then in force. One prefiltered LanceDB
-    search, only when the rule applies (``bound``: the existence bound the pool was searched with)."""
+    a question about the past still finds the versions then in force. Only when the rule applies:
+    one exact search of the in-memory copy of the chunks table where it keeps the vectors
+    (``index``: :meth:`.text_index.TextIndex.nearest`), else one prefiltered LanceDB search
+    (``bound``: the existence bound the pool was searched with)."""
     if config.live_pool_share <= 0 or not hits.num_rows:
         return hits
     docs = hits.column("doc_id").to_numpy(zero_copy_only=False).astype(object)
@@ -158,8 +160,14 @@ def with_live(store, hits: pa.Table, query_vector: np.ndarray, knowledge, as_of:
     if wanted <= 0:
         return hits
     gone = sorted(set(docs[replaced].tolist()))
-    found = store.search(query_vector, as_of=bound, limit=wanted, columns=list(columns),
-                         extra=~col("doc_id").isin(gone))
+    near = None if index is None or index.texts is None else index.nearest(
+        query_vector, wanted, None if bound is None else to_us(bound), excluded_docs=gone)
+    if near is not None:
+        rows, distance = near
+        found = pa.table({**index.columns(rows), "_distance": pa.array(distance, pa.float32())})
+    else:
+        found = store.search(query_vector, as_of=bound, limit=wanted, columns=list(columns),
+                             extra=~col("doc_id").isin(gone))
     new = _absent(found, hits)
     return _appended(hits, found.filter(pa.array(new)), columns) if new.any() else hits
 

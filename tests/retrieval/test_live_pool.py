@@ -66,3 +66,21 @@ def test_a_question_about_the_past_still_finds_the_version_then_in_force(store_d
     asked = QUESTION + " as of " + (NOW - timedelta(days=25)).strftime("%B %d, %Y")
     past = configured_app(store_dir, config).query(asked, as_of=NOW, k=5, log=False)
     assert past.results and past.results[0].id == "policy_v4"
+
+
+def test_the_in_memory_copy_and_lancedb_add_the_same_chunks(store_dir):
+    from smartvector_core.retrieval.candidates import CHUNK_COLUMNS
+    from smartvector_core.retrieval.search import with_live
+
+    app = configured_app(store_dir)
+    app.ingest_records(records(), now=NOW)
+    cache = app.query_caches.get(app.knowledge.get())
+    index = cache.text_index()
+    assert index is not None and index.vectors is not None
+    vector = app.embedder.encode([QUESTION])[0]
+    hits = app.store.search(vector, as_of=NOW, limit=12, columns=CHUNK_COLUMNS)
+    search = replace(DEFAULT_SEARCH, live_pool_share=0.5)
+    by_lance = with_live(app.store, hits, vector, cache.knowledge, NOW, NOW, CHUNK_COLUMNS, search)
+    in_memory = with_live(app.store, hits, vector, cache.knowledge, NOW, NOW, CHUNK_COLUMNS, search, index)
+    assert by_lance.num_rows > hits.num_rows
+    assert by_lance.column("chunk_id").to_pylist() == in_memory.column("chunk_id").to_pylist()
