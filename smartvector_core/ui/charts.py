@@ -395,7 +395,7 @@ def latest_changes_window(history: pd.DataFrame, events: pd.DataFrame | None, *,
 
 
 # ---------------------------------------------------------------------------- evaluation
-HIGHER_IS_BETTER = ("top1", "auroc", "containment_at_5")
+HIGHER_IS_BETTER = ("top1", "auroc", "containment_at_5", "answer_containment_at_5")
 LOWER_IS_BETTER = ("stale_at_1", "ece")
 
 
@@ -403,11 +403,12 @@ def metric_bars(metrics: pd.DataFrame, higher: Sequence[str] = HIGHER_IS_BETTER,
                 lower: Sequence[str] = LOWER_IS_BETTER, title: str = "Metrics per profile") -> go.Figure:
     """Grouped bars of ``metrics`` (indexed by profile) in two panels that are never mixed: the
     metrics where higher is better (top-1, AUROC, containment) and those where lower is better
-    (stale@1, ECE). Per profile one trace per panel, in the profile's colour."""
+    (stale@1, ECE). Per profile one trace per panel, in the profile's colour; a metric no profile
+    has a value of (answer containment where no question carries answers) is left out."""
     from plotly.subplots import make_subplots
 
-    up = [c for c in higher if c in metrics.columns]
-    down = [c for c in lower if c in metrics.columns]
+    up = [c for c in higher if c in metrics.columns and metrics[c].notna().any()]
+    down = [c for c in lower if c in metrics.columns and metrics[c].notna().any()]
     if metrics.empty or not (up or down):
         return _empty(title)
     fig = make_subplots(rows=1, cols=2, subplot_titles=("higher is better", "lower is better"),

@@ -181,6 +181,10 @@ def test_evaluation_charts():
     assert list(fig.data[2].x) == ["top1"] and list(fig.data[2].y) == [0.9]
     assert list(fig.data[3].x) == ["stale_at_1", "ece"] and list(fig.data[3].y) == [0.02, 0.05]
     assert fig.data[2].xaxis == "x" and fig.data[3].xaxis == "x2"
+    # answer containment shows where a profile has it, and is left out where none has (no answers)
+    with_answers = metrics.assign(answer_containment_at_5=[0.5, 0.8])
+    assert list(charts.metric_bars(with_answers).data[2].x) == ["top1", "answer_containment_at_5"]
+    assert list(charts.metric_bars(metrics.assign(answer_containment_at_5=[None, None])).data[2].x) == ["top1"]
     # one colour per profile, whatever the order or the chart
     flipped = charts.metric_bars(metrics.iloc[::-1])
     assert {t.name: t.marker.color for t in fig.data} == {t.name: t.marker.color for t in flipped.data}
