@@ -186,3 +186,26 @@ def test_short_paragraphs_join_until_the_chunk_holds_min_chars():
     assert [text[s:e] for s, e in spans] == ["\n\n".join(short[:3]), "\n\n".join([long, short[3], short[0]])]
     assert chunk_spans(text, min_chars=40) == [(s, s + len(p)) for s, p in zip(
         [0, 152, 304, 456, 958, 1110], [short[0], short[1], short[2], long, short[3], short[0]], strict=True)]
+
+
+def test_an_indented_short_paragraph_ends_the_block_before_it_and_opens_the_next():
+    """Hand-worked, a reStructuredText page: an entry's 450-character description, its indented
+    ``Default:`` line (20 characters), then the next entry's heading and its 450-character
+    description. The indented line is added to the end of the first chunk (470 + 2 < 1,200) and
+    still opens the next run (under 400 with the heading, it joins the description after them), so
+    both chunks hold it. An unindented short paragraph only opens the next run."""
+    first = "    " + "d" * 446
+    default = "    Default: ``None``"
+    heading = ".. py:data:: TESTING"
+    second = "    " + "e" * 446
+    text = "\n\n".join([".. py:data:: DEBUG", first, default, heading, second])
+    chunks = [text[s:e] for s, e in chunk_spans(text)]
+    assert chunks == ["\n\n".join([".. py:data:: DEBUG", first, default]).strip(),
+                      "\n\n".join([default, heading, second]).strip()]
+    plain = "\n\n".join([".. py:data:: DEBUG", first, "Default: None", heading, second])
+    assert [plain[s:e] for s, e in chunk_spans(plain)] == [
+        "\n\n".join([".. py:data:: DEBUG", first]).strip(), "\n\n".join(["Default: None", heading, second]).strip()]
+    # no room left in the chunk before (1,200 at most): the line only opens the next run
+    big = "    " + "f" * 1190
+    tight = "\n\n".join([big, default, heading, second])
+    assert [tight[s:e] for s, e in chunk_spans(tight)][0] == big.strip()
