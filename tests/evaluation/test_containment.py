@@ -56,3 +56,15 @@ def test_evaluate_reports_answer_containment_where_queries_carry_answers():
     # runs without texts (an outside baseline's ids only): not measured, not zero
     assert evaluate({q: [{"id": r["id"], "confidence": 0.5} for r in rows] for q, rows in runs.items()},
                     queries)["answer_containment_at_5"] is None
+
+
+def test_a_query_reads_answers_or_one_answer_and_rejects_anything_else():
+    from smartvector_core.evaluation.accuracy.runner import normalise_queries
+
+    base = {"text": "q", "as_of": "2026-01-01T00:00:00Z", "relevant": ["a"]}
+    read = normalise_queries([{**base, "id": "q1", "answers": ["x", " "]}, {**base, "id": "q2", "answer": "y"},
+                              {**base, "id": "q3"}])
+    assert [q.answers for q in read] == [["x"], ["y"], []]
+    assert read[0].label()["answers"] == ["x"]
+    with pytest.raises(InputError, match="'q4': answers must be a string or a list of strings"):
+        normalise_queries([{**base, "id": "q4", "answers": [1, 2]}])
