@@ -6,7 +6,8 @@ Copies the built store ``--store`` (``perf``'s 100k synthetic store) to a tempor
 opens one service over it, asks one question and waits for the in-memory copy of the chunks
 table, then per round: ``--queries`` steady queries (the perf questions in turn, ``default``,
 k = 5, the real question encoder, no log), one one-document write with its consolidation
-(``scripts/bench/edit.py``'s documents), the first query after it (does it return the new
+(``scripts/bench/edit.py``'s documents; its consolidation reads the service's warm inputs, as
+the API server's does), the first query after it (does it return the new
 document? how long did it take?), and ``--queries`` more. Prints one JSON object per round:
 steady and after p50 / p99, their ratios, the first query's time and whether it saw the
 document, the knowledge state's refresh time, and the load average.
@@ -55,6 +56,7 @@ def main() -> None:
 
         ask(QUESTIONS[0])
         app.query_cache().wait_for_text_index()
+        app.keep_consolidation_inputs()   # as the API server and the dashboard do: writes consolidate warm
         app.ingest_records([record(0, rng)], now=now)   # the process's first write (caches built)
         for _ in range(20):
             ask(QUESTIONS[1])
