@@ -221,7 +221,9 @@ def parse_intent(text: object, as_of: datetime, config: IntentConfig = DEFAULT_T
     ("today", "yesterday", "this week" from Monday 00:00 UTC, "this month|quarter|year") >
     a single period anywhere ("in 2019", "March 2024", "Q1 2025", "2025-Q1", "2024-03-15",
     "the 2010s"). Ends at ``as_of`` are stored as ``as_of + 1 µs`` so the half-open range
-    contains ``as_of``.
+    contains ``as_of``. Where the question names a judgement moment (below), the rolling,
+    calendar and one-ended periods are relative to that moment instead of ``as_of``: "last year's
+    winner as of 2021" asks about 2020 whenever it is read.
 
     Judgement moment: "as of / as at / by / in effect on / effective <period>", "on <day>",
     "on|by <day> <month>" without a year (its occurrence nearest ``as_of``) and "next|on
@@ -240,7 +242,9 @@ def parse_intent(text: object, as_of: datetime, config: IntentConfig = DEFAULT_T
     between = version_between(scratch)
     version, scratch = version_named(scratch)
     scratch = blank(scratch, [m.span() for m in _NOT_A_RANGE.finditer(scratch)])
-    time_range, range_text, relative = _asked_range(scratch, as_of)
+    # a period relative to a moment ("last year", "this week") is relative to the moment the
+    # question names, where it names one: "last year's winner as of 2021" asks about 2020
+    time_range, range_text, relative = _asked_range(scratch, as_of if judged_at is None else judged_at)
     weight, words = _recency(text, config)
     mode = None if time_range is None else (SOFT if relative else HARD)
     return QueryIntent(time_range=time_range, range_text=text[range_text[0]:range_text[1]].strip()

@@ -431,3 +431,19 @@ def test_the_period_of_a_clause_describing_the_subject_is_not_the_one_asked():
     assert parse_intent(only, AS_OF).range_text == "from 1999 to 2008"
     dated = "Who coached the team that won between March 24, 2021 and May 1, 2021, the reds or the blues?"
     assert parse_intent(dated, AS_OF).range_text == "between March 24, 2021 and May 1, 2021"
+
+
+def test_a_relative_period_is_relative_to_the_moment_the_question_names():
+    """SituatedQA dev, asked with no as_of (so now, 2026): "who won last year's six nations rugby as
+    of 2021" is judged at the end of 2021, and its "last year" is 2020, the year before the moment
+    named, not 2025, the year before the question is read. Without a named moment the period is
+    relative to as_of, as before; asked inside the named year, both readings agree."""
+    text = "who won last year's six nations rugby as of 2021"
+    late = parse_intent(text, d(2026, 12, 4))
+    assert late.judged_at == d(2022, 1, 1) - US
+    assert late.time_range == (d(2020, 1, 1), d(2021, 1, 1)) and late.range_mode == "soft"
+    assert parse_intent(text, d(2021, 3, 30)).time_range == (d(2020, 1, 1), d(2021, 1, 1))
+    assert parse_intent("who is singing the anthem at this year's superbowl as of 2021",
+                        d(2026, 12, 4)).time_range == (d(2021, 1, 1), d(2022, 1, 1))
+    assert parse_intent("who won last year's six nations rugby", d(2026, 12, 4)).time_range == (d(2025, 1, 1),
+                                                                                              d(2026, 1, 1))
