@@ -252,11 +252,13 @@ def select_passages(doc_id: np.ndarray, order: np.ndarray, k: int, per_document:
     shown = None if relevant is None else np.asarray(relevant, dtype=bool)
     seen: dict = {}                      # passages of each document met so far (after the filter)
     groups: dict = {}                    # document -> its chosen positions, documents by first choice
+    held: list[int] = []                 # positions the filter held back, best first
     chosen = 0
     for j, row in enumerate(order.tolist()):
         d = doc_id[row]
         met = seen.get(d, 0)
         if met and shown is not None and not shown[row]:   # neither its document's best nor relevant
+            held.append(j)
             continue
         seen[d] = met + 1
         if met >= cap:
@@ -266,13 +268,10 @@ def select_passages(doc_id: np.ndarray, order: np.ndarray, k: int, per_document:
         if chosen == k:
             break
     picked = [j for rows in groups.values() for j in rows]
-    if chosen < k and shown is not None:                 # fill with the passages the filter held back
-        taken = {d: len(rows) for d, rows in groups.items()}
-        first = set(picked)
-        for j, row in enumerate(order.tolist()):
-            d = doc_id[row]
-            if j in first or taken.get(d, 0) >= cap:
-                continue
+    taken = {d: len(rows) for d, rows in groups.items()} if chosen < k else {}
+    for j in held if chosen < k else ():               # the whole pool was read: fill from what was held
+        d = doc_id[order[j]]
+        if taken.get(d, 0) < cap:
             taken[d] = taken.get(d, 0) + 1
             picked.append(j)
             chosen += 1

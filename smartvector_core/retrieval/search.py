@@ -113,8 +113,7 @@ def indexed_vector_hits(store, index: TextIndex | None, vector: np.ndarray, as_o
         return None
     near = index.nearest(vector, limit, None if as_of is None else to_us(as_of))
     if near is not None:
-        rows, distance = near
-        return pa.table({**index.columns(rows), "_distance": pa.array(distance, pa.float32())})
+        return index.hit_table(*near)
     if overfetch is None:
         return None
     n = overfetched(limit, overfetch)
@@ -125,7 +124,7 @@ def indexed_vector_hits(store, index: TextIndex | None, vector: np.ndarray, as_o
     keep = first_existing(index.existing(rows, None if as_of is None else to_us(as_of)), limit, n)
     if keep is None:
         return store.search(vector, as_of=as_of, limit=limit, columns=CHUNK_COLUMNS)
-    return pa.table({**index.columns(rows[keep]), "_distance": pa.array(np.asarray(distance)[keep], pa.float32())})
+    return index.hit_table(rows[keep], np.asarray(distance)[keep])
 
 
 def search_overfetch(share: float, config: SearchConfig = DEFAULT_SEARCH) -> float | None:
@@ -162,14 +161,9 @@ def with_live(store, hits: pa.Table, query_vector: np.ndarray, knowledge, as_of:
     gone = sorted(set(docs[replaced].tolist()))
     near = None if index is None or index.texts is None else index.nearest(
         query_vector, wanted, None if bound is None else to_us(bound), excluded_docs=gone)
-    if near is not None:
-        rows, distance = near
-        found = pa.table({**index.columns(rows), "_distance": pa.array(distance, pa.float32())})
-    else:
-        found = store.search(query_vector, as_of=bound, limit=wanted, columns=list(columns),
-                             extra=~col("doc_id").isin(gone))
-    new = _absent(found, hits)
-    return _appended(hits, found.filter(pa.array(new)), columns) if new.any() else hits
+    found = index.hit_table(*near) if near is not None else store.search(
+        query_vector, as_of=bound, limit=wanted, columns=list(columns), extra=~col("doc_id").isin(gone))
+    return _with_new(hits, found, columns)
 
 
 def with_named_version(store, hits: pa.Table, query_vector: np.ndarray, text: str | None, as_of, columns,
@@ -189,6 +183,11 @@ def with_named_version(store, hits: pa.Table, query_vector: np.ndarray, text: st
     labels = sorted({version, f"v{version}", f"V{version}"})
     found = store.search(query_vector, as_of=as_of, limit=config.version_pool, columns=list(columns),
                          extra=col("version").isin(labels))
+    return _with_new(hits, found, columns)
+
+
+def _with_new(hits: pa.Table, found: pa.Table, columns) -> pa.Table:
+    """``hits`` and then the rows of ``found`` whose chunks are not among them."""
     new = _absent(found, hits)
     return _appended(hits, found.filter(pa.array(new)), columns) if new.any() else hits
 

@@ -422,6 +422,11 @@ class TextIndex:
             out[CONTENT_TIME_COLUMNS[1]] = _take(self.content_end, rows)
         return out
 
+    def hit_table(self, rows: np.ndarray, distance: np.ndarray) -> pa.Table:
+        """``rows`` as vector hits, as LanceDB returns them with :data:`.candidates.CHUNK_COLUMNS`:
+        :meth:`columns` and the cosine distance ``_distance`` (float32)."""
+        return pa.table({**self.columns(rows), "_distance": pa.array(distance, pa.float32())})
+
     def table(self, rows: np.ndarray, scores: np.ndarray) -> pa.Table:
         """``rows`` as LanceDB returns them (``chunk_id``, ``doc_id``, ``text``, ``vector``) with
         ``scores`` as ``_score``, from what the index keeps (it must keep them: ``texts``, ``vectors``)."""

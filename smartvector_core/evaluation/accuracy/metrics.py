@@ -147,7 +147,6 @@ def _summary(rankings: list[list[str]], top_conf: list[float], queries: list[Map
              passages: list[list[str]] | None = None, texts: list[list[str | None]] | None = None
              ) -> dict[str, float | int | None]:
     passages = rankings if passages is None else passages
-    texts = [[None] * len(p) for p in passages] if texts is None else texts
     relevant = [set(q.get("relevant") or ()) for q in queries]
     stale = [set(q.get("stale") or ()) for q in queries]
     correct = [bool(r) and r[0] in rel for r, rel in zip(rankings, relevant, strict=True)]
@@ -163,7 +162,8 @@ def _summary(rankings: list[list[str]], top_conf: list[float], queries: list[Map
         "mrr": mrr(rankings, relevant),
         "recall_at_5": recall_at_k(rankings, relevant, k=5),
         "containment_at_5": containment_at_k(passages, relevant, k=5),
-        "answer_containment_at_5": answer_containment_at_k(texts, [q.get("answers") or () for q in queries], k=5),
+        "answer_containment_at_5": None if texts is None else answer_containment_at_k(
+            texts, [q.get("answers") or () for q in queries], k=5),
         "mean_passages": _mean(len(p) for p in passages),
         "n": len(queries),
     }
