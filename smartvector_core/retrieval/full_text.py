@@ -36,7 +36,9 @@ NamedInPool = list[tuple[set[str], float]]
 
 
 class TextSearch(Protocol):
-    """The full-text searches of one question, under way."""
+    """The full-text searches of one question, under way; ``names``: the question's names searched."""
+
+    names: list[str]
 
     def best(self) -> pa.Table:
         """The question's best ``lexical_pool`` chunks, best first, ties by chunk id: the asked
@@ -121,7 +123,8 @@ class LanceFullText:
 class _LanceSearch:
     def __init__(self, index: LanceFullText, question: Future, asked: tuple,
                  names: list[tuple[str, tuple, Future | None]], as_of) -> None:
-        self.index, self.question, self.asked, self.names, self.as_of = index, question, asked, names, as_of
+        self.index, self.question, self.asked, self.searches, self.as_of = index, question, asked, names, as_of
+        self.names = [name for name, _, _ in names]
 
     def best(self) -> pa.Table:
         found = self.question.result()
@@ -137,7 +140,7 @@ class _LanceSearch:
         in_pool = set(pool)
         cap = index.config.name_matches
         out: list[tuple[set[str], float] | Future] = []
-        for name, key, search in self.names:
+        for name, key, search in self.searches:
             named = search.result() if search is not None else None
             if named is not None:
                 index.keep(key, COMMON_NAME if named.num_rows >= cap else named)

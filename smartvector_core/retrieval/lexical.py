@@ -9,8 +9,13 @@ terms weigh more by their IDF), and the share of the question's names it contain
 weighted by its best BM25 (a rare name counts more than a common one; all of a name's terms
 required: a LanceDB ``MatchQuery`` with the AND operator). When every candidate names the
 subject (versions and siblings of one service) the names half is flat and decides nothing.
-Name terms are read from the question's surface only (:func:`subject_terms`); documents are
-never matched by hand: LanceDB's index (stemmed, stop words removed) does the matching.
+Name terms are read from the question's surface only (:func:`subject_terms`); passages are
+never matched by hand: LanceDB's index (stemmed, stop words removed) does the matching. A
+passage also names what its document's title names (:func:`named_in_titles`, the titles read
+as that index reads text): "Its first president, from 1928 until 1935, was Konstantinos
+Raktivan" is a paragraph of "Council of State (Greece)" and names the Council of State, though
+its text says "its" (TimeQA train: the page's lead paragraph, which writes the name, led the
+paragraph that answers).
 
 A question written without case ("when did dublin last win the all ireland") tells no names by
 its capitals, so each of its content words stands as a name of its own (:func:`uncased_terms`);
@@ -23,9 +28,11 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Sequence
 from functools import lru_cache
 
-from ..words import CONTENT_STOP_WORDS, STARTER_WORDS
+from ..temporal.kinds import NEWS_DOC_TYPES
+from ..words import CONTENT_STOP_WORDS, STARTER_WORDS, terms_of
 
 NAME_SHARE = 0.6        # ours, swept on the tune sets: the names half of the lexical signal (the rest: the question's BM25)
 
@@ -101,6 +108,42 @@ def uncased_terms(question: str) -> list[str]:
             and not t.isdigit() and not _DATE_WORD.fullmatch(t) and re.fullmatch(r"[a-z0-9]+", t)]
 
 
+def named_in_titles(names: Sequence[str], chunks: Sequence[str], titles: Sequence[str | None]) -> list[set[str]]:
+    """Per name, the ``chunks`` whose document title (``titles``: one per chunk, None for none)
+    holds every term of it, terms read as the full-text index reads text
+    (:func:`words.terms_of`, stemmed, stop words dropped, in any order: "Council of State (
+    Greece )" holds "Council of State" and "Greece", "Courts of Greece" holds only "Greece")."""
+    terms = [frozenset(terms_of(name)) for name in names]
+    held: list[set[str]] = [set() for _ in names]
+    if not any(terms):
+        return held
+    for chunk, title in zip(chunks, titles, strict=True):
+        if not isinstance(title, str) or not title:
+            continue
+        in_title = _title_terms(title)
+        for found, wanted in zip(held, terms, strict=True):
+            if wanted and wanted <= in_title:
+                found.add(chunk)
+    return held
+
+
+def subject_titles(titles: Sequence[str | None], doc_types: Sequence[str | None]) -> list[str | None]:
+    """The titles that name their document's subject: every title but a news story's (doc types
+    :data:`temporal.kinds.NEWS_DOC_TYPES`), which is a headline. A headline tells its story, and
+    the other articles on that story tell it with the same names, so a name in it separates
+    nothing (RealTimeQA 2022, tune half c: read as names, headlines cost one question and moved
+    the report half's AUROC 0.816 -> 0.776; each chunk embedded with its title, the same pattern
+    tried in docs/QUALITY.md's seventh session, cost nine)."""
+    return [None if doc_type in NEWS_DOC_TYPES else title
+            for title, doc_type in zip(titles, doc_types, strict=True)]
+
+
+@lru_cache(maxsize=65536)
+def _title_terms(title: str) -> frozenset[str]:
+    """The terms of a title, kept per title (a pool's chunks share a few titles)."""
+    return frozenset(terms_of(title))
+
+
 def separation(held: int, pool_size: int) -> float:
     """How well a name separates the candidate pool (ours), in [0, 1]::
 
@@ -124,7 +167,8 @@ def lexical_signal(bm25: dict[str, float], names: list[tuple[set[str], float]],
         S_lex = (1 − a) · bm25 / max bm25 + a · Σ_g w_g · sep_g · [chunk names g] / Σ_g w_g
 
     ``bm25``: the question's BM25 per chunk (absent: 0); ``names``: per name of the question, the
-    chunks that contain all of its terms and its weight ``w_g`` (its best BM25); ``a`` =
+    chunks that contain all of its terms, in their text or their document's title
+    (:func:`named_in_titles`), and its weight ``w_g`` (its best BM25 in a text); ``a`` =
     ``name_share``; ``sep_g`` = :func:`separation` of the name over the ``pool_size`` candidate
     chunks (None: 1 for every name). A name worth a share of the signal is one that tells the
     candidates apart: the names half gives a name held by most of the pool (a product name all of

@@ -22,7 +22,7 @@ from ..store import cosine_distance, first_existing, overfetched, vector_matrix
 from ..temporal.version_words import asks_version, version_named
 from .candidates import CHUNK_COLUMNS, SEARCH_COLUMNS, Candidates
 from .full_text import READS, FullText, IndexedFullText, LanceFullText, TextSearch
-from .lexical import lexical_signal, subject_terms, uncased_terms
+from .lexical import lexical_signal, named_in_titles, subject_terms, subject_titles, uncased_terms
 from .query_cache import QueryCache
 from .text_index import TextIndex
 
@@ -64,7 +64,8 @@ def retrieve(store, query_vector: np.ndarray | Callable[[], np.ndarray], as_of: 
             hits = store.search(query_vector, as_of=bound, limit=pool, columns=CHUNK_COLUMNS, overfetch=overfetch)
         hits = with_live(store, hits, query_vector, cache.knowledge, as_of, bound, CHUNK_COLUMNS, config, chunks)
         hits = with_named_version(store, hits, query_vector, text, bound, CHUNK_COLUMNS, config)
-        hits, lexical = with_lexical(hits, found, query_vector, CHUNK_COLUMNS, asks_version(text or ""))
+        hits, lexical = with_lexical(hits, found, query_vector, CHUNK_COLUMNS, asks_version(text or ""),
+                                     documents=lambda docs: _known(fields, index.lookup(docs)))
         cands = Candidates.from_chunk_hits(hits, fields, index.lookup, lexical)
         if cands is not None:
             return cands
@@ -74,6 +75,30 @@ def retrieve(store, query_vector: np.ndarray | Callable[[], np.ndarray], as_of: 
     hits = with_named_version(store, hits, query_vector, text, as_of, SEARCH_COLUMNS, config)
     hits, lexical = with_lexical(hits, found, query_vector, SEARCH_COLUMNS, asks_version(text or ""))
     return Candidates.from_search(hits, lexical)
+
+
+def _pool_titles(hits: pa.Table, chunk_ids: list[str], pool: list[str],
+                 documents: Callable[[np.ndarray], tuple[list, list]] | None) -> list | None:
+    """The title that names the subject of each ``pool`` chunk (:func:`lexical.subject_titles`),
+    from ``documents`` (document ids -> their titles and doc types) or the hits' own columns;
+    None when neither gives titles."""
+    if documents is not None:
+        doc_of = dict(zip(chunk_ids, hits.column("doc_id").to_pylist(), strict=True))
+        return subject_titles(*documents(np.asarray([doc_of[c] for c in pool], dtype=object)))
+    if "title" not in hits.column_names or "doc_type" not in hits.column_names:
+        return None
+    row = {c: i for i, c in reversed(list(enumerate(chunk_ids)))}
+    at = [row[c] for c in pool]
+    titles, doc_types = hits.column("title").to_pylist(), hits.column("doc_type").to_pylist()
+    return subject_titles([titles[i] for i in at], [doc_types[i] for i in at])
+
+
+def _known(fields: dict[str, np.ndarray], at: np.ndarray) -> tuple[list, list]:
+    """(titles, doc types) of the documents at ``at`` in ``fields``, None where ``at`` is -1
+    (a document the knowledge state does not know)."""
+    rows = at.tolist()
+    return ([fields["title"][i] if i >= 0 else None for i in rows],
+            [fields["doc_type"][i] if i >= 0 else None for i in rows])
 
 
 def full_text_index(store, chunks: TextIndex | None, known: dict | None = None,
@@ -207,13 +232,17 @@ def _appended(hits: pa.Table, extra: pa.Table, columns) -> pa.Table:
 
 
 def with_lexical(hits: pa.Table, search: TextSearch | None, query_vector: np.ndarray,
-                 columns, plain: bool = False) -> tuple[pa.Table, dict[str, float] | None]:
+                 columns, plain: bool = False, documents: Callable[[np.ndarray], tuple[list, list]] | None = None
+                 ) -> tuple[pa.Table, dict[str, float] | None]:
     """The vector ``hits`` plus the full-text hits they lack (``_distance`` = 1 − cosine of the
     stored vector), and the lexical signal of the pool's chunks (:func:`lexical.lexical_signal`:
     the question's BM25, and which chunks of the pool name each name of the question,
     :meth:`.full_text.TextSearch.named_in_pool`, each name weighed by how well it separates the
     pool, :func:`lexical.separation`; ``plain``: the BM25 half also for a question that names
-    nothing, :func:`lexical.lexical_signal`); ``(hits, None)`` without a ``search``."""
+    nothing, :func:`lexical.lexical_signal`); ``(hits, None)`` without a ``search``.
+    A chunk whose document's title holds a name names it too (:func:`lexical.named_in_titles`,
+    a headline excepted: :func:`lexical.subject_titles`): titles and doc types come from
+    ``documents`` (document ids -> their titles and doc types), else from the hits' columns."""
     if search is None:
         return hits, None
     found = search.best()
@@ -226,8 +255,14 @@ def with_lexical(hits: pa.Table, search: TextSearch | None, query_vector: np.nda
         hits = _appended(hits, extra.select(list(columns)).append_column("_distance", cosine_distance(cosine)), columns)
     bm25 = dict(zip(found.column("chunk_id").to_pylist(), map(float, found.column("_score").to_pylist()),
                     strict=True))
-    pool = list(dict.fromkeys(hits.column("chunk_id").to_pylist()))
-    return hits, lexical_signal(bm25, search.named_in_pool(pool), pool_size=len(pool), plain=plain)
+    chunk_ids = hits.column("chunk_id").to_pylist()
+    pool = list(dict.fromkeys(chunk_ids))
+    named = search.named_in_pool(pool)
+    titles = _pool_titles(hits, chunk_ids, pool, documents) if search.names else None
+    if titles is not None:
+        titled = named_in_titles(search.names, pool, titles)
+        named = [(chunks | held, weight) for (chunks, weight), held in zip(named, titled, strict=True)]
+    return hits, lexical_signal(bm25, named, pool_size=len(pool), plain=plain)
 
 
 def start_encoding(embedder, text: str) -> Future:
