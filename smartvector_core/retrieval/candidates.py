@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, fields
 from functools import cached_property
+from typing import NamedTuple
 
 import numpy as np
 import pyarrow as pa
@@ -45,6 +46,15 @@ def _objects(column: pa.ChunkedArray) -> np.ndarray:
     return np.asarray(column.to_pylist(), dtype=object)
 
 
+class Lexical(NamedTuple):
+    """What the full-text searches give each chunk of the pool: its lexical signal
+    (:func:`.lexical.lexical_signal`), and the names of the question it holds, those its text
+    holds and those only its document's title holds (:func:`.lexical.named_in_titles`)."""
+
+    signal: dict[str, float]
+    names: dict[str, tuple[list[str], list[str]]]
+
+
 @dataclass
 class Candidates:
     chunk_id: np.ndarray
@@ -67,6 +77,8 @@ class Candidates:
     superseded_us: np.ndarray
     authority: np.ndarray     # float64, NaN where the record gave none
     lexical: np.ndarray | None = None   # BM25 of the passage / best BM25 of the query, in [0, 1]
+    # per passage, the question's names (those its text holds, those only its title holds): Lexical.names
+    lexical_names: np.ndarray | None = None
     # the periods each passage's text names (store.schema.content_spans): Arrow list arrays
     content_start: pa.Array | None = None
     content_end: pa.Array | None = None
@@ -121,29 +133,29 @@ class Candidates:
         return cls.from_search(None)
 
     @classmethod
-    def from_search(cls, hits: pa.Table | None, lexical: dict[str, float] | None = None) -> Candidates:
+    def from_search(cls, hits: pa.Table | None, lexical: Lexical | None = None) -> Candidates:
         """Search hits (chunks, with ``_distance`` and every ``SEARCH_COLUMNS``) -> one row per
         chunk, most similar first (ties: search order).
 
-        Cosine similarity = 1 − cosine distance. ``lexical`` maps chunk ids to their lexical
-        signal (:func:`.lexical.lexical_signal`); chunks absent from it get 0.
+        Cosine similarity = 1 − cosine distance. ``lexical``: the chunks' lexical signal and
+        names (:class:`Lexical`); chunks absent from it get 0 and none.
         """
         if hits is None or hits.num_rows == 0:
             z = np.zeros(0)
             o = np.zeros(0, dtype=object)
             i = np.zeros(0, dtype=np.int64)
             return cls(o, o, o, o, o, o, np.zeros(0, np.int8), o, o, o, o, o, z, i, np.zeros(0, bool), i, i, i, z,
-                       None if lexical is None else z)
+                       None if lexical is None else z, None if lexical is None else o)
         similarity, doc_ids, keep = _passages(hits)
         hits = hits.take(pa.array(keep))
         chunk_ids = _objects(hits.column("chunk_id"))
         return cls(chunk_id=chunk_ids, doc_id=doc_ids[keep], text=_objects(hits.column("text")),
-                   raw_cosine=similarity[keep], lexical=_lexical(chunk_ids, lexical), **document_fields(hits),
+                   raw_cosine=similarity[keep], **_lexical(chunk_ids, lexical), **document_fields(hits),
                    **_spans(hits))
 
     @classmethod
     def from_chunk_hits(cls, hits: pa.Table, fields_by_doc: dict[str, np.ndarray], positions,
-                        lexical: dict[str, float] | None = None) -> Candidates | None:
+                        lexical: Lexical | None = None) -> Candidates | None:
         """Hits holding only ``CHUNK_COLUMNS`` and ``_distance`` -> one row per chunk, the
         document-level fields taken from ``fields_by_doc`` (:func:`document_fields` of every
         document) at ``positions(doc_ids)``; None when a hit's document is not among them."""
@@ -156,7 +168,7 @@ class Candidates:
         rows = pa.array(keep)
         chunk_ids = _objects(hits.column("chunk_id").take(rows))
         return cls(chunk_id=chunk_ids, doc_id=doc_ids[keep], text=_objects(hits.column("text").take(rows)),
-                   raw_cosine=similarity[keep], lexical=_lexical(chunk_ids, lexical),
+                   raw_cosine=similarity[keep], **_lexical(chunk_ids, lexical),
                    **{name: values[at] for name, values in fields_by_doc.items()}, **_spans(hits.take(rows)))
 
 
@@ -178,10 +190,16 @@ def _spans(hits: pa.Table) -> dict[str, pa.Array | None]:
     return {"content_start": start, "content_end": end}
 
 
-def _lexical(chunk_ids: np.ndarray, lexical: dict[str, float] | None) -> np.ndarray | None:
+def _lexical(chunk_ids: np.ndarray, lexical: Lexical | None) -> dict[str, np.ndarray | None]:
+    """The ``lexical`` and ``lexical_names`` columns of ``chunk_ids`` (None without a search)."""
     if lexical is None:
-        return None
-    return np.fromiter((lexical.get(c, 0.0) for c in chunk_ids), dtype=np.float64, count=len(chunk_ids))
+        return {"lexical": None, "lexical_names": None}
+    signal, names = lexical
+    ids = chunk_ids.tolist()
+    held = np.empty(len(ids), dtype=object)
+    held[:] = [names.get(c) for c in ids]
+    return {"lexical": np.fromiter(map(signal.get, ids, [0.0] * len(ids)), dtype=np.float64, count=len(ids)),
+            "lexical_names": held}
 
 
 EXTRA_PASSAGE_MIN_SIMILARITY = 0.8   # ours: a second passage shows when its cosine is >= 0.8 x its document's best

@@ -32,6 +32,7 @@ from .candidates import (
 from .confidence import result_confidence
 from .confidence_model import QuestionWords
 from .content_match import content_time_reason
+from .lexical import names_reason
 from .profiles import Profile
 from .query_cache import Knots
 from .rerank import CODES, Ranked, age_days
@@ -87,6 +88,9 @@ def build_results(cands: Candidates, ranked: Ranked, profile: Profile, k: int, t
         signals = {name: Signal(v[j], w[j], c[j]) for name, (v, w, c) in parts.items()}
         reasons = _reasons(cands, ranked, i, t_us, hours_left[j], profile, config,
                            rivals[j] if rivals is not None else None)
+        held = cands.lexical_names[i] if cands.lexical_names is not None and "lexical" in parts else None
+        if held is not None and parts["lexical"][1][j] > 0:
+            reasons.append(names_reason(*held))
         if conflict_notes[j]:
             reasons.append(conflict_notes[j])
         if j == 0 and behind:

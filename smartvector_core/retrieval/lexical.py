@@ -127,6 +127,14 @@ def named_in_titles(names: Sequence[str], chunks: Sequence[str], titles: Sequenc
     return held
 
 
+def names_reason(in_text: Sequence[str], in_title: Sequence[str]) -> str | None:
+    """The names of the question a passage holds, as the names half counted them, in words: those
+    its text holds, then those only its document's title holds; None when it holds none.
+    "names Greece; Council, State through its title"."""
+    parts = ([", ".join(in_text)] if in_text else []) + ([", ".join(in_title) + " through its title"] if in_title else [])
+    return "names " + "; ".join(parts) if parts else None
+
+
 def subject_titles(titles: Sequence[str | None], doc_types: Sequence[str | None]) -> list[str | None]:
     """The titles that name their document's subject: every title but a news story's (doc types
     :data:`temporal.kinds.NEWS_DOC_TYPES`), which is a headline. A headline tells its story, and

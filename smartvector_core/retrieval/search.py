@@ -20,7 +20,7 @@ from ..clock import to_us
 from ..config.query import DEFAULT_SEARCH, SearchConfig
 from ..store import cosine_distance, first_existing, overfetched, vector_matrix
 from ..temporal.version_words import asks_version, version_named
-from .candidates import CHUNK_COLUMNS, SEARCH_COLUMNS, Candidates
+from .candidates import CHUNK_COLUMNS, SEARCH_COLUMNS, Candidates, Lexical
 from .full_text import READS, FullText, IndexedFullText, LanceFullText, TextSearch
 from .lexical import lexical_signal, named_in_titles, subject_terms, subject_titles, uncased_terms
 from .query_cache import QueryCache
@@ -118,8 +118,15 @@ def _start(index: FullText, text: str | None, as_of, columns, config: SearchConf
     first ``config.max_terms`` content words (:func:`.lexical.uncased_terms`)."""
     if text is None:
         return None
+    return index.search(text, searched_names(text, config), as_of, columns)
+
+
+def searched_names(text: str, config: SearchConfig = DEFAULT_SEARCH) -> list[str]:
+    """The names of ``text`` that its full-text searches look for: its first ``config.max_names``
+    names (:func:`.lexical.subject_terms`), or in a question without case its first
+    ``config.max_terms`` content words (:func:`.lexical.uncased_terms`)."""
     cap = config.max_terms if uncased_terms(text) else config.max_names
-    return index.search(text, subject_terms(text)[:cap], as_of, columns)
+    return subject_terms(text)[:cap]
 
 
 def indexed_vector_hits(store, index: TextIndex | None, vector: np.ndarray, as_of, limit: int,
@@ -233,7 +240,7 @@ def _appended(hits: pa.Table, extra: pa.Table, columns) -> pa.Table:
 
 def with_lexical(hits: pa.Table, search: TextSearch | None, query_vector: np.ndarray,
                  columns, plain: bool = False, documents: Callable[[np.ndarray], tuple[list, list]] | None = None
-                 ) -> tuple[pa.Table, dict[str, float] | None]:
+                 ) -> tuple[pa.Table, Lexical | None]:
     """The vector ``hits`` plus the full-text hits they lack (``_distance`` = 1 − cosine of the
     stored vector), and the lexical signal of the pool's chunks (:func:`lexical.lexical_signal`:
     the question's BM25, and which chunks of the pool name each name of the question,
@@ -242,7 +249,9 @@ def with_lexical(hits: pa.Table, search: TextSearch | None, query_vector: np.nda
     nothing, :func:`lexical.lexical_signal`); ``(hits, None)`` without a ``search``.
     A chunk whose document's title holds a name names it too (:func:`lexical.named_in_titles`,
     a headline excepted: :func:`lexical.subject_titles`): titles and doc types come from
-    ``documents`` (document ids -> their titles and doc types), else from the hits' columns."""
+    ``documents`` (document ids -> their titles and doc types), else from the hits' columns.
+    The signal comes with the names each chunk holds (:class:`.candidates.Lexical`), for its
+    reasons."""
     if search is None:
         return hits, None
     found = search.best()
@@ -259,10 +268,15 @@ def with_lexical(hits: pa.Table, search: TextSearch | None, query_vector: np.nda
     pool = list(dict.fromkeys(chunk_ids))
     named = search.named_in_pool(pool)
     titles = _pool_titles(hits, chunk_ids, pool, documents) if search.names else None
-    if titles is not None:
-        titled = named_in_titles(search.names, pool, titles)
-        named = [(chunks | held, weight) for (chunks, weight), held in zip(named, titled, strict=True)]
-    return hits, lexical_signal(bm25, named, pool_size=len(pool), plain=plain)
+    titled = named_in_titles(search.names, pool, titles) if titles is not None else [set() for _ in named]
+    held: dict[str, tuple[list[str], list[str]]] = {}
+    for name, (in_text, _), in_title in zip(search.names, named, titled, strict=True):
+        for chunk in in_text:
+            held.setdefault(chunk, ([], []))[0].append(name)
+        for chunk in in_title - in_text:
+            held.setdefault(chunk, ([], []))[1].append(name)
+    named = [(chunks | extra, weight) for (chunks, weight), extra in zip(named, titled, strict=True)]
+    return hits, Lexical(lexical_signal(bm25, named, pool_size=len(pool), plain=plain), held)
 
 
 def start_encoding(embedder, text: str) -> Future:

@@ -13,6 +13,7 @@ import pytest
 from smartvector_core.errors import InputError
 from smartvector_core.retrieval.candidates import (
     Candidates,
+    Lexical,
     first_per_document,
     relevant_passages,
     select_passages,
@@ -149,7 +150,7 @@ def test_cli_group_by(cli, tmp_path):
 
 
 def test_an_empty_search_gives_zero_rows_in_every_column():
-    for cands in (Candidates.empty(), Candidates.from_search(None, lexical={})):
+    for cands in (Candidates.empty(), Candidates.from_search(None, lexical=Lexical({}, {}))):
         assert len(cands) == 0
         for f in fields(cands):
             value = getattr(cands, f.name)

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from smartvector_core.retrieval import lexical, search
-from smartvector_core.retrieval.lexical import named_in_titles
+from smartvector_core.retrieval.lexical import named_in_titles, names_reason
 
 from ..conftest import NOW, write_jsonl
 
@@ -36,6 +36,13 @@ def test_named_in_titles_by_hand():
     assert named_in_titles([], chunks, titles) == []
 
 
+def test_names_reason_by_hand():
+    assert names_reason(["Greece"], ["Council", "State"]) == "names Greece; Council, State through its title"
+    assert names_reason([], ["Council of State"]) == "names Council of State through its title"
+    assert names_reason(["Greece"], []) == "names Greece"
+    assert names_reason([], []) is None
+
+
 @pytest.fixture
 def pages_app(real_app, tmp_path):
     real_app.ingest_paths([write_jsonl(tmp_path / "pages.jsonl", PAGES)], now=NOW)
@@ -53,6 +60,10 @@ def test_a_paragraph_names_its_pages_title(pages_app):
     by_id, order = _answer(pages_app)
     assert order[0] == "council#history"
     assert by_id["council#history"].signals["lexical"].value > by_id["davis_cup#1929"].signals["lexical"].value
+    # the reasons say which names each passage holds, and where (the question's names: Council,
+    # State, Greece; "of" ends a run of capitals)
+    assert "names Council, State, Greece through its title" in by_id["council#history"].reasons
+    assert "names Greece" in by_id["davis_cup#1929"].reasons
 
 
 def test_without_the_titles_the_paragraph_names_nothing(pages_app, monkeypatch):
