@@ -118,15 +118,8 @@ def _start(index: FullText, text: str | None, as_of, columns, config: SearchConf
     first ``config.max_terms`` content words (:func:`.lexical.uncased_terms`)."""
     if text is None:
         return None
-    return index.search(text, searched_names(text, config), as_of, columns)
-
-
-def searched_names(text: str, config: SearchConfig = DEFAULT_SEARCH) -> list[str]:
-    """The names of ``text`` that its full-text searches look for: its first ``config.max_names``
-    names (:func:`.lexical.subject_terms`), or in a question without case its first
-    ``config.max_terms`` content words (:func:`.lexical.uncased_terms`)."""
     cap = config.max_terms if uncased_terms(text) else config.max_names
-    return subject_terms(text)[:cap]
+    return index.search(text, subject_terms(text)[:cap], as_of, columns)
 
 
 def indexed_vector_hits(store, index: TextIndex | None, vector: np.ndarray, as_of, limit: int,
