@@ -33,6 +33,9 @@ def test_named_in_titles_by_hand():
     assert named_in_titles(["Council of State", "Greece", "Raktivan"], chunks, titles) == [
         {"a", "d"}, {"a", "b"}, set()]
     assert named_in_titles(["the", "of"], chunks, titles) == [set(), set()]   # stop words name nothing
+    # the page's common name inside the full name the question writes; one word is not enough
+    assert named_in_titles(["Helen Elizabeth Clark", "Clark Kent"], ["h", "c"], ["Helen Clark", "Clark"]) == [
+        {"h"}, set()]
     assert named_in_titles([], chunks, titles) == []
 
 
