@@ -198,7 +198,7 @@ def _lexical(chunk_ids: np.ndarray, lexical: Lexical | None) -> dict[str, np.nda
     ids = chunk_ids.tolist()
     held = np.empty(len(ids), dtype=object)
     held[:] = [names.get(c) for c in ids]
-    return {"lexical": np.fromiter(map(signal.get, ids, [0.0] * len(ids)), dtype=np.float64, count=len(ids)),
+    return {"lexical": np.fromiter((signal.get(c, 0.0) for c in ids), dtype=np.float64, count=len(ids)),
             "lexical_names": held}
 
 

@@ -116,14 +116,14 @@ def named_in_titles(names: Sequence[str], chunks: Sequence[str], titles: Sequenc
     the full-text index reads text (:func:`words.terms_of`: stemmed, stop words dropped, in any
     order): "Council of State ( Greece )" names "Council of State" and "Greece", "Courts of
     Greece" only "Greece"."""
-    terms = [frozenset(terms_of(name)) for name in names]
+    terms = [_term_set(name) for name in names]
     held: list[set[str]] = [set() for _ in names]
     if not any(terms):
         return held
     for chunk, title in zip(chunks, titles, strict=True):
         if not isinstance(title, str) or not title:
             continue
-        in_title = _title_terms(title)
+        in_title = _term_set(title)
         for found, wanted in zip(held, terms, strict=True):
             if wanted and (wanted <= in_title or (len(in_title) >= 2 and in_title <= wanted)):
                 found.add(chunk)
@@ -150,10 +150,11 @@ def subject_titles(titles: Sequence[str | None], doc_types: Sequence[str | None]
 
 
 @lru_cache(maxsize=4096)
-def _title_terms(title: str) -> frozenset[str]:
-    """The terms of a title, kept per title: a pool's chunks share a few titles. The last 4,096
-    titles read are kept, about 5 MB; a title read again after that costs 9 µs."""
-    return frozenset(terms_of(title))
+def _term_set(text: str) -> frozenset[str]:
+    """The distinct terms of a short text (a title, a name), kept per text: a pool's chunks share
+    a few titles, and a question's names come back with it. The last 4,096 texts read are kept,
+    about 5 MB; one read again after that costs 9 µs."""
+    return frozenset(terms_of(text))
 
 
 def separation(held: int, pool_size: int) -> float:

@@ -82,23 +82,20 @@ def _pool_titles(hits: pa.Table, chunk_ids: list[str], pool: list[str],
     """The title that names the subject of each ``pool`` chunk (:func:`lexical.subject_titles`),
     from ``documents`` (document ids -> their titles and doc types) or the hits' own columns;
     None when neither gives titles."""
-    if documents is not None:
-        doc_of = dict(zip(chunk_ids, hits.column("doc_id").to_pylist(), strict=True))
-        return subject_titles(*documents(np.asarray([doc_of[c] for c in pool], dtype=object)))
-    if "title" not in hits.column_names or "doc_type" not in hits.column_names:
+    if documents is None and not {"title", "doc_type"} <= set(hits.column_names):
         return None
-    row = {c: i for i, c in reversed(list(enumerate(chunk_ids)))}
-    at = [row[c] for c in pool]
-    titles, doc_types = hits.column("title").to_pylist(), hits.column("doc_type").to_pylist()
-    return subject_titles([titles[i] for i in at], [doc_types[i] for i in at])
+    row = {c: i for i, c in enumerate(chunk_ids)}   # any row of a chunk: its document's fields
+    at = pa.array([row[c] for c in pool], pa.int64())
+    if documents is not None:
+        return subject_titles(*documents(hits.column("doc_id").take(at).to_numpy(zero_copy_only=False)))
+    return subject_titles(hits.column("title").take(at).to_pylist(), hits.column("doc_type").take(at).to_pylist())
 
 
 def _known(fields: dict[str, np.ndarray], at: np.ndarray) -> tuple[list, list]:
     """(titles, doc types) of the documents at ``at`` in ``fields``, None where ``at`` is -1
     (a document the knowledge state does not know)."""
-    rows = at.tolist()
-    return ([fields["title"][i] if i >= 0 else None for i in rows],
-            [fields["doc_type"][i] if i >= 0 else None for i in rows])
+    unknown = at < 0
+    return tuple(np.where(unknown, None, fields[name][at]).tolist() for name in ("title", "doc_type"))
 
 
 def full_text_index(store, chunks: TextIndex | None, known: dict | None = None,
