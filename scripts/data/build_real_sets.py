@@ -1,6 +1,6 @@
 """Build the real-text evaluation corpora of ``data/real/`` from package sdists.
 
-Two sets, each a ``corpus.jsonl`` in the CONTRACT.md corpus format (the hand-written
+Three sets, each a ``corpus.jsonl`` in the CONTRACT.md corpus format (the hand-written
 ``queries.jsonl`` beside it is not generated):
 
 - ``changelogs``: every dated release entry of the changelogs of requests, Flask, Werkzeug,
@@ -13,12 +13,18 @@ Two sets, each a ``corpus.jsonl`` in the CONTRACT.md corpus format (the hand-wri
   security) in the sdists of nine successive feature releases (0.12 ... 3.1.0). A page version
   is kept only when its text changed since the previous kept one; each kept version
   ``supersedes`` the previous one and is dated with its release date (from Flask's changelog).
+- ``django-docs``: two reference pages of the Django documentation (settings, CSRF protection) in
+  the sdists of ten successive feature releases (2.2 ... 5.2), each version dated with its
+  release date (the first line of that release's notes, ``docs/releases/<version>.txt``) and
+  carrying its ``version``, but **no** ``supersedes``: the engine must infer the chain from the
+  shared title, the versions and the dates, as it must for docs imported release by release.
 
 Reproduce (network to the package index needed only for the download)::
 
     for p in requests==2.32.3 flask==3.1.0 werkzeug==3.1.3 click==8.1.8 attrs==24.3.0 \\
              flask==0.12 flask==1.0 flask==1.1.0 flask==2.0.0 flask==2.1.0 flask==2.2.0 \\
-             flask==2.3.0 flask==3.0.0; do
+             flask==2.3.0 flask==3.0.0 django==2.2 django==3.0 django==3.1 django==3.2 \\
+             django==4.0 django==4.1 django==4.2 django==5.0 django==5.1 django==5.2; do
         pip download --no-deps --no-binary :all: "$p" -d /tmp/sdists
     done
     python scripts/data/build_real_sets.py /tmp/sdists --out data/real
@@ -49,6 +55,11 @@ DOC_PAGES = (    # (page key, file names over the versions, title)
     ("cli", ("docs/cli.rst",), "Flask documentation: Command Line Interface"),
     ("security", ("docs/security.rst", "docs/web-security.rst"), "Flask documentation: Security Considerations"),
 )
+DJANGO_VERSIONS = ("2.2", "3.0", "3.1", "3.2", "4.0", "4.1", "4.2", "5.0", "5.1", "5.2")
+DJANGO_PAGES = (
+    ("settings", ("docs/ref/settings.txt",), "Django documentation: Settings"),
+    ("csrf", ("docs/ref/csrf.txt",), "Django documentation: Cross Site Request Forgery protection"),
+)
 MIN_YEAR = 2010                                   # older entries are few and loosely dated
 
 _MONTHS = {m: i for i, m in enumerate(("january", "february", "march", "april", "may", "june", "july", "august",
@@ -56,6 +67,7 @@ _MONTHS = {m: i for i, m in enumerate(("january", "february", "march", "april", 
 _ISO = re.compile(r"(\d{4})-(\d{2})-(\d{2})")
 _WORDY = re.compile(r"(?i)\b(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+(\d{1,2})(?:st|nd|rd|th)?"
                     r",?\s+(\d{4})")
+_DAY_FIRST = re.compile(r"(?i)\b(\d{1,2})\s+(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?,?\s+(\d{4})")
 _REQUESTS_HEAD = re.compile(r"^(\d+\.\d+(?:\.\d+)*) \((\d{4}-\d{2}-\d{2})\)\n-+\n", re.M)
 _PALLETS_HEAD = re.compile(r"^Version (\S+)\n-+\n", re.M)
 _ATTRS_HEAD = re.compile(r"^## \[?(\d+\.\d+(?:\.\d+)*)\]?(?:\([^)]*\))? - (\d{4}-\d{2}-\d{2})\n", re.M)
@@ -81,13 +93,18 @@ def read_member(sdist: Path, names: tuple[str, ...]) -> str | None:
 
 
 def parse_date(text: str) -> str | None:
-    """First date in ``text`` as ``YYYY-MM-DD`` (ISO, or "December 31st 2017" / "Feb 7th, 2012")."""
+    """First date in ``text`` as ``YYYY-MM-DD`` (ISO, "December 31st 2017" / "Feb 7th, 2012", or
+    "1 April 2019")."""
     if m := _ISO.search(text):
         return m.group(0)
     if m := _WORDY.search(text):
-        month = next(v for k, v in _MONTHS.items() if k.startswith(m.group(1).lower()))
-        return f"{int(m.group(3)):04d}-{month:02d}-{int(m.group(2)):02d}"
-    return None
+        month, day, year = m.group(1), m.group(2), m.group(3)
+    elif m := _DAY_FIRST.search(text):
+        day, month, year = m.group(1), m.group(2), m.group(3)
+    else:
+        return None
+    number = next(v for k, v in _MONTHS.items() if k.startswith(month.lower()))
+    return f"{int(year):04d}-{number:02d}-{int(day):02d}"
 
 
 def split_sections(text: str, head: re.Pattern[str]) -> Iterator[tuple[re.Match[str], str]]:
@@ -144,13 +161,37 @@ def flask_release_dates(sdists: Path) -> dict[str, str]:
     return {v: d for v, d, _ in changelog_entries("flask", text)}
 
 
+def django_release_dates(sdists: Path) -> dict[str, str]:
+    """Release date of each Django version: the first date of its own release notes."""
+    dates = {}
+    for version in DJANGO_VERSIONS:
+        notes = read_member(sdist_path(sdists, "django", version), (f"docs/releases/{version}.txt",)) or ""
+        if (date := parse_date(notes[:500])) is None:
+            raise SystemExit(f"django {version}: no date in docs/releases/{version}.txt")
+        dates[version] = date
+    return dates
+
+
 def build_flask_docs(sdists: Path) -> list[dict]:
-    dates = flask_release_dates(sdists)
+    return build_versioned_docs(sdists, "flask", DOC_VERSIONS, DOC_PAGES, flask_release_dates(sdists),
+                                licence="BSD-3-Clause", chained=True)
+
+
+def build_django_docs(sdists: Path) -> list[dict]:
+    return build_versioned_docs(sdists, "django", DJANGO_VERSIONS, DJANGO_PAGES, django_release_dates(sdists),
+                                licence="BSD-3-Clause", chained=False)
+
+
+def build_versioned_docs(sdists: Path, package: str, versions: tuple[str, ...], pages: tuple, dates: dict[str, str],
+                         *, licence: str, chained: bool) -> list[dict]:
+    """One document per page and release whose text changed since the previous kept one, id
+    ``<package>-docs-<page>-<version>``, dated with the release; ``chained``: each kept version
+    ``supersedes`` the previous one (else only ``version`` and the shared title tell the chain)."""
     records = []
-    for key, names, title in DOC_PAGES:
+    for key, names, title in pages:
         previous: dict | None = None
-        for version in DOC_VERSIONS:
-            sdist = sdist_path(sdists, "flask", version)
+        for version in versions:
+            sdist = sdist_path(sdists, package, version)
             text = read_member(sdist, names)
             if text is None:
                 raise SystemExit(f"{sdist.name} has none of {names}")
@@ -158,12 +199,12 @@ def build_flask_docs(sdists: Path) -> list[dict]:
             if previous is not None and previous["text"] == text:
                 continue                                    # unchanged page: no new version
             record = {
-                "id": f"flask-docs-{key}-{version}", "title": title, "text": text,
+                "id": f"{package}-docs-{key}-{version}", "title": title, "text": text,
                 "created_at": f"{dates[version]}T12:00:00Z", "version": version,
                 "source": f"{sdist.name}:{next(n for n in names if read_member(sdist, (n,)) is not None)}",
-                "metadata": {"package": "flask", "page": key, "licence": "BSD-3-Clause"},
+                "metadata": {"package": package, "page": key, "licence": licence},
             }
-            if previous is not None:
+            if chained and previous is not None:
                 record["supersedes"] = previous["id"]
             records.append(record)
             previous = record
@@ -183,7 +224,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=Path("data/real"))
     args = parser.parse_args(argv)
     for name, records in (("changelogs", build_changelogs(args.sdists)),
-                          ("flask-docs", build_flask_docs(args.sdists))):
+                          ("flask-docs", build_flask_docs(args.sdists)),
+                          ("django-docs", build_django_docs(args.sdists))):
         write_jsonl(args.out / name / "corpus.jsonl", records)
         chars = sum(len(r["text"]) for r in records)
         print(f"{name}: {len(records)} documents, {chars} characters", file=sys.stderr)
