@@ -91,6 +91,8 @@ def test_attrs_headings_and_links_reduced_to_text():
 @pytest.mark.parametrize(("text", "date"), [("Released 2024-11-13", "2024-11-13"),
                                             ("Released on Feb 7th, 2012", "2012-02-07"),
                                             ("Released on May 16 2017", "2017-05-16"),
+                                            ("*1 April 2019*", "2019-04-01"),
+                                            ("*December 2, 2019*", "2019-12-02"),
                                             ("Unreleased", None)])
 def test_parse_date(text, date):
     assert build.parse_date(text) == date
@@ -121,3 +123,17 @@ def test_flask_docs_keep_changed_versions_only_and_chain_them(tmp_path):
     assert len([d for d in docs if d["metadata"]["page"] == "security"]) == 1
     assert all(d["created_at"].endswith("T12:00:00Z") for d in docs)
     json.dumps(docs)                                                  # plain JSON records
+
+
+def test_django_docs_are_dated_by_their_release_notes_and_not_chained(tmp_path):
+    for i, version in enumerate(build.DJANGO_VERSIONS):
+        _sdist(tmp_path, f"Django-{version}", {
+            f"docs/releases/{version}.txt": f"=====\nDjango {version} release notes\n=====\n\n*{i + 1} April 20{10 + i}*\n",
+            "docs/ref/settings.txt": f"Settings {min(i, 5)}",                 # unchanged from index 5 on
+            "docs/ref/csrf.txt": f"CSRF {i}"})
+    docs = build.build_django_docs(tmp_path)
+    settings = [d for d in docs if d["metadata"]["page"] == "settings"]
+    assert [d["version"] for d in settings] == list(build.DJANGO_VERSIONS[:6])
+    assert settings[0]["id"] == "django-docs-settings-2.2" and settings[0]["created_at"] == "2010-04-01T12:00:00Z"
+    assert not any("supersedes" in d for d in docs)                  # the chain is left to inference
+    assert len([d for d in docs if d["metadata"]["page"] == "csrf"]) == len(build.DJANGO_VERSIONS)

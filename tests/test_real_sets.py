@@ -12,8 +12,8 @@ from smartvector_core.ingest import read_records, validate_records
 from smartvector_core.service import read_queries
 
 REAL = Path(__file__).resolve().parents[1] / "data" / "real"
-SETS = ("changelogs", "flask-docs")
-QUERY_TYPES = {"current", "version_specific", "which_release", "between", "as_of_past"}
+SETS = ("changelogs", "flask-docs", "django-docs")
+QUERY_TYPES = {"current", "version_specific", "which_release", "between", "as_of_past", "dated_in_text"}
 
 
 def load(name: str) -> tuple[list[dict], list[dict]]:
