@@ -164,3 +164,32 @@ def other_products(cands, subject: Sequence[str]) -> tuple[np.ndarray, str]:
     if not named.any():
         return np.zeros(len(cands), dtype=bool), ""
     return (series != "") & ~named, str(series[np.flatnonzero(named)[0]])
+
+
+def first_versions_holding(cands, chain: np.ndarray, effective_us: np.ndarray) -> np.ndarray:
+    """For a question that asks which version first held something
+    (:attr:`QueryIntent.asks_first`: "In which Django release was the DEFAULT_AUTO_FIELD setting
+    added?"), per chain of two or more documents among the candidates, the passage of its
+    earliest version (by effective time) among those that hold the most of the question's names
+    (``cands.lexical_names``: in its text or its title); a version counts its best passage. The
+    newest version in force no longer says when a thing came (docs drop their "new in 3.2" notes
+    after a few releases): the first version that names it does. A chain whose versions all hold
+    as many names is left alone: nothing tells which version added it. Returns a bool mask of
+    the chosen passages (none without the lexical search)."""
+    n = len(cands)
+    hit = np.zeros(n, dtype=bool)
+    held = cands.lexical_names
+    if held is None or not n:
+        return hit
+    count = np.fromiter((0 if h is None else len(set(h[0]) | set(h[1])) for h in held), dtype=np.int64, count=n)
+    for c in np.unique(chain):
+        members = np.flatnonzero(chain == c)
+        if len(np.unique(cands.doc_id[members])) < 2:
+            continue
+        best = count[members].max()
+        per_doc = {d: count[members][cands.doc_id[members] == d].max() for d in np.unique(cands.doc_id[members])}
+        if best == 0 or min(per_doc.values()) == best:
+            continue
+        top = members[count[members] == best]
+        hit[top[np.argmin(effective_us[top])]] = True
+    return hit

@@ -44,6 +44,7 @@ from .conflicts import conflict_boost, demote_contradicted
 from .content_match import content_time_values, judged_by_text
 from .profiles import Profile
 from .releases import (
+    first_versions_holding,
     latest_release_notes,
     newest_release,
     other_products,
@@ -212,7 +213,7 @@ def rerank(cands: Candidates, profile: Profile, *, t_us: int, intent: QueryInten
     bypass = np.zeros(n, dtype=bool)           # explicitly asked-for versions skip the validity gates
     window = np.zeros(n, dtype=bool)
     if profile.gates:
-        if intent is not None and profile.use_intent and (intent.version or intent.version_rank):
+        if intent is not None and profile.use_intent and (intent.version or intent.version_rank or intent.asks_first):
             bypass, codes, notes = _target_versions(pool, intent, codes, subject)
         recalled = recalled_at(cands, intent, profile.use_intent) if rng is None else None
         window = events_in_window(cands, soft)
@@ -398,8 +399,10 @@ def _target_versions(pool: Pool, intent: QueryIntent, codes: np.ndarray, subject
     """The version a question names wins in its chain, even when superseded (the chain's other
     versions get VERSION_MISMATCH), and among the release records of its series
     (:func:`.releases.release_versions_asked`: the series' other releases get VERSION_MISMATCH;
-    a range "between A and B" targets the releases after A up to B). Returns (the targeted rows,
-    the new codes, their notes)."""
+    a range "between A and B" targets the releases after A up to B); a question that asks which
+    version first held something wins the first version that names it
+    (:func:`.releases.first_versions_holding`). Returns (the targeted rows, the new codes, their
+    notes)."""
     cands, chain, eff = pool.cands, pool.chain, pool.effective_us
     n = len(cands)
     notes: dict[int, list[str]] = {}
@@ -407,6 +410,8 @@ def _target_versions(pool: Pool, intent: QueryIntent, codes: np.ndarray, subject
     if intent.version:
         hit, others = release_versions_asked(cands, version_matches(cands, intent.version), subject,
                                              intent.version_range)
+    elif not intent.version_rank:   # asks_first: the first version that names what the question names
+        hit = first_versions_holding(cands, chain, eff)
     else:
         hit = np.zeros(n, dtype=bool)
         for c in np.unique(chain):
@@ -420,8 +425,10 @@ def _target_versions(pool: Pool, intent: QueryIntent, codes: np.ndarray, subject
     codes = reject(codes, (targeted | others) & ~hit, RejectionCode.VERSION_MISMATCH)
     asked = ("releases after {} up to {}".format(*intent.version_range) if intent.version_range
              else f"version {intent.version or intent.version_rank}")
+    note = (f"question names {asked}: judged against this version" if intent.version or intent.version_rank
+            else "question asks which version first held it: the earliest version of its document that names it")
     for i in np.flatnonzero(hit):
-        notes.setdefault(int(i), []).append(f"question names {asked}: judged against this version")
+        notes.setdefault(int(i), []).append(note)
     return hit, codes, notes
 
 

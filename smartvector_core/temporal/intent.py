@@ -13,9 +13,10 @@ query tells you how much recency should matter").
 - a **version** ("in Node.js 20.19.0", "v3.5", "version 5.3.2": only strings that look like
   versions) and a **version rank** ("the oldest version"). "latest", "newest", "current", "most
   recent" and "new" are recency words, never version labels: they choose the newest version in
-  force at the moment of judgement, which the gates keep. Two flags say what a question asks for:
-  ``asks_version`` ("Which release added X?": a version, told by its text, whatever its age) and
-  ``asks_newest`` ("the latest release": the newest release record of its subject);
+  force at the moment of judgement, which the gates keep. Three flags say what a question asks for:
+  ``asks_version`` ("Which release added X?": a version, told by its text, whatever its age),
+  ``asks_newest`` ("the latest release": the newest release record of its subject) and
+  ``asks_first`` ("In which release was X added?": the first version of a document that holds X);
 - a **recency weight** from signal words (blog: "current" 0.70, "recently" 0.55, baseline 0.20).
 
 Hard and soft time (ours): a range written with explicit dates ("from 2021 to 2023",
@@ -51,6 +52,7 @@ from ..clock import ensure_utc, iso, to_us
 from ..config.temporal import DEFAULT_TEMPORAL, IntentConfig
 from .codes import NO_START
 from .version_words import (
+    asks_first_version,
     asks_newest,
     asks_version,
     blank,
@@ -159,6 +161,7 @@ class QueryIntent:
     judged_reading: str = ""          # how the judged period became ``judged_at``
     asks_version: bool = False        # "which release added X?": the answer is a version, told by its text
     asks_newest: bool = False         # "the latest release": the newest release of its subject
+    asks_first: bool = False          # "which release added X?": the first version of a document that holds X
     version_range: tuple[str, str] | None = None   # "between 2.24.0 and 2.26.0": the releases after the first, to the second
 
     @property
@@ -200,7 +203,7 @@ class QueryIntent:
                 "judged_text": self.judged_text, "judged_reading": self.judged_reading, "version": self.version,
                 "version_rank": self.version_rank, "recency_weight": self.recency_weight,
                 "recency_words": list(self.recency_words), "asks_version": self.asks_version,
-                "asks_newest": self.asks_newest,
+                "asks_newest": self.asks_newest, "asks_first": self.asks_first,
                 "version_range": None if self.version_range is None else list(self.version_range)}
 
 
@@ -252,6 +255,7 @@ def parse_intent(text: object, as_of: datetime, config: IntentConfig = DEFAULT_T
                        version=version, version_rank=version_rank(text), recency_weight=weight,
                        recency_words=words, range_mode=mode, judged_period=judged_period,
                        judged_reading=judged_reading, asks_version=asks_which, asks_newest=asks_newest(text),
+                       asks_first=asks_first_version(scratch),
                        version_range=between if version is not None else None)
 
 

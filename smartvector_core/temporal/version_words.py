@@ -119,6 +119,26 @@ def asks_version(text: str) -> bool:
     return _asks_version(text if isinstance(text, str) else "")
 
 
+# "In which Django release was X added?", "Which release introduced X?", "Since which version
+# ...?", "In which release did the docs first describe X?": the answer is the first version that
+# holds what the question names (ours); a question about an end or a change ("removed",
+# "deprecated", "changed") asks for something else, and is left to the other rules
+_ORIGIN = re.compile(r"\b(?:add(?:ed|s)?|introduc(?:e|ed|es)|first|new\s+in|appear(?:ed|s)?)\b"
+                     r"|^\W*since\s+(?:which|what)\b", re.I)
+_NOT_ORIGIN = re.compile(r"\b(?:remov(?:e|ed|es)|drop(?:ped|s)?|deprecat(?:e|ed|es)|delet(?:e|ed|es)|no\s+longer"
+                         r"|stop(?:ped|s)?|replac(?:e|ed|es)|chang(?:e|ed|es)|fix(?:ed|es)?|revert(?:ed|s)?)\b", re.I)
+
+
+def asks_first_version(text: str) -> bool:
+    """Whether the question asks which version first held something (:func:`asks_version` with
+    an origin word: "In which Django release was the DEFAULT_AUTO_FIELD setting added?"): among
+    the versions of one document, the answer is the earliest that names what the question names,
+    not the newest in force (:attr:`QueryIntent.asks_first`). A question about an end, a change
+    or a fix ("Which release removed X?", "Which release fixed X?") is not one."""
+    text = text if isinstance(text, str) else ""
+    return _asks_version(text) and bool(_ORIGIN.search(text)) and not _NOT_ORIGIN.search(text)
+
+
 # "Which Python version did Flask most recently drop support for?": a question that asks which
 # version or release did something, most recently, asks for the newest release that did it (ours)
 _NEWEST_ADVERB = re.compile(r"\bmost\s+recently\b", re.I)
