@@ -115,3 +115,27 @@ class Documents:
 def _log_flags(doc_types, titles) -> np.ndarray:
     return np.asarray([is_log_record(t, title or "") for t, title in zip(doc_types, titles, strict=True)],
                       dtype=bool)
+
+
+def vector_sums(groups: np.ndarray, vectors: np.ndarray, n_groups: int) -> np.ndarray:
+    """Per group, the sum of its rows of ``vectors`` ((n_groups, dim) float32; ``groups``: each
+    row's group, 0 <= g < n_groups), added in row order: bit for bit what
+    ``np.add.at(out, groups, vectors)`` gives, five to ten times faster (``np.add.at`` is
+    unbuffered, one row at a time: 0.53 s for 100k rows of 384 against 0.06-0.11 s here). The
+    k-th row of every group is added in one step (no group twice in a step, so plain fancy
+    indexing adds them all), steps in order k = 0, 1, ..., so each group's float32 sum is
+    accumulated in the same order."""
+    groups = np.asarray(groups, dtype=np.int64)
+    out = np.zeros((n_groups, vectors.shape[1]), np.float32)
+    if not len(groups):
+        return out
+    order = np.argsort(groups, kind="stable")
+    sorted_groups = groups[order]
+    starts = np.r_[0, np.flatnonzero(np.diff(sorted_groups)) + 1]
+    rank = np.arange(len(groups)) - np.repeat(starts, np.diff(np.r_[starts, len(groups)]))
+    by_rank = order[np.argsort(rank, kind="stable")]
+    bounds = np.r_[0, np.cumsum(np.bincount(rank))]
+    for a, b in zip(bounds[:-1], bounds[1:], strict=True):
+        rows = by_rank[a:b]
+        out[groups[rows]] += vectors[rows]
+    return out

@@ -26,7 +26,7 @@ keeps them in the process and applies each write instead:
 The inputs equal the store's: the same documents in the same order (by the scan position of
 their first chunk: new rows come after every row read before, as in a scan), the same current
 chunks in ``chunk_id`` order (``Store.current_chunks``), the same centroid sums (each
-document's chunk vectors added in ``chunk_id`` order, as ``np.add.at`` over all chunks does),
+document's chunk vectors added in ``chunk_id`` order, as :func:`.documents.vector_sums` over all chunks does),
 so a run on them writes what a run reading the store writes
 (tests/consolidation/test_incremental.py compares the two on the same writes).
 """
@@ -44,7 +44,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..store.schema import DOC_COLUMNS, vector_matrix
-from .documents import Documents
+from .documents import Documents, vector_sums
 from .neighbours import _ID_TOKEN, _WORDS, citable_id
 
 CATCH_UP_SHARE = 0.5   # ours, as TextIndex's: past this share of new rows the table is read afresh
@@ -381,9 +381,7 @@ class ConsolidationCache:
         rank = np.zeros(len(self.row_id), np.int64)      # place in chunk_id order (the run's order)
         rank[self.sorted_slots] = np.arange(len(self.sorted_slots))
         by_id = np.lexsort((rank[slots], codes))
-        sums = np.zeros((len(names), self._dim), np.float32)
-        np.add.at(sums, codes[by_id], self.vectors.view()[slots[by_id]])   # chunk_id order, as the run's
-        self.doc_sums.append(sums)
+        self.doc_sums.append(vector_sums(codes[by_id], self.vectors.view()[slots[by_id]], len(names)))  # chunk_id order, as the run's
 
     # ------------------------------------------------------------------------------ the run's view
     def _run_inputs(self) -> RunInputs:

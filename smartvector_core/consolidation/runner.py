@@ -37,7 +37,7 @@ from ..models import EdgeType, EventType, Lifecycle, event_detail
 from ..temporal.validity import is_live
 from .contradictions import contradiction_twin, plan_contradictions, plan_settlements
 from .dependencies import plan_dependencies
-from .documents import Documents, _us
+from .documents import Documents, _us, vector_sums
 from .incremental import ConsolidationCache, RunInputs
 from .lifecycle import count_moves, move_events, plan_moves
 from .neighbours import ConsolidationPlan, Findings, local_finder
@@ -319,8 +319,7 @@ def _findings(store, docs: Documents, query_side: np.ndarray, old_chain: np.ndar
         known = chunk_doc >= 0
         chunk_doc, vectors = chunk_doc[known], vectors[known]
         texts = np.asarray(chunks.column("text").to_pylist(), dtype=object)[known]
-        centroids = np.zeros((len(docs), vectors.shape[1]), np.float32)
-        np.add.at(centroids, chunk_doc, vectors)
+        centroids = vector_sums(chunk_doc, vectors, len(docs))
         centroids /= np.maximum(np.linalg.norm(centroids, axis=1, keepdims=True), 1e-12)
     doc_types = pd.Series(docs.doc_types)
     plan = ConsolidationPlan(
