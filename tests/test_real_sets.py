@@ -12,7 +12,7 @@ from smartvector_core.ingest import read_records, validate_records
 from smartvector_core.service import read_queries
 
 REAL = Path(__file__).resolve().parents[1] / "data" / "real"
-SETS = ("changelogs", "flask-docs", "django-docs")
+SETS = ("changelogs", "flask-docs", "django-docs", "django-releases")
 QUERY_TYPES = {"current", "version_specific", "which_release", "between", "as_of_past", "dated_in_text"}
 
 

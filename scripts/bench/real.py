@@ -8,7 +8,7 @@ Each set is run as a user would run it, in live mode:
 and the table gives, per set and profile, top-1, hit@5 (``containment_at_5``: a relevant id among
 the first 5 passages returned), answer@5 (``answer_containment_at_5``: an answer string of the
 question in the text of those passages; sets whose questions carry ``answers`` or ``answer``:
-TimeQA, RealTimeQA, changelogs, flask-docs, django-docs), stale@1, ECE, MRR and the mean passages returned; by query type
+TimeQA, RealTimeQA, changelogs, flask-docs, django-docs, django-releases), stale@1, ECE, MRR and the mean passages returned; by query type
 where a set has several. Then, per profile, what issue 28's targets read of the top result's
 confidence, as ``bench --json`` reports them (:func:`calibration.confidence_report`, as
 ``calibration --json``): ECE, AUROC, distinct values per 100 answers and the HIGH tier's precision
@@ -24,7 +24,7 @@ Sets (``--sets``; default all):
   adapter's 21 (1st, 3rd, ...: the tune half), ``b`` the even ones (the report half), each cut to
   its first ``--weeks-per-half``; ``c`` (a second tune set) the weeks that cut leaves out of both,
   in date order (none without ``--weeks-per-half``);
-- ``changelogs``, ``flask-docs``, ``django-docs``: ``data/real/<set>/``, questions of ``--split`` (default test).
+- ``changelogs``, ``flask-docs``, ``django-docs``, ``django-releases``: ``data/real/<set>/``, questions of ``--split`` (default test).
 
 ``--sample N`` (seeded by ``--seed``) keeps N questions of a set, in file order. The corpus is
 kept whole except where it is grouped by question: TimeQA keeps the pages (titles) of the
@@ -54,7 +54,7 @@ REALDATA = Path(os.environ.get("SMARTVECTOR_REALDATA", ROOT.parent / "shared" / 
 SNAPSHOT = Path("/work/.mirror/realtimeqa+realtimeqa_public/repo")
 SHARED_SETS = ("timeqa-train", "situatedqa-train", "situatedqa-dev")
 NEWS_SETS = ("rtqa-a", "rtqa-b", "rtqa-c")
-OWN_SETS = ("changelogs", "flask-docs", "django-docs")
+OWN_SETS = ("changelogs", "flask-docs", "django-docs", "django-releases")
 ALL_SETS = SHARED_SETS + NEWS_SETS + OWN_SETS
 PROFILES = "naive,bm25,hybrid,temporal,default"
 COLUMNS = (("top1", "top-1"), ("containment_at_5", "hit@5"), ("answer_containment_at_5", "answer@5"),

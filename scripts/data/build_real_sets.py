@@ -1,6 +1,6 @@
 """Build the real-text evaluation corpora of ``data/real/`` from package sdists.
 
-Three sets, each a ``corpus.jsonl`` in the CONTRACT.md corpus format (the hand-written
+Four sets, each a ``corpus.jsonl`` in the CONTRACT.md corpus format (the hand-written
 ``queries.jsonl`` beside it is not generated):
 
 - ``changelogs``: every dated release entry of the changelogs of requests, Flask, Werkzeug,
@@ -18,6 +18,10 @@ Three sets, each a ``corpus.jsonl`` in the CONTRACT.md corpus format (the hand-w
   release date (the first line of that release's notes, ``docs/releases/<version>.txt``) and
   carrying its ``version``, but **no** ``supersedes``: the engine must infer the chain from the
   shared title, the versions and the dates, as it must for docs imported release by release.
+- ``django-releases``: the release notes of every Django release from 3.0 to 5.2 (feature and
+  patch releases, 127 files of ``docs/releases/`` in the 5.2 sdist), one document each, titled as
+  the notes title themselves ("Django 4.2.3 release notes"), dated by their first line; like the
+  changelogs, ``kind`` and ``doc_type`` are left to inference.
 
 Reproduce (network to the package index needed only for the download)::
 
@@ -172,6 +176,33 @@ def django_release_dates(sdists: Path) -> dict[str, str]:
     return dates
 
 
+_UNRELEASED = re.compile(r"(?i)\*(?:expected|under development)")
+_RELEASE_NOTES = re.compile(r"^docs/releases/(?P<v>[3-5]\.\d+(?:\.\d+)?)\.txt$")
+
+
+def build_django_releases(sdists: Path) -> list[dict]:
+    """One document per dated release notes file of 3.0 ... 5.2.x in the newest Django sdist."""
+    sdist = sdist_path(sdists, "django", DJANGO_VERSIONS[-1])
+    with tarfile.open(sdist) as tar:
+        members = {m.name.split("/", 1)[1]: m for m in tar.getmembers() if "/" in m.name and m.isfile()}
+        notes = {m.group("v"): tar.extractfile(members[name]).read().decode("utf-8")
+                 for name in members if (m := _RELEASE_NOTES.match(name))}
+    records = []
+    for version, text in notes.items():
+        date = parse_date(text[:500])
+        if date is None or _UNRELEASED.search(text[:500]):   # not released yet when the sdist was cut
+            continue
+        title = next(line.strip() for line in text.splitlines() if line.strip() and not line.startswith("="))
+        records.append({
+            "id": f"django-{version}", "title": title, "text": text.strip(),
+            "created_at": f"{date}T12:00:00Z", "version": version,
+            "source": f"{sdist.name}:docs/releases/{version}.txt",
+            "metadata": {"package": "django", "licence": "BSD-3-Clause"},
+        })
+    records.sort(key=lambda r: (r["created_at"], tuple(int(x) for x in r["version"].split("."))))
+    return records
+
+
 def build_flask_docs(sdists: Path) -> list[dict]:
     return build_versioned_docs(sdists, "flask", DOC_VERSIONS, DOC_PAGES, flask_release_dates(sdists),
                                 licence="BSD-3-Clause", chained=True)
@@ -225,7 +256,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     for name, records in (("changelogs", build_changelogs(args.sdists)),
                           ("flask-docs", build_flask_docs(args.sdists)),
-                          ("django-docs", build_django_docs(args.sdists))):
+                          ("django-docs", build_django_docs(args.sdists)),
+                          ("django-releases", build_django_releases(args.sdists))):
         write_jsonl(args.out / name / "corpus.jsonl", records)
         chars = sum(len(r["text"]) for r in records)
         print(f"{name}: {len(records)} documents, {chars} characters", file=sys.stderr)
