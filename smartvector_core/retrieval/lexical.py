@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from functools import lru_cache
 
 from ..temporal.kinds import NEWS_DOC_TYPES
@@ -43,6 +43,9 @@ _DATE_WORD = re.compile(r"(?i)(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)
                         r"|thursday|friday|saturday|sunday|q[1-4]|h[12]|fy\d\d(?:\d\d)?)")
 _QUOTED = re.compile(r"[\"“”`]([^\"“”`]{2,80})[\"“”`]")
 _TOKEN = re.compile(r"[A-Za-z0-9][\w.+#/-]*[\w+#]|[A-Za-z0-9]")
+# a release number right after a capitalised name belongs to it ("PostgreSQL 12", "MySQL 5.7",
+# "Python 3.10"); a year does not ("Wimbledon 2019": the year is the time intent's)
+_RELEASE_NUMBER = re.compile(r"(?!(?:1[5-9]|20)\d\d$)\d{1,4}(?:\.\d+)*")
 _IDENTIFIER = re.compile(r"_|[./#]\w|[a-z][A-Z]|[A-Za-z]\d|\d[A-Za-z]")   # inside a token: an identifier
 
 
@@ -55,7 +58,8 @@ def subject_terms(question: str) -> list[str]:
       its own; plain numbers (years, counts) are not names;
     - runs of capitalised words (``Checkout Service``), except a question or request word that
       only starts the sentence ("What", "Which", "Show"), and months, weekdays and quarters
-      (dates are the time intent's business);
+      (dates are the time intent's business); a release number right after the run belongs to it
+      (``PostgreSQL 12``, ``Python 3.10``; not a year);
     - in a question without case (:func:`uncased_terms`), its content words, each on its own.
 
     A query reads them three times (its name searches, the release rules, the confidence's names
@@ -70,13 +74,22 @@ def _subject_groups(text: str) -> tuple[str, ...]:
     groups = [m.group(1).strip() for m in _QUOTED.finditer(text)]
     run: list[str] = []
     last_end = -1
+    named_last = False                  # the last token was an identifier name ("PostgreSQL")
     for m in _TOKEN.finditer(text):
         token = m.group().rstrip(".")
-        identifier = (bool(_IDENTIFIER.search(token)) or (
-            "-" in token and any(c.isupper() for c in token))) and not _DATE_WORD.fullmatch(token)
+        identifier = is_identifier(token)
         capital = (token[:1].isupper() and token.lower() not in STARTER_WORDS and len(token) > 1
                    and not _DATE_WORD.fullmatch(token))
-        adjacent = run and text[last_end:m.start()].strip() == ""
+        right_after = last_end >= 0 and text[last_end:m.start()].strip() == ""
+        adjacent = run and right_after
+        if right_after and (run or named_last) and _RELEASE_NUMBER.fullmatch(token):
+            # "PostgreSQL 12", "Python 3.10": the name with its release number
+            if run:
+                groups.append(" ".join([*run, token]))
+            else:
+                groups[-1] = f"{groups[-1]} {token}"
+            run, named_last, last_end = [], False, m.end()
+            continue
         if run and not (capital and not identifier and adjacent):
             groups.append(" ".join(run))
             run = []
@@ -84,12 +97,49 @@ def _subject_groups(text: str) -> tuple[str, ...]:
             groups.append(token)
         elif capital:
             run.append(token)
+        named_last = identifier and not _RELEASE_NUMBER.fullmatch(token)
         last_end = m.end()
     if run:
         groups.append(" ".join(run))
     if not groups:
         groups = uncased_terms(text)
     return tuple(dict.fromkeys(g for g in groups if g))
+
+
+def written_as_one(name: str) -> bool:
+    """Whether a name must be written whole to be named (:func:`written_whole`): an identifier
+    (:func:`is_identifier`), or a name with its release number ("PostgreSQL 12", "Python 3.10")."""
+    last = name.rsplit(" ", 1)[-1]
+    return is_identifier(name) or (" " in name and bool(_RELEASE_NUMBER.fullmatch(last)))
+
+
+def is_identifier(token: str) -> bool:
+    """Whether a token of a question is an identifier name (:func:`subject_terms`): ``_``, ``.``,
+    ``/`` or ``#`` inside, letters and digits together, or an inner capital (``send_file``,
+    ``3.5.5``, ``HTTPError``), or hyphens with a capital (``X-Forwarded-For``); never a date word."""
+    return (bool(_IDENTIFIER.search(token)) or ("-" in token and any(c.isupper() for c in token))) \
+        and not _DATE_WORD.fullmatch(token)
+
+
+def written_whole(names: Sequence[str], texts: Mapping[str, str]) -> list[set[str] | None]:
+    """Per name, the chunks of ``texts`` (chunk id -> text) that write it whole, for a name that is
+    an identifier or carries its release number (:func:`written_as_one`); None for any other name
+    (its terms, in any order, are what names it). The full-text index reads ``db_default`` as the terms ``db``
+    and ``default``, so "django.db ... the default value" would name it, and
+    ``PASSWORD_RESET_TIMEOUT`` is found inside ``PASSWORD_RESET_TIMEOUT_DAYS``: an identifier
+    names a passage only where the passage writes it, case-blind, with no word character on
+    either side and no number it continues (``3.1`` is not written in ``3.10``, ``3.1.2`` or
+    ``2.3.1``; ``db_default`` is written in ``Field.db_default``). Django release notes: "Which Django release added the db_default field option?"
+    was answered by the 3.2 notes on ``DEFAULT_AUTO_FIELD`` (django.db, default)."""
+    out: list[set[str] | None] = []
+    for name in names:
+        if not written_as_one(name):
+            out.append(None)
+            continue
+        whole = r"\s+".join(re.escape(part) for part in name.split())
+        written = re.compile(rf"(?<!\w)(?<!\w[.-]\d)(?<!\d[.-]){whole}(?![\w]|[.-]\w)", re.I)
+        out.append({chunk for chunk, text in texts.items() if isinstance(text, str) and written.search(text)})
+    return out
 
 
 def uncased_terms(question: str) -> list[str]:

@@ -22,7 +22,15 @@ from ..store import cosine_distance, first_existing, overfetched, vector_matrix
 from ..temporal.version_words import asks_version, version_named
 from .candidates import CHUNK_COLUMNS, SEARCH_COLUMNS, Candidates, Lexical
 from .full_text import READS, FullText, IndexedFullText, LanceFullText, TextSearch
-from .lexical import lexical_signal, named_in_titles, subject_terms, subject_titles, uncased_terms
+from .lexical import (
+    lexical_signal,
+    named_in_titles,
+    subject_terms,
+    subject_titles,
+    uncased_terms,
+    written_as_one,
+    written_whole,
+)
 from .query_cache import QueryCache
 from .text_index import TextIndex
 
@@ -234,8 +242,9 @@ def with_lexical(hits: pa.Table, search: TextSearch | None, query_vector: np.nda
     """The vector ``hits`` plus the full-text hits they lack (``_distance`` = 1 − cosine of the
     stored vector), and the lexical signal of the pool's chunks (:func:`lexical.lexical_signal`:
     the question's BM25, and which chunks of the pool name each name of the question,
-    :meth:`.full_text.TextSearch.named_in_pool`, each name weighed by how well it separates the
-    pool, :func:`lexical.separation`; ``plain``: the BM25 half also for a question that names
+    :meth:`.full_text.TextSearch.named_in_pool`, an identifier only where the text writes it whole,
+    :func:`lexical.written_whole`, each name weighed by how well it separates the pool,
+    :func:`lexical.separation`; ``plain``: the BM25 half also for a question that names
     nothing, :func:`lexical.lexical_signal`); ``(hits, None)`` without a ``search``.
     A chunk whose document's title holds a name names it too (:func:`lexical.named_in_titles`,
     a headline excepted: :func:`lexical.subject_titles`): titles and doc types come from
@@ -257,6 +266,9 @@ def with_lexical(hits: pa.Table, search: TextSearch | None, query_vector: np.nda
     chunk_ids = hits.column("chunk_id").to_pylist()
     pool = list(dict.fromkeys(chunk_ids))
     named = search.named_in_pool(pool)
+    whole = written_whole(search.names, dict(zip(chunk_ids, hits.column("text").to_pylist(), strict=True))) \
+        if any(written_as_one(n) for n in search.names) else [None] * len(named)
+    named = [(chunks if w is None else chunks & w, weight) for (chunks, weight), w in zip(named, whole, strict=True)]
     titles = _pool_titles(hits, chunk_ids, pool, documents) if search.names else None
     titled = named_in_titles(search.names, pool, titles) if titles is not None else [set() for _ in named]
     held: dict[str, tuple[list[str], list[str]]] = {}

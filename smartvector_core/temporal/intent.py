@@ -132,6 +132,9 @@ _DAY_NO_YEAR = re.compile(rf"\b(?:on|by)\s+(?:the\s+)?(?:(?P<d1>{_DAY})\s+(?:of\
 _WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 _NEXT_WEEKDAY = re.compile(rf"\b(?:(?:on\s+)?next|this\s+coming|on)\s+(?P<wd>{'|'.join(_WEEKDAYS)})\b", re.I)
 _NOT_A_RANGE = re.compile(r"\bas\s+(?:of|at)\s+(?:right\s+)?(?:now|today)\b", re.I)
+# an identifier that carries a year is a name, not a time (ours): "Which releases fixed
+# CVE-2021-45115?" asks about no period of 2021 (letters, then a year and a number, by hyphens)
+_ID_WITH_YEAR = re.compile(r"\b[A-Za-z][A-Za-z0-9]*-(?:1[5-9]|20)\d\d-\d+\b")
 # A clause that describes the subject (ours): a relative clause ("who served as prime minister
 # from 1999 to 2008,", "that was built between 1772 and 1774 in Mannheim,") or a participle of
 # origin (", established in 1960,"), closed by a comma, not at the question's start.
@@ -234,12 +237,12 @@ def parse_intent(text: object, as_of: datetime, config: IntentConfig = DEFAULT_T
     period, or ``as_of`` when the period contains ``as_of`` ("as of 2026" asked in 2026 means
     now); ``judged_period`` keeps the period itself. Its text is removed before the range is parsed,
     so "the rate limit as of 2023" has no range. Versions are removed too, so "20.19.0" is
-    never read as a date. "Between 2.24.0 and 2.26.0" names version 2.26.0 and the range of
+    never read as a date, and so are identifiers that carry a year ("CVE-2021-45115"). "Between 2.24.0 and 2.26.0" names version 2.26.0 and the range of
     releases after 2.24.0 up to 2.26.0 (``version_range``).
     """
     text = text if isinstance(text, str) else ("" if text is None else str(text))
     as_of = ensure_utc(as_of)
-    scratch = text
+    scratch = blank(text, [m.span() for m in _ID_WITH_YEAR.finditer(text)])
     judged_at, judged_text, scratch, judged_period, judged_reading = _judged(scratch, as_of)
     asks_which = asks_version(scratch)
     between = version_between(scratch)
