@@ -12,7 +12,7 @@ from datetime import UTC, datetime
 import pytest
 
 from smartvector_core.retrieval import search
-from smartvector_core.retrieval.lexical import is_identifier, written_whole
+from smartvector_core.retrieval.lexical import is_identifier, subject_terms, written_whole
 from smartvector_core.temporal.intent import parse_intent
 
 from ..conftest import NOW, write_jsonl
@@ -25,6 +25,23 @@ def test_written_whole_by_hand():
     got = written_whole(["db_default", "PASSWORD_RESET_TIMEOUT", "3.10", "3.1", "CVE-2021-45115", "Django"], texts)
     assert got == [{"a"}, {"d"}, {"e"}, {"h"}, {"g"}, None]       # None: not an identifier, its terms name it
     assert is_identifier("db_default") and is_identifier("X-Forwarded-For") and not is_identifier("Django")
+
+
+@pytest.mark.parametrize(("question", "names"), [
+    ("Which Django release dropped support for PostgreSQL 12?", ["Django", "PostgreSQL 12"]),
+    ("Which Django release added compatibility with Python 3.10?", ["Django", "Python 3.10"]),
+    ("What did Apollo 11 carry?", ["Apollo 11"]),
+    ("Who won Wimbledon 2019?", ["Wimbledon"]),                     # a year is the time intent's
+    ("What changed in 3.5.5?", ["3.5.5"]),
+])
+def test_a_release_number_belongs_to_the_name_before_it(question, names):
+    assert subject_terms(question) == names
+
+
+def test_a_name_with_its_release_number_is_written_whole():
+    texts = {"a": "Dropped support for PostgreSQL 12\n---", "b": "PostgreSQL 12.1 only", "c": "PostgreSQL 9.4 and 12",
+             "d": "supports Python 3.8, 3.9, and 3.10", "e": "compatibility with Python\n3.10."}
+    assert written_whole(["PostgreSQL 12", "Python 3.10"], texts) == [{"a"}, {"e"}]
 
 
 @pytest.mark.parametrize("question", ["Which Django releases fixed CVE-2021-45115?",
