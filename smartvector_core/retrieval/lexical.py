@@ -32,6 +32,7 @@ from collections.abc import Mapping, Sequence
 from functools import lru_cache
 
 from ..temporal.kinds import NEWS_DOC_TYPES
+from ..temporal.version_words import version_named
 from ..words import CONTENT_STOP_WORDS, STARTER_WORDS, terms_of
 
 NAME_SHARE = 0.6        # ours, swept on the tune sets: the names half of the lexical signal (the rest: the question's BM25)
@@ -59,7 +60,9 @@ def subject_terms(question: str) -> list[str]:
     - runs of capitalised words (``Checkout Service``), except a question or request word that
       only starts the sentence ("What", "Which", "Show"), and months, weekdays and quarters
       (dates are the time intent's business); a release number right after the run belongs to it
-      (``PostgreSQL 12``, ``Python 3.10``; not a year);
+      (``PostgreSQL 12``, ``Python 3.10``; not a year, nor the version the question asks about,
+      which the version intent judges: "What changed in Larkspur SDK 3.0.0?" names Larkspur SDK
+      and 3.0.0, :func:`.version_words.version_named`);
     - in a question without case (:func:`uncased_terms`), its content words, each on its own.
 
     A query reads them three times (its name searches, the release rules, the confidence's names
@@ -75,6 +78,7 @@ def _subject_groups(text: str) -> tuple[str, ...]:
     run: list[str] = []
     last_end = -1
     named_last = False                  # the last token was an identifier name ("PostgreSQL")
+    asked = version_named(text)[0]      # "in Larkspur SDK 3.0.0": the version asked, the version intent's
     for m in _TOKEN.finditer(text):
         token = m.group().rstrip(".")
         identifier = is_identifier(token)
@@ -82,7 +86,7 @@ def _subject_groups(text: str) -> tuple[str, ...]:
                    and not _DATE_WORD.fullmatch(token))
         right_after = last_end >= 0 and text[last_end:m.start()].strip() == ""
         adjacent = run and right_after
-        if right_after and (run or named_last) and _RELEASE_NUMBER.fullmatch(token):
+        if right_after and (run or named_last) and _RELEASE_NUMBER.fullmatch(token) and token != asked:
             # "PostgreSQL 12", "Python 3.10": the name with its release number
             if run:
                 groups.append(" ".join([*run, token]))
