@@ -33,6 +33,8 @@ def test_written_whole_by_hand():
     ("What did Apollo 11 carry?", ["Apollo 11"]),
     ("Who won Wimbledon 2019?", ["Wimbledon"]),                     # a year is the time intent's
     ("What changed in 3.5.5?", ["3.5.5"]),
+    ("What changed in Larkspur SDK 3.0.0?", ["Larkspur SDK", "3.0.0"]),   # the version asked: the intent's
+    ("Which release fixed the send_file bug in Flask 2.0.1?", ["send_file", "Flask 2.0.1"]),
 ])
 def test_a_release_number_belongs_to_the_name_before_it(question, names):
     assert subject_terms(question) == names
