@@ -106,3 +106,10 @@ def real_app(store_dir: Path, real_embedder) -> SmartVector:
 def write_jsonl(path: Path, records: list[dict]) -> Path:
     path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
     return path
+
+
+def ingested(app: SmartVector, folder: Path, records: list[dict]) -> SmartVector:
+    """``app`` with ``records`` ingested from a JSON-lines file in ``folder`` at :data:`NOW`, as the
+    CLI's ``ingest`` reads them (consolidated)."""
+    app.ingest_paths([write_jsonl(folder / "records.jsonl", records)], now=NOW)
+    return app

@@ -12,7 +12,7 @@ from smartvector_core.retrieval import rerank
 from smartvector_core.temporal.intent import parse_intent
 from smartvector_core.temporal.version_words import asks_first_version
 
-from ..conftest import NOW, write_jsonl
+from ..conftest import NOW, ingested
 
 TITLE = "Acme documentation: Settings"
 COMMON = ("Settings reference. This page lists the settings of the Acme web framework and their defaults.\n\n"
@@ -46,8 +46,7 @@ def test_asks_first_version_by_hand(question, first):
 
 @pytest.fixture
 def pages_app(real_app, tmp_path):
-    real_app.ingest_paths([write_jsonl(tmp_path / "pages.jsonl", [{**p, "title": TITLE} for p in PAGES])], now=NOW)
-    return real_app
+    return ingested(real_app, tmp_path, [{**p, "title": TITLE} for p in PAGES])
 
 
 def _order(app, question):

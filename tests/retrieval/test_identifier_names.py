@@ -15,7 +15,7 @@ from smartvector_core.retrieval import search
 from smartvector_core.retrieval.lexical import is_identifier, subject_terms, written_whole
 from smartvector_core.temporal.intent import parse_intent
 
-from ..conftest import NOW, write_jsonl
+from ..conftest import NOW, ingested
 
 
 def test_written_whole_by_hand():
@@ -68,13 +68,11 @@ QUESTION = "Which Acme release added the db_default field option?"
 
 @pytest.fixture
 def notes_app(real_app, tmp_path):
-    real_app.ingest_paths([write_jsonl(tmp_path / "notes.jsonl", NOTES)], now=NOW)
-    return real_app
+    return ingested(real_app, tmp_path, NOTES)
 
 
 def _lexical(app):
-    response = app.query(QUESTION, as_of=NOW, k=4, log=False)
-    return {r.id: r for r in response.results}
+    return {r.id: r for r in app.query(QUESTION, as_of=NOW, k=4, log=False).results}
 
 
 def test_only_the_notes_that_write_the_identifier_name_it(notes_app):

@@ -10,7 +10,7 @@ import pytest
 from smartvector_core.retrieval import lexical, search
 from smartvector_core.retrieval.lexical import named_in_titles, names_reason
 
-from ..conftest import NOW, write_jsonl
+from ..conftest import NOW, ingested
 
 DATED = "2021-02-20T00:00:00Z"
 PAGES = [
@@ -48,8 +48,7 @@ def test_names_reason_by_hand():
 
 @pytest.fixture
 def pages_app(real_app, tmp_path):
-    real_app.ingest_paths([write_jsonl(tmp_path / "pages.jsonl", PAGES)], now=NOW)
-    return real_app
+    return ingested(real_app, tmp_path, PAGES)
 
 
 def _answer(app):
