@@ -136,14 +136,41 @@ def written_whole(names: Sequence[str], texts: Mapping[str, str]) -> list[set[st
     ``2.3.1``; ``db_default`` is written in ``Field.db_default``). Django release notes: "Which Django release added the db_default field option?"
     was answered by the 3.2 notes on ``DEFAULT_AUTO_FIELD`` (django.db, default)."""
     out: list[set[str] | None] = []
+    lowered: dict[str, str] | None = None
     for name in names:
         if not written_as_one(name):
             out.append(None)
             continue
-        whole = r"\s+".join(re.escape(part) for part in name.split())
-        written = re.compile(rf"(?<!\w)(?<!\w[.-]\d)(?<!\d[.-]){whole}(?![\w]|[.-]\w)", re.I)
-        out.append({chunk for chunk, text in texts.items() if isinstance(text, str) and written.search(text)})
+        if lowered is None:   # once per question: a substring test first, the pattern only where it holds
+            lowered = {chunk: text.lower() for chunk, text in texts.items() if isinstance(text, str)}
+        first = name.split()[0].lower()
+        written = _written_pattern(name)
+        out.append({chunk for chunk, text in lowered.items() if first in text and _whole_in(written, text)})
     return out
+
+
+@lru_cache(maxsize=1024)
+def _written_pattern(name: str) -> re.Pattern[str]:
+    """The name's words for :func:`written_whole`, lower-cased, any white space between them (a
+    literal pattern: fast to find; its edges are checked by :func:`_whole_in`)."""
+    return re.compile(r"\s+".join(re.escape(part.lower()) for part in name.split()))
+
+
+def _whole_in(written: re.Pattern[str], text: str) -> bool:
+    """Whether ``text`` holds ``written`` with no word character on either side and no number it
+    continues: not after ``x.`` / ``1-`` and a digit or a digit and ``.``/``-``, not before a word
+    character or ``.``/``-`` and one."""
+    for m in written.finditer(text):
+        a, b = m.start(), m.end()
+        before, after = text[max(a - 3, 0):a], text[b:b + 2]
+        if before[-1:].isalnum() or before[-1:] == "_":
+            continue
+        if len(before) >= 2 and before[-1] in ".-" and before[-2].isdigit():
+            continue
+        if after[:1].isalnum() or after[:1] == "_" or (after[:1] in (".", "-") and after[1:2].isalnum()):
+            continue
+        return True
+    return False
 
 
 def uncased_terms(question: str) -> list[str]:
