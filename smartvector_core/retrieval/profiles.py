@@ -34,6 +34,7 @@ class Profile:
     stale_dependency_demotion: float = 1.0  # default only: relies on a superseded version (ripple)
     contradiction_demotion: float = 1.0  # default only: score factor for the lower-trust side of a conflict
     roundup_demotion: float = 1.0      # default only: score factor for a news roundup (scoring.roundup_titles)
+    older_release_demotion: float = 1.0  # default only: an older release record, for what holds now (releases.older_release_records)
     lexical_weight: float = 0.0        # default only: weight of the BM25 signal (scoring.py)
     asks_version_lexical_weight: float = 0.0   # default only: that weight when the question asks which
                                        # version or release did something (rerank._lexical_weight)
@@ -52,7 +53,7 @@ DEFAULT = Profile("default", "temporal gates, chains and intent with a tuned mul
                   scorer="default", gates=True, chains=True, pairing=False, use_intent=True,
                   weights=SignalWeights(semantic=0.60, temporal=0.10, confidence=0.05, relational=0.05),
                   trust_weight=0.20, contradiction_demotion=0.7, conflict_boost=False,
-                  stale_dependency_demotion=0.7, roundup_demotion=0.8, lexical_weight=0.25, asks_version_lexical_weight=0.60,
+                  stale_dependency_demotion=0.7, roundup_demotion=0.8, older_release_demotion=0.8, lexical_weight=0.25, asks_version_lexical_weight=0.60,
                   recency_pool_gain=4.0,
                   recency_cap=6.0, content_time_weight=0.30)
 

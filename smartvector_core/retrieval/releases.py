@@ -193,3 +193,32 @@ def first_versions_holding(cands, chain: np.ndarray, effective_us: np.ndarray) -
         top = members[count[members] == best]
         hit[top[np.argmin(effective_us[top])]] = True
     return hit
+
+
+def older_release_records(cands, kept: np.ndarray, score: np.ndarray, top_documents: int = 3) -> np.ndarray:
+    """For a question about what holds now (no version, release, period or "which release" in it:
+    "What is the minimum PostgreSQL version Django supports?"), the passages of the release
+    records that a newer record of the same series follows among the ``top_documents`` best
+    documents (by their best kept passage). Each release's notes state what held at its own
+    moment ("Django 3.0 supports PostgreSQL 9.5 and higher", ... "Django 5.2 supports PostgreSQL
+    14 and higher"), in near-identical words, so the oldest may embed closest; what holds now is
+    told by the newest of them written by the moment of judgement (the pool holds no later one)."""
+    flagged = np.zeros(len(cands), dtype=bool)
+    series = cands.release_series
+    if series is None or not kept.any():
+        return flagged
+    order = np.flatnonzero(kept)[np.argsort(-score[kept], kind="stable")]
+    seen: dict = {}
+    for i in order.tolist():
+        seen.setdefault(cands.doc_id[i], i)
+        if len(seen) == top_documents:
+            break
+    by_series: dict[str, list[int]] = {}
+    for i in seen.values():
+        if series[i]:
+            by_series.setdefault(series[i], []).append(i)
+    older = [cands.doc_id[i] for rows in by_series.values() if len(rows) > 1
+             for i in rows if cands.created_us[i] < max(cands.created_us[j] for j in rows)]
+    if older:
+        flagged = kept & np.isin(cands.doc_id, np.asarray(older, dtype=object))
+    return flagged

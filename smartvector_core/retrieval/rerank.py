@@ -47,6 +47,7 @@ from .releases import (
     first_versions_holding,
     latest_release_notes,
     newest_release,
+    older_release_records,
     other_products,
     release_newest,
     release_versions_asked,
@@ -245,7 +246,10 @@ def rerank(cands: Candidates, profile: Profile, *, t_us: int, intent: QueryInten
             score = boosted
     if profile.scorer == "default":
         version_named = intent is not None and bool(intent.version)
-        score, adjusted = _adjust(pool, profile, codes, score, bypass if version_named else None, k, scoring, subject)
+        now = intent is not None and profile.use_intent and not (
+            intent.version or intent.version_rank or intent.asks_version or intent.asks_newest or intent.time_range)
+        score, adjusted = _adjust(pool, profile, codes, score, bypass if version_named else None, k, scoring, subject,
+                                  now)
         notes = _with_notes(notes, adjusted)
 
     action = np.full(n, "SOLO")                  # str per candidate ("<U4": read one row at a time)
@@ -353,7 +357,8 @@ def one_per_chain(pool: Pool, codes: np.ndarray, score: np.ndarray) -> np.ndarra
 
 
 def _adjust(pool: Pool, profile: Profile, codes: np.ndarray, score: np.ndarray, version_hit: np.ndarray | None,
-            k: int, scoring, subject: Sequence[str] = ()) -> tuple[np.ndarray, dict[int, list[str]]]:
+            k: int, scoring, subject: Sequence[str] = (), holds_now: bool = False
+            ) -> tuple[np.ndarray, dict[int, list[str]]]:
     """The ``default`` profile's demotions, returned as (new scores, the notes that explain them
     in the result's reasons): candidates not carrying a version the question names
     (× ``ScoringConfig.version_not_named_factor``); another product's release records where the
@@ -362,7 +367,9 @@ def _adjust(pool: Pool, profile: Profile, codes: np.ndarray, score: np.ndarray, 
     side of a contradiction; a news roundup (a news-like doc type, half-life <=
     ``ScoringConfig.news_half_life_days``, whose title lists several stories: :func:`scoring.roundup_titles`),
     × ``profile.roundup_demotion``, so that the story's own article, about as similar, ranks
-    above the roundup that tells it in a few lines (a roundup alone still answers)."""
+    above the roundup that tells it in a few lines (a roundup alone still answers); for a question
+    about what holds now (``holds_now``), a release record that a newer one of its series follows
+    among the top answers (:func:`.releases.older_release_records`), × ``profile.older_release_demotion``."""
     notes: dict[int, list[str]] = {}
     kept = codes == KEEP
     if version_hit is not None and (version_hit & kept).any():
@@ -385,6 +392,12 @@ def _adjust(pool: Pool, profile: Profile, codes: np.ndarray, score: np.ndarray, 
         for i in np.flatnonzero(roundup):
             notes.setdefault(int(i), []).append(
                 f"a roundup of several stories (its title lists them): score x{profile.roundup_demotion}")
+    older = older_release_records(pool.cands, kept, score) if holds_now and profile.older_release_demotion < 1.0 \
+        else np.zeros(len(kept), dtype=bool)
+    score = np.where(older, score * profile.older_release_demotion, score)
+    for i in np.flatnonzero(older):
+        notes.setdefault(int(i), []).append("a newer release of its series is among the top answers, and tells what "
+                                            f"holds now: score x{profile.older_release_demotion}")
     others, named = other_products(pool.cands, subject)
     if others.any():
         factor = scoring.product_not_named_factor
