@@ -108,6 +108,19 @@ def write_jsonl(path: Path, records: list[dict]) -> Path:
     return path
 
 
+@pytest.fixture
+def corpus_app(real_app: SmartVector, tmp_path: Path, request) -> SmartVector:
+    """``real_app`` with the test module's ``RECORDS`` ingested (:func:`ingested`)."""
+    return ingested(real_app, tmp_path, request.module.RECORDS)
+
+
+def release_notes(version: str, created_at: str, text: str, product: str = "Acme") -> dict:
+    """One release's notes as a corpus record (``<product>-<version>``, titled "<product> <version>
+    release notes": the title that makes them a release record)."""
+    return {"id": f"{product.lower()}-{version}", "title": f"{product} {version} release notes",
+            "created_at": created_at, "version": version, "text": text}
+
+
 def ingested(app: SmartVector, folder: Path, records: list[dict]) -> SmartVector:
     """``app`` with ``records`` ingested from a JSON-lines file in ``folder`` at :data:`NOW`, as the
     CLI's ``ingest`` reads them (consolidated)."""

@@ -15,7 +15,7 @@ from smartvector_core.retrieval import search
 from smartvector_core.retrieval.lexical import is_identifier, subject_terms, written_whole
 from smartvector_core.temporal.intent import parse_intent
 
-from ..conftest import NOW, ingested
+from ..conftest import NOW, release_notes
 
 
 def test_written_whole_by_hand():
@@ -55,35 +55,31 @@ def test_an_identifier_with_a_year_names_no_period(question):
     assert parse_intent("What changed in 2021?", datetime(2025, 6, 1, tzinfo=UTC)).time_range is not None
 
 
-NOTES = [
-    {"id": "notes-3.2", "title": "Acme 3.2 release notes", "created_at": "2021-04-06T12:00:00Z", "version": "3.2",
-     "text": "Maintaining the historical behavior, the default value for DEFAULT_AUTO_FIELD is AutoField. "
-             "Starting with 3.2 new projects are generated with it set to BigAutoField in django.db.models."},
-    {"id": "notes-5.0", "title": "Acme 5.0 release notes", "created_at": "2023-12-04T12:00:00Z", "version": "5.0",
-     "text": "Database-computed default values: the new Field.db_default parameter sets a database-computed "
-             "default value."},
+RECORDS = [
+    release_notes("3.2", "2021-04-06T12:00:00Z",
+                  "Maintaining the historical behavior, the default value for DEFAULT_AUTO_FIELD is AutoField. "
+                  "Starting with 3.2 new projects are generated with it set to BigAutoField in django.db.models."),
+    release_notes("5.0", "2023-12-04T12:00:00Z",
+                  "Database-computed default values: the new Field.db_default parameter sets a database-computed "
+                  "default value."),
 ]
 QUESTION = "Which Acme release added the db_default field option?"
 
-
-@pytest.fixture
-def notes_app(real_app, tmp_path):
-    return ingested(real_app, tmp_path, NOTES)
 
 
 def _lexical(app):
     return {r.id: r for r in app.query(QUESTION, as_of=NOW, k=4, log=False).results}
 
 
-def test_only_the_notes_that_write_the_identifier_name_it(notes_app):
-    by_id = _lexical(notes_app)
-    assert "names db_default" not in " ".join(by_id["notes-3.2"].reasons)
-    assert any("db_default" in reason for reason in by_id["notes-5.0"].reasons)
-    assert by_id["notes-5.0"].signals["lexical"].value > by_id["notes-3.2"].signals["lexical"].value
+def test_only_the_notes_that_write_the_identifier_name_it(corpus_app):
+    by_id = _lexical(corpus_app)
+    assert "names db_default" not in " ".join(by_id["acme-3.2"].reasons)
+    assert any("db_default" in reason for reason in by_id["acme-5.0"].reasons)
+    assert by_id["acme-5.0"].signals["lexical"].value > by_id["acme-3.2"].signals["lexical"].value
 
 
-def test_without_the_whole_word_rule_both_name_it(notes_app, monkeypatch):
+def test_without_the_whole_word_rule_both_name_it(corpus_app, monkeypatch):
     """The test can fail: read as terms, db_default is named by the 3.2 notes too."""
     monkeypatch.setattr(search, "written_whole", lambda names, texts: [None for _ in names])
-    by_id = _lexical(notes_app)
-    assert any("db_default" in reason for reason in by_id["notes-3.2"].reasons)
+    by_id = _lexical(corpus_app)
+    assert any("db_default" in reason for reason in by_id["acme-3.2"].reasons)

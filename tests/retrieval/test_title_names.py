@@ -10,10 +10,10 @@ import pytest
 from smartvector_core.retrieval import lexical, search
 from smartvector_core.retrieval.lexical import named_in_titles, names_reason
 
-from ..conftest import NOW, ingested
+from ..conftest import NOW
 
 DATED = "2021-02-20T00:00:00Z"
-PAGES = [
+RECORDS = [
     {"id": "council#lead", "title": "Council of State ( Greece )", "doc_type": "reference", "created_at": DATED,
      "text": "The Council of State is the supreme administrative court of Greece. It hears appeals against "
              "the acts of the administration and advises on the decrees of the government."},
@@ -46,20 +46,16 @@ def test_names_reason_by_hand():
     assert names_reason([], []) is None
 
 
-@pytest.fixture
-def pages_app(real_app, tmp_path):
-    return ingested(real_app, tmp_path, PAGES)
-
 
 def _answer(app):
     response = app.query(QUESTION, as_of=NOW, k=4, log=False)
     return {r.id: r for r in response.results}, [r.id for r in response.results]
 
 
-def test_a_paragraph_names_its_pages_title(pages_app):
+def test_a_paragraph_names_its_pages_title(corpus_app):
     """The paragraph that answers writes "its", not "Council of State": it names the Council
     through its page's title, and leads; its lexical signal holds the names half."""
-    by_id, order = _answer(pages_app)
+    by_id, order = _answer(corpus_app)
     assert order[0] == "council#history"
     assert by_id["council#history"].signals["lexical"].value > by_id["davis_cup#1929"].signals["lexical"].value
     # the reasons say which names each passage holds, and where (the question's names: Council,
@@ -68,11 +64,11 @@ def test_a_paragraph_names_its_pages_title(pages_app):
     assert "names Greece" in by_id["davis_cup#1929"].reasons
 
 
-def test_without_the_titles_the_paragraph_names_nothing(pages_app, monkeypatch):
+def test_without_the_titles_the_paragraph_names_nothing(corpus_app, monkeypatch):
     """The test can fail: with titles unread, the answering paragraph gets no names half and
     falls behind a paragraph that writes "Greece" and the year asked."""
     monkeypatch.setattr(search, "named_in_titles", lambda names, chunks, titles: [set() for _ in names])
-    by_id, order = _answer(pages_app)
+    by_id, order = _answer(corpus_app)
     assert order[0] != "council#history"
     assert by_id["council#history"].signals["lexical"].value < 1.0 - lexical.NAME_SHARE + 1e-9
 
@@ -87,14 +83,14 @@ def test_a_headline_names_no_subject():
         None, "Council of State ( Greece )", "Flask API", None]
 
 
-def test_both_search_paths_read_the_titles(pages_app):
+def test_both_search_paths_read_the_titles(corpus_app):
     """The knowledge state's document fields (a server's path) and the hits' own columns (no
     state yet) give every chunk the same lexical signal."""
     from smartvector_core.retrieval.search import retrieve
 
-    vector = pages_app.embedder.encode([QUESTION])[0]
-    cached = retrieve(pages_app.store, vector, NOW, 4, pages_app.query_cache(), text=QUESTION)
-    plain = retrieve(pages_app.store, vector, NOW, 4, None, text=QUESTION)
+    vector = corpus_app.embedder.encode([QUESTION])[0]
+    cached = retrieve(corpus_app.store, vector, NOW, 4, corpus_app.query_cache(), text=QUESTION)
+    plain = retrieve(corpus_app.store, vector, NOW, 4, None, text=QUESTION)
     signal = {c: v for c, v in zip(cached.chunk_id, cached.lexical_signal(), strict=True)}
     assert signal == pytest.approx({c: v for c, v in zip(plain.chunk_id, plain.lexical_signal(), strict=True)})
     history = next(c for c, d in zip(cached.chunk_id, cached.doc_id, strict=True) if d == "council#history")
