@@ -25,6 +25,7 @@ from ..config.temporal import TemporalConfig
 from ..temporal import DEFAULT_TEMPORAL, STATE_EXPIRED, STATE_NOT_YET_VALID
 from ..temporal.kinds import LOG_DOC_TYPE_ALIASES, RELEASE_DOC_TYPES, release_series
 from ..temporal.version_words import version_in_range
+from .candidates import first_per_document
 from .scoring import newest_release_signal
 
 ANY_SERIES = "*"   # the one series of every release record, when the question names none
@@ -182,13 +183,16 @@ def first_versions_holding(cands, chain: np.ndarray, effective_us: np.ndarray) -
     if held is None or not n:
         return hit
     count = np.fromiter((0 if h is None else len(set(h[0]) | set(h[1])) for h in held), dtype=np.int64, count=n)
+    code = cands.doc_code
     for c in np.unique(chain):
         members = np.flatnonzero(chain == c)
-        if len(np.unique(cands.doc_id[members])) < 2:
+        docs, at = np.unique(code[members], return_inverse=True)
+        if len(docs) < 2:
             continue
-        best = count[members].max()
-        per_doc = {d: count[members][cands.doc_id[members] == d].max() for d in np.unique(cands.doc_id[members])}
-        if best == 0 or min(per_doc.values()) == best:
+        per_doc = np.zeros(len(docs), dtype=np.int64)    # a version counts its best passage
+        np.maximum.at(per_doc, at, count[members])
+        best = per_doc.max()
+        if best == 0 or per_doc.min() == best:
             continue
         top = members[count[members] == best]
         hit[top[np.argmin(effective_us[top])]] = True
@@ -205,20 +209,15 @@ def older_release_records(cands, kept: np.ndarray, score: np.ndarray, top_docume
     told by the newest of them written by the moment of judgement (the pool holds no later one)."""
     flagged = np.zeros(len(cands), dtype=bool)
     series = cands.release_series
-    if series is None or not kept.any():
+    if not (kept & (series != "")).any():        # most pools hold no release record: nothing to sort
         return flagged
     order = np.flatnonzero(kept)[np.argsort(-score[kept], kind="stable")]
-    seen: dict = {}
-    for i in order.tolist():
-        seen.setdefault(cands.doc_id[i], i)
-        if len(seen) == top_documents:
-            break
-    by_series: dict[str, list[int]] = {}
-    for i in seen.values():
-        if series[i]:
-            by_series.setdefault(series[i], []).append(i)
-    older = [cands.doc_id[i] for rows in by_series.values() if len(rows) > 1
-             for i in rows if cands.created_us[i] < max(cands.created_us[j] for j in rows)]
+    top = first_per_document(cands.doc_code, order)[:top_documents]
+    top = top[series[top] != ""]
+    newest: dict[str, int] = {}
+    for i in top.tolist():
+        newest[series[i]] = max(newest.get(series[i], cands.created_us[i]), cands.created_us[i])
+    older = [i for i in top.tolist() if cands.created_us[i] < newest[series[i]]]
     if older:
-        flagged = kept & np.isin(cands.doc_id, np.asarray(older, dtype=object))
+        flagged = kept & np.isin(cands.doc_code, cands.doc_code[older])
     return flagged

@@ -392,12 +392,12 @@ def _adjust(pool: Pool, profile: Profile, codes: np.ndarray, score: np.ndarray, 
         for i in np.flatnonzero(roundup):
             notes.setdefault(int(i), []).append(
                 f"a roundup of several stories (its title lists them): score x{profile.roundup_demotion}")
-    older = older_release_records(pool.cands, kept, score) if holds_now and profile.older_release_demotion < 1.0 \
-        else np.zeros(len(kept), dtype=bool)
-    score = np.where(older, score * profile.older_release_demotion, score)
-    for i in np.flatnonzero(older):
-        notes.setdefault(int(i), []).append("a newer release of its series is among the top answers, and tells what "
-                                            f"holds now: score x{profile.older_release_demotion}")
+    if holds_now and profile.older_release_demotion < 1.0:
+        older = older_release_records(pool.cands, kept, score)
+        score = np.where(older, score * profile.older_release_demotion, score)
+        for i in np.flatnonzero(older):
+            notes.setdefault(int(i), []).append("a newer release of its series is among the top answers, and tells "
+                                                f"what holds now: score x{profile.older_release_demotion}")
     others, named = other_products(pool.cands, subject)
     if others.any():
         factor = scoring.product_not_named_factor
@@ -423,23 +423,25 @@ def _target_versions(pool: Pool, intent: QueryIntent, codes: np.ndarray, subject
     if intent.version:
         hit, others = release_versions_asked(cands, version_matches(cands, intent.version), subject,
                                              intent.version_range)
-    elif not intent.version_rank:   # asks_first: the first version that names what the question names
-        hit = first_versions_holding(cands, chain, eff)
-    else:
+    elif intent.version_rank:
         hit = np.zeros(n, dtype=bool)
         for c in np.unique(chain):
             members = np.flatnonzero(chain == c)
             pick = members[np.argmin(eff[members])]   # version_rank is "oldest" (recency words are none)
             hit[pick] = True
+    else:   # asks_first: the first version that names what the question names
+        hit = first_versions_holding(cands, chain, eff)
     if not hit.any():
         return np.zeros(n, dtype=bool), codes, notes
     hit = np.isin(cands.doc_id, cands.doc_id[hit])     # every passage of a targeted version
     targeted = np.isin(chain, chain[hit])
     codes = reject(codes, (targeted | others) & ~hit, RejectionCode.VERSION_MISMATCH)
-    asked = ("releases after {} up to {}".format(*intent.version_range) if intent.version_range
-             else f"version {intent.version or intent.version_rank}")
-    note = (f"question names {asked}: judged against this version" if intent.version or intent.version_rank
-            else "question asks which version first held it: the earliest version of its document that names it")
+    if intent.version or intent.version_rank:
+        asked = ("releases after {} up to {}".format(*intent.version_range) if intent.version_range
+                 else f"version {intent.version or intent.version_rank}")
+        note = f"question names {asked}: judged against this version"
+    else:
+        note = "question asks which version first held it: the earliest version of its document that names it"
     for i in np.flatnonzero(hit):
         notes.setdefault(int(i), []).append(note)
     return hit, codes, notes

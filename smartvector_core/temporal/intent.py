@@ -134,7 +134,7 @@ _NEXT_WEEKDAY = re.compile(rf"\b(?:(?:on\s+)?next|this\s+coming|on)\s+(?P<wd>{'|
 _NOT_A_RANGE = re.compile(r"\bas\s+(?:of|at)\s+(?:right\s+)?(?:now|today)\b", re.I)
 # an identifier that carries a year is a name, not a time (ours): "Which releases fixed
 # CVE-2021-45115?" asks about no period of 2021 (letters, then a year and a number, by hyphens)
-_ID_WITH_YEAR = re.compile(r"\b[A-Za-z][A-Za-z0-9]*-(?:1[5-9]|20)\d\d-\d+\b")
+_ID_WITH_YEAR = re.compile(rf"\b[A-Za-z][A-Za-z0-9]*-{_YEAR}-\d+\b")
 # A clause that describes the subject (ours): a relative clause ("who served as prime minister
 # from 1999 to 2008,", "that was built between 1772 and 1774 in Mannheim,") or a participle of
 # origin (", established in 1960,"), closed by a comma, not at the question's start.
@@ -258,7 +258,7 @@ def parse_intent(text: object, as_of: datetime, config: IntentConfig = DEFAULT_T
                        version=version, version_rank=version_rank(text), recency_weight=weight,
                        recency_words=words, range_mode=mode, judged_period=judged_period,
                        judged_reading=judged_reading, asks_version=asks_which, asks_newest=asks_newest(text),
-                       asks_first=asks_first_version(scratch),
+                       asks_first=asks_first_version(scratch, asks_which),
                        version_range=between if version is not None else None)
 
 

@@ -129,14 +129,16 @@ _NOT_ORIGIN = re.compile(r"\b(?:remov(?:e|ed|es)|drop(?:ped|s)?|deprecat(?:e|ed|
                          r"|stop(?:ped|s)?|replac(?:e|ed|es)|chang(?:e|ed|es)|fix(?:ed|es)?|revert(?:ed|s)?)\b", re.I)
 
 
-def asks_first_version(text: str) -> bool:
+def asks_first_version(text: str, asks: bool | None = None) -> bool:
     """Whether the question asks which version first held something (:func:`asks_version` with
     an origin word: "In which Django release was the DEFAULT_AUTO_FIELD setting added?"): among
     the versions of one document, the answer is the earliest that names what the question names,
     not the newest in force (:attr:`QueryIntent.asks_first`). A question about an end, a change
-    or a fix ("Which release removed X?", "Which release fixed X?") is not one."""
+    or a fix ("Which release removed X?", "Which release fixed X?") is not one. ``asks``: what
+    :func:`asks_version` says of ``text``, where the caller has read it already."""
     text = text if isinstance(text, str) else ""
-    return _asks_version(text) and bool(_ORIGIN.search(text)) and not _NOT_ORIGIN.search(text)
+    asks = _asks_version(text) if asks is None else asks
+    return asks and bool(_ORIGIN.search(text)) and not _NOT_ORIGIN.search(text)
 
 
 # "Which Python version did Flask most recently drop support for?": a question that asks which
