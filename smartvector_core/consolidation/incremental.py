@@ -380,8 +380,8 @@ class ConsolidationCache:
             self.title_words[words] = self.title_words.get(words, 0) + 1
         rank = np.zeros(len(self.row_id), np.int64)      # place in chunk_id order (the run's order)
         rank[self.sorted_slots] = np.arange(len(self.sorted_slots))
-        by_id = np.lexsort((rank[slots], codes))
-        self.doc_sums.append(vector_sums(codes[by_id], self.vectors.view()[slots[by_id]], len(names)))  # chunk_id order, as the run's
+        by_id = np.argsort(rank[slots], kind="stable")   # chunk_id order, as the run's (vector_sums groups them)
+        self.doc_sums.append(vector_sums(codes[by_id], self.vectors.view()[slots[by_id]], len(names)))
 
     # ------------------------------------------------------------------------------ the run's view
     def _run_inputs(self) -> RunInputs:
