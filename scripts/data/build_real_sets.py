@@ -88,12 +88,16 @@ def sdist_path(folder: Path, package: str, version: str) -> Path:
 
 def read_member(sdist: Path, names: tuple[str, ...]) -> str | None:
     """Text of the first of ``names`` (relative to the sdist's top folder) found in the tarball."""
+    found = read_members(sdist, lambda name: name in names)
+    return next((found[name] for name in names if name in found), None)
+
+
+def read_members(sdist: Path, wanted) -> dict[str, str]:
+    """Text of every file of the tarball whose name (relative to the sdist's top folder) ``wanted``
+    accepts, in one pass over the tarball."""
     with tarfile.open(sdist) as tar:
         members = {m.name.split("/", 1)[1]: m for m in tar.getmembers() if "/" in m.name and m.isfile()}
-        for name in names:
-            if name in members:
-                return tar.extractfile(members[name]).read().decode("utf-8")
-    return None
+        return {name: tar.extractfile(m).read().decode("utf-8") for name, m in members.items() if wanted(name)}
 
 
 def parse_date(text: str) -> str | None:
@@ -183,10 +187,8 @@ _RELEASE_NOTES = re.compile(r"^docs/releases/(?P<v>[3-5]\.\d+(?:\.\d+)?)\.txt$")
 def build_django_releases(sdists: Path) -> list[dict]:
     """One document per dated release notes file of 3.0 ... 5.2.x in the newest Django sdist."""
     sdist = sdist_path(sdists, "django", DJANGO_VERSIONS[-1])
-    with tarfile.open(sdist) as tar:
-        members = {m.name.split("/", 1)[1]: m for m in tar.getmembers() if "/" in m.name and m.isfile()}
-        notes = {m.group("v"): tar.extractfile(members[name]).read().decode("utf-8")
-                 for name in members if (m := _RELEASE_NOTES.match(name))}
+    notes = {_RELEASE_NOTES.match(name).group("v"): text
+             for name, text in read_members(sdist, _RELEASE_NOTES.match).items()}
     records = []
     for version, text in notes.items():
         date = parse_date(text[:500])
